@@ -1,0 +1,38 @@
+/* cuzk status codes: defined once, here.  Each row gives the enum suffix,
+ * a stable lower-case name (used in logs, metrics and replies) and a message.
+ * A later table maps each to a gRPC code and an exit status. */
+#ifndef CUZK_STATUS_H
+#define CUZK_STATUS_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CUZK_STATUS_MAP(X)                                                   \
+  X(OK, "ok", "success")                                                     \
+  X(INVALID_ARGUMENT, "invalid_argument", "invalid argument")                \
+  X(IO, "io", "input/output error")                                          \
+  X(FORMAT, "format", "malformed input")                                     \
+  X(NO_MEMORY, "no_memory", "out of memory")                                 \
+  X(UNSATISFIED, "unsatisfied", "witness does not satisfy the circuit")      \
+  X(VERIFY_FAILED, "verify_failed", "proof failed verification")             \
+  X(UNSUPPORTED, "unsupported", "unsupported input or operation")            \
+  X(INTERNAL, "internal", "internal error")                                  \
+  X(CANCELLED, "cancelled", "cancelled")
+
+typedef enum {
+#define CUZK_STATUS_ENUM(name, str, msg) CUZK_##name,
+  CUZK_STATUS_MAP(CUZK_STATUS_ENUM)
+#undef CUZK_STATUS_ENUM
+  CUZK_STATUS_COUNT
+} cuzk_status;
+
+/* Stable short name, e.g. "format". */
+const char *cuzk_status_name(cuzk_status s);
+/* Human message, e.g. "malformed input". */
+const char *cuzk_status_message(cuzk_status s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

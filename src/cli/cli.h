@@ -1,0 +1,27 @@
+/* The `cuzk` command's subcommands.  Each returns the process exit status:
+ * 0 success, 1 a negative answer (e.g. INVALID proof), 2 bad usage or input. */
+#ifndef CUZK_CLI_H
+#define CUZK_CLI_H
+
+#include <stdio.h>
+
+int cmd_prove(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
+int cmd_export_vk(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+
+/* bench subcommands (src/cli/bench_*.c) */
+int bench_ntt(int argc, char **argv);
+int bench_msm(int argc, char **argv, int group); /* group 1 = G1, 2 = G2 */
+int bench_prove(int argc, char **argv);
+
+/* True if argv holds -h or --help. */
+int cli_wants_help(int argc, char **argv);
+/* Parses a positive integer option value; prints an error and returns 0 on failure. */
+int cli_parse_uint(const char *opt, const char *val, unsigned long *out);
+
+/* Exit statuses. */
+enum { CLI_OK = 0, CLI_NO = 1, CLI_USAGE = 2 };
+
+#endif
