@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs what cuzk needs on a Debian machine, only what is missing:
+#   build:  gcc, make, libcjson-dev
+#   tests:  nodejs + npm (the snarkjs/circom/noble oracles, pinned by
+#           tests/oracle/package-lock.json), installed with `npm ci`.
+# Usage: scripts/deps.sh [--build-only]
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+pkgs=(gcc make libcjson-dev)
+[ "${1:-}" = "--build-only" ] || command -v node >/dev/null 2>&1 || pkgs+=(nodejs npm)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo=sudo
+  echo "deps: installing ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+if [ "${1:-}" != "--build-only" ]; then
+  cd "$here/tests/oracle"
+  if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+    echo "deps: npm ci (snarkjs, circom2, @noble/curves from the lockfile)"
+    npm ci --no-audit --no-fund --loglevel=error
+  fi
+fi

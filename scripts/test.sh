@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Every test of cuzk, as CI runs it (.ci/run calls exactly this):
+#   1. installs what is missing (apt: gcc, make, libcjson-dev, nodejs/npm;
+#      npm ci of the pinned oracles: snarkjs, circom2, @noble/curves)
+#   2. builds, runs the unit and known-answer tests
+#   3. rebuilds under AddressSanitizer/UBSan and runs the reader and
+#      malformed-input tests there
+#   4. the oracle suite: circuits compiled by circom, keys and proofs made by
+#      snarkjs, cross-checked with cuzk in both directions
+#   5. the GPU tests report that they are skipped when there is no GPU
+# Prints one closing line "N passed, N failed, N skipped" over all of it.
+set -uo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+cd "$here"
+scripts/deps.sh || { echo "0 passed, 1 failed, 0 skipped"; exit 1; }
+
+P=0; F=0; S=0
+tally() { # tally LOGFILE: add the last "N passed, N failed[, N skipped]" line
+  local line
+  line=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$1" | tail -n 1 | sed -E 's/^[^0-9]*//')
+  if [ -z "$line" ]; then F=$((F+1)); echo "!! $1: no result line"; return; fi
+  local a b c
+  a=$(echo "$line" | sed -E 's/^([0-9]+) passed.*/\1/')
+  b=$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')
+  c=$(echo "$line" | grep -oE '[0-9]+ skipped' | grep -oE '[0-9]+' || echo 0)
+  P=$((P+a)); F=$((F+b)); S=$((S+c))
+}
+mkdir -p build/logs
+jobs=$(nproc)
+
+echo "== build"
+if ! make -s -j"$jobs" all >build/logs/build.log 2>&1; then
+  cat build/logs/build.log; echo "0 passed, 1 failed, 0 skipped"; exit 1
+fi
+
+echo "== unit and known-answer tests"
+tests/run_unit.sh build 2>&1 | tee build/logs/unit.log
+tally build/logs/unit.log
+
+echo "== AddressSanitizer: readers and malformed inputs"
+if make -s -j"$jobs" asan >build/logs/asan-build.log 2>&1; then
+  tests/malformed/run.sh build-asan 2>&1 | tee build/logs/asan.log
+  tally build/logs/asan.log
+else
+  cat build/logs/asan-build.log; F=$((F+1))
+fi
+
+echo "== oracle: snarkjs and circom against cuzk"
+tests/oracle/run.sh build 2>&1 | tee build/logs/oracle.log
+tally build/logs/oracle.log
+
+echo "$P passed, $F failed, $S skipped"
+[ "$F" -eq 0 ]
