@@ -10,6 +10,7 @@ ARCH     ?= -march=x86-64-v3 -madx
 CFLAGS   += -std=c11 -D_GNU_SOURCE $(OPT) $(ARCH) -g -Wall -Wextra -Wno-unused-parameter \
             -Wshadow -Wvla -fvisibility=hidden -Iinclude -Isrc -MMD -MP
 LDLIBS   += -lpthread -lm
+LDLIBS   += -lcjson
 
 LIB_SRC  := $(sort $(filter-out src/cli/%,$(wildcard src/*/*.c src/*/*/*.c)))
 CLI_SRC  := $(sort $(wildcard src/cli/*.c))

@@ -1,7 +1,314 @@
-/* PLACEHOLDER: replaced by the real subcommand in this session's work. */
+/* `cuzk info <file>`: describes a .r1cs, .wtns or .zkey file (found by its
+ * magic, whatever the file is called) or a snarkjs JSON file (proof,
+ * verification key, public signals; sniffed from the text).  The binary
+ * readers validate the whole structure, so a file that `info` describes is
+ * one the prover accepts; a malformed one exits 2 with the reader's message. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli/cli.h"
-int cmd_info(int argc, char **argv) {
-  (void)argc; (void)argv;
-  fprintf(stderr, "cuzk: not implemented yet\n");
+#include "groth16/r1cs.h"
+#include "groth16/wtns.h"
+#include "groth16/zkey.h"
+
+typedef unsigned long long ull;
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: cuzk info [options] <file>\n"
+          "\n"
+          "Describes a circom/snarkjs file: .r1cs (circuit), .wtns (witness), .zkey\n"
+          "(Groth16 proving key), detected by the magic bytes; or a snarkjs JSON file\n"
+          "(proof.json, verification_key.json, public.json).  Binary files are fully\n"
+          "validated: sizes, counts, field elements below their prime, header points\n"
+          "on their curves.\n"
+          "\n"
+          "options:\n"
+          "  --check-points   (.zkey) also check that every point of sections 3, 5-9 is\n"
+          "                   on its curve and the header points are in their subgroups\n"
+          "                   (about a second per million points per thread)\n"
+          "  --threads N      threads for --check-points (default: all CPUs)\n"
+          "  --r1cs FILE      (.wtns) also check that the witness satisfies the circuit\n"
+          "  -h, --help       this text\n"
+          "\n"
+          "exit status: 0 described (and checks passed), 1 a check failed (witness does\n"
+          "not satisfy the circuit), 2 bad usage or a malformed/unsupported file.\n");
+}
+
+static const char *curve_of(binfile_prime id) {
+  switch (id) {
+  case BINFILE_PRIME_BLS12_381_R:
+  case BINFILE_PRIME_BLS12_381_Q: return "BLS12-381";
+  case BINFILE_PRIME_BN254_R:
+  case BINFILE_PRIME_BN254_Q: return "BN254 (not supported yet)";
+  default: return "unknown";
+  }
+}
+
+static void print_header(const binfile *f, const char *kind) {
+  printf("%s: %s, %s version %u, %llu bytes\n", binfile_path(f), kind, f->magic, f->version,
+         (ull)f->map.size);
+  printf("  %-16s", "sections:");
+  for (uint32_t i = 0; i < f->n_sections; i++)
+    printf("%s%u (%llu B @ %llu)", i ? ", " : "", f->sections[i].id, (ull)f->sections[i].size,
+           (ull)f->sections[i].offset);
+  printf("%s\n", f->n_sections ? "" : "none");
+  if (f->end < f->map.size)
+    printf("  %-16s%llu bytes after the last section (ignored)\n", "trailing:",
+           (ull)(f->map.size - f->end));
+}
+
+static void print_prime(const char *label, binfile_prime id, const limb_t *p, uint32_t n8) {
+  char dec[20 * BINFILE_MAX_LIMBS + 1];
+  binfile_prime_dec(dec, p, n8);
+  printf("  %-16s%s (%u bytes): %s\n", label, binfile_prime_name(id), n8, dec);
+}
+
+static int fail(const cuzk_err *e) {
+  fprintf(stderr, "cuzk info: %s: %s\n", cuzk_status_name(e->status), e->msg);
   return CLI_USAGE;
+}
+
+static int info_r1cs(const char *path) {
+  r1cs_file r;
+  cuzk_err e = {0};
+  if (r1cs_open(&r, path, &e) != CUZK_OK)
+    return fail(&e);
+  print_header(&r.bf, "circom circuit");
+  printf("  %-16s%s\n", "curve:", curve_of(r.prime_id));
+  print_prime("prime:", r.prime_id, r.prime, r.fs);
+  printf("  %-16s%u\n", "constraints:", r.n_constraints);
+  printf("  %-16s%llu (over A, B and C)\n", "terms:", (ull)r.n_terms);
+  uint64_t internal =
+      (uint64_t)r.n_wires - 1 - r.n_pub_out - r.n_pub_in - r.n_prv_in; /* >= 0: checked */
+  printf("  %-16s%u (1 constant, %u public outputs, %u public inputs, %u private inputs, "
+         "%llu internal)\n",
+         "wires:", r.n_wires, r.n_pub_out, r.n_pub_in, r.n_prv_in, (ull)internal);
+  printf("  %-16s%llu (nPubOut + nPubIn)\n", "public:", (ull)r1cs_n_public(&r));
+  printf("  %-16s%llu\n", "labels:", (ull)r.n_labels);
+  printf("  %-16s%s\n", "wire map:", r.wire_map ? "present (section 3)" : "absent");
+  if (r.has_custom_gates)
+    printf("  %-16s%u templates, %u applications: a PLONK circuit, Groth16 rejects it\n",
+           "custom gates:", r.n_custom_gates, r.n_custom_gate_uses);
+  else
+    printf("  %-16snone\n", "custom gates:");
+  r1cs_close(&r);
+  return CLI_OK;
+}
+
+static int info_wtns(const char *path, const char *r1cs_path) {
+  wtns_file w;
+  cuzk_err e = {0};
+  if (wtns_open(&w, path, &e) != CUZK_OK)
+    return fail(&e);
+  print_header(&w.bf, "witness");
+  printf("  %-16s%s\n", "curve:", curve_of(w.prime_id));
+  print_prime("prime:", w.prime_id, w.prime, w.n8);
+  printf("  %-16s%llu values of %u bytes\n", "witness:", (ull)w.n_witness, w.n8);
+  int rc = CLI_OK;
+  if (r1cs_path) {
+    r1cs_file r;
+    size_t bad = 0;
+    if (r1cs_open(&r, r1cs_path, &e) != CUZK_OK) {
+      rc = fail(&e);
+    } else {
+      cuzk_status st = r1cs_check_witness(&r, &w, &bad, &e);
+      if (st == CUZK_OK) {
+        printf("  %-16ssatisfies all %u constraints of %s\n", "check:", r.n_constraints,
+               r1cs_path);
+      } else if (st == CUZK_UNSATISFIED) {
+        printf("  %-16sNOT SATISFIED: %s\n", "check:", e.msg);
+        rc = CLI_NO;
+      } else {
+        rc = fail(&e);
+      }
+      r1cs_close(&r);
+    }
+  }
+  wtns_close(&w);
+  return rc;
+}
+
+static int info_zkey(const char *path, bool check_points, unsigned threads) {
+  zkey_file z;
+  cuzk_err e = {0};
+  if (zkey_open(&z, path, &e) != CUZK_OK)
+    return fail(&e);
+  print_header(&z.bf, "snarkjs Groth16 proving key");
+  printf("  %-16sBLS12-381 (n8q %u, n8r %u)\n", "curve:", z.n8q, z.n8r);
+  printf("  %-16s%u (%u public, %llu private)\n", "nVars:", z.n_vars, z.n_public, (ull)z.n_c);
+  printf("  %-16s%u\n", "nPublic:", z.n_public);
+  printf("  %-16s%u (2^%u)\n", "domain size:", z.domain_size, z.lg_domain);
+  printf("  %-16s%llu\n", "coefficients:", (ull)z.n_coefs);
+  printf("  %-16sIC %llu, A %llu, B1 %llu, B2 %llu, C %llu, H %llu\n", "points:", (ull)z.n_ic,
+         (ull)z.n_a, (ull)z.n_a, (ull)z.n_a, (ull)z.n_c, (ull)z.n_h);
+  if (z.has_contributions)
+    printf("  %-16s%u\n", "contributions:", z.n_contributions);
+  else
+    printf("  %-16sno section 10\n", "contributions:");
+  int rc = CLI_OK;
+  if (check_points) {
+    if (zkey_validate_points(&z, threads, &e) != CUZK_OK)
+      rc = fail(&e);
+    else
+      printf("  %-16severy point on its curve, header points in their subgroups\n", "points ok:");
+  }
+  zkey_close(&z);
+  return rc;
+}
+
+/* ------------------------------------------------------------ JSON sniff */
+
+/* Reads a small text file whole; NULL (with a message printed) on failure. */
+static char *slurp(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    fprintf(stderr, "cuzk info: io: %s: cannot open: %s\n", path, strerror(errno));
+    return NULL;
+  }
+  enum { MAX_JSON = 64 << 20 };
+  char *buf = malloc(MAX_JSON + 1);
+  size_t n = buf ? fread(buf, 1, MAX_JSON + 1, f) : 0;
+  fclose(f);
+  if (!buf || n > MAX_JSON) {
+    fprintf(stderr, "cuzk info: %s: %s\n", path,
+            buf ? "JSON file over 64 MiB: not a snarkjs proof, key or public file" : "no memory");
+    free(buf);
+    return NULL;
+  }
+  buf[n] = 0;
+  *len = n;
+  return buf;
+}
+
+/* The string value of "key": "value" (first occurrence), into out. */
+static bool json_str(const char *text, const char *key, char *out, size_t n) {
+  char pat[64];
+  snprintf(pat, sizeof pat, "\"%s\"", key);
+  const char *p = strstr(text, pat);
+  if (!p)
+    return false;
+  p += strlen(pat);
+  while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == ':') p++;
+  if (*p == '"') {
+    p++;
+    size_t k = 0;
+    while (p[k] && p[k] != '"' && k + 1 < n) k++;
+    memcpy(out, p, k);
+    out[k] = 0;
+    return true;
+  }
+  size_t k = 0; /* a bare number */
+  while (p[k] >= '0' && p[k] <= '9' && k + 1 < n) k++;
+  memcpy(out, p, k);
+  out[k] = 0;
+  return k > 0;
+}
+
+static int info_json(const char *path, const char *text, size_t len) {
+  const char *p = text;
+  while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
+  char proto[32] = "", curve[32] = "", npub[16] = "";
+  json_str(text, "protocol", proto, sizeof proto);
+  json_str(text, "curve", curve, sizeof curve);
+  if (*p == '[') {
+    /* public.json: a flat array of decimal strings; count the strings. */
+    size_t quotes = 0;
+    for (const char *q = p; *q; q++) quotes += *q == '"';
+    printf("%s: snarkjs public signals (JSON), %zu bytes\n", path, len);
+    printf("  %-16s%zu\n", "signals:", quotes / 2);
+  } else if (*p == '{' && strstr(p, "\"pi_a\"")) {
+    printf("%s: snarkjs proof (JSON), %zu bytes\n", path, len);
+    printf("  %-16s%s\n", "protocol:", *proto ? proto : "(absent)");
+    printf("  %-16s%s\n", "curve:", *curve ? curve : "(absent: rapidsnark omits it)");
+  } else if (*p == '{' && strstr(p, "\"vk_alpha_1\"")) {
+    json_str(text, "nPublic", npub, sizeof npub);
+    printf("%s: snarkjs verification key (JSON), %zu bytes\n", path, len);
+    printf("  %-16s%s\n", "protocol:", *proto ? proto : "(absent)");
+    printf("  %-16s%s\n", "curve:", *curve ? curve : "(absent)");
+    printf("  %-16s%s\n", "nPublic:", *npub ? npub : "(absent)");
+  } else {
+    fprintf(stderr,
+            "cuzk info: format: %s: JSON, but neither a snarkjs proof (no \"pi_a\"), a "
+            "verification key (no \"vk_alpha_1\") nor public signals (not an array)\n",
+            path);
+    return CLI_USAGE;
+  }
+  printf("  %-16sstructure only: `info` does not parse snarkjs JSON fully yet\n", "note:");
+  return CLI_OK;
+}
+
+/* ------------------------------------------------------------ entry */
+
+int cmd_info(int argc, char **argv) {
+  if (cli_wants_help(argc, argv)) {
+    usage(stdout);
+    return CLI_OK;
+  }
+  const char *path = NULL, *r1cs_path = NULL;
+  bool check_points = false;
+  unsigned long threads = 0;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--check-points")) {
+      check_points = true;
+    } else if (!strcmp(argv[i], "--threads")) {
+      if (i + 1 >= argc || !cli_parse_uint("--threads", argv[i + 1], &threads))
+        return CLI_USAGE;
+      i++;
+    } else if (!strcmp(argv[i], "--r1cs")) {
+      if (i + 1 >= argc) {
+        fprintf(stderr, "cuzk info: --r1cs needs a file\n");
+        return CLI_USAGE;
+      }
+      r1cs_path = argv[++i];
+    } else if (argv[i][0] == '-' && argv[i][1]) {
+      fprintf(stderr, "cuzk info: unknown option %s\n\n", argv[i]);
+      usage(stderr);
+      return CLI_USAGE;
+    } else if (path) {
+      fprintf(stderr, "cuzk info: one file at a time (%s, %s)\n", path, argv[i]);
+      return CLI_USAGE;
+    } else {
+      path = argv[i];
+    }
+  }
+  if (!path) {
+    usage(stderr);
+    return CLI_USAGE;
+  }
+
+  uint8_t magic[4] = {0};
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    fprintf(stderr, "cuzk info: io: %s: cannot open: %s\n", path, strerror(errno));
+    return CLI_USAGE;
+  }
+  size_t got = fread(magic, 1, 4, f);
+  fclose(f);
+  if (got == 4 && !memcmp(magic, "r1cs", 4))
+    return info_r1cs(path);
+  if (got == 4 && !memcmp(magic, "wtns", 4))
+    return info_wtns(path, r1cs_path);
+  if (got == 4 && !memcmp(magic, "zkey", 4))
+    return info_zkey(path, check_points, (unsigned)threads);
+
+  size_t len = 0;
+  char *text = slurp(path, &len);
+  if (!text)
+    return CLI_USAGE;
+  const char *p = text;
+  while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
+  int rc;
+  if (strlen(text) == len && (*p == '{' || *p == '[')) {
+    rc = info_json(path, text, len);
+  } else {
+    fprintf(stderr,
+            "cuzk info: format: %s: unknown file type (%zu bytes): expected the magic \"r1cs\", "
+            "\"wtns\" or \"zkey\", or snarkjs JSON\n",
+            path, len);
+    rc = CLI_USAGE;
+  }
+  free(text);
+  return rc;
 }

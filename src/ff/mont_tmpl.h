@@ -27,8 +27,8 @@ static inline void MONT_FN(reduce_once)(limb_t *r, const limb_t *a, const limb_t
   for (int i = 0; i < MONT_N; i++) r[i] = (a[i] & mask) | (t[i] & ~mask);
 }
 
-/* r = a + b mod p. */
-static inline void MONT_FN(add)(limb_t *r, const limb_t *a, const limb_t *b, const limb_t *p) {
+/* r = a + b mod p.  (mont.h binds MONT_FN(add) to this or to assembly.) */
+static inline void MONT_FN(add_ref)(limb_t *r, const limb_t *a, const limb_t *b, const limb_t *p) {
   limb_t t[MONT_N];
   limb_t carry = 0;
   for (int i = 0; i < MONT_N; i++) {
@@ -39,8 +39,8 @@ static inline void MONT_FN(add)(limb_t *r, const limb_t *a, const limb_t *b, con
   MONT_FN(reduce_once)(r, t, p);
 }
 
-/* r = a - b mod p. */
-static inline void MONT_FN(sub)(limb_t *r, const limb_t *a, const limb_t *b, const limb_t *p) {
+/* r = a - b mod p.  (Likewise bound to MONT_FN(sub) by mont.h.) */
+static inline void MONT_FN(sub_ref)(limb_t *r, const limb_t *a, const limb_t *b, const limb_t *p) {
   limb_t t[MONT_N];
   limb_t borrow = 0;
   for (int i = 0; i < MONT_N; i++) {
@@ -70,8 +70,10 @@ static inline void MONT_FN(neg)(limb_t *r, const limb_t *a, const limb_t *p) {
 }
 
 /* r = a * b * 2^(-64N) mod p, CIOS.  n0 = -p^-1 mod 2^64.
- * t holds N+1 limbs; with p < 2^(64N-1) the running value stays < 2p. */
-static inline void MONT_FN(mul)(limb_t *r, const limb_t *a, const limb_t *b, const limb_t *p,
+ * t holds N+1 limbs; with p < 2^(64N-1) the running value stays < 2p.
+ * The portable reference: mont.h binds MONT_FN(mul) to this or to the
+ * assembly in mont_x86.h, and tests/unit/test_mont.c compares the two. */
+static inline void MONT_FN(mul_ref)(limb_t *r, const limb_t *a, const limb_t *b, const limb_t *p,
                                 limb_t n0) {
   limb_t t[MONT_N + 1] = {0};
   for (int i = 0; i < MONT_N; i++) {
@@ -99,9 +101,9 @@ static inline void MONT_FN(mul)(limb_t *r, const limb_t *a, const limb_t *b, con
   MONT_FN(reduce_once)(r, t, p);
 }
 
-/* r = a^2 (same as mul; a dedicated squaring saves ~25 % and is a TODO). */
-static inline void MONT_FN(sqr)(limb_t *r, const limb_t *a, const limb_t *p, limb_t n0) {
-  MONT_FN(mul)(r, a, a, p, n0);
+/* r = a^2 * 2^(-64N) mod p: the reference is the multiplication itself. */
+static inline void MONT_FN(sqr_ref)(limb_t *r, const limb_t *a, const limb_t *p, limb_t n0) {
+  MONT_FN(mul_ref)(r, a, a, p, n0);
 }
 
 static inline int MONT_FN(is_zero)(const limb_t *a) {

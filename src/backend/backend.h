@@ -1,0 +1,75 @@
+/* backend.h: the one interface between the Groth16 prover and the hardware
+ * that runs its heavy steps.
+ *
+ * DESIGN: a backend is a table of functions plus a capability query (STYLE
+ * habit 7): the prover asks `backend_supports(b, curve, op)` instead of using
+ * #ifdef, and calls the same entry points on the CPU backend (cpu/) and, later,
+ * the CUDA backend.  Every operation is deterministic and must give results
+ * identical to the CPU backend's, bit for bit, which is what the backend test
+ * harness checks.  Inputs are host memory; pointers into mapped files may be
+ * unaligned, so byte-layout arguments are `const void *`.  The caller owns all
+ * buffers (STYLE habit 5); a backend allocates only its own scratch.
+ * A backend object is used by one prover at a time. */
+#ifndef CUZK_BACKEND_H
+#define CUZK_BACKEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/err.h"
+#include "ec/bls12_381.h"
+
+typedef enum { CUZK_CURVE_BLS12_381 = 1, CUZK_CURVE_BN254 = 2 } cuzk_curve;
+
+typedef enum {
+  BACKEND_OP_ZKEY_AB,    /* a, b from the zkey coefficient section and a witness */
+  BACKEND_OP_QUOTIENT,   /* h on the odd coset from a, b (snarkjs, 6 NTTs) */
+  BACKEND_OP_MSM_G1,
+  BACKEND_OP_MSM_G2,
+  BACKEND_OP_COUNT
+} backend_op;
+
+typedef struct backend backend;
+
+typedef struct {
+  const char *name;
+  bool (*supports)(const backend *b, cuzk_curve curve, backend_op op);
+  /* a[row] += c*w[wire] (m = 0) or b[row] += c*w[wire] (m = 1) for each
+   * 44-byte zkey coefficient entry {u32 m, u32 row, u32 wire, 32-byte c*R^2};
+   * a and b (n elements, Montgomery) are zeroed first.  Entries were
+   * validated by the reader (row < n, wire < n_witness, m in {0,1}).
+   * witness: n_witness canonical 32-byte little-endian values. */
+  cuzk_status (*zkey_ab)(backend *b, bls12_381_fr *a, bls12_381_fr *bv, size_t n,
+                         const void *entries, size_t n_entries, const void *witness,
+                         size_t n_witness, cuzk_err *err);
+  /* FORMATS.md 3.6 steps 3-4: with c = a o b, evaluate a, b, c on the odd
+   * coset {w_2n^(2j+1)} and write h_j = a_j b_j - c_j as canonical 32-byte
+   * little-endian integers into h (n entries; h may alias c).  a, b and c
+   * (n = 2^lg_n elements each) are scratch and are overwritten. */
+  cuzk_status (*quotient)(backend *b, void *h, bls12_381_fr *a, bls12_381_fr *bv,
+                          bls12_381_fr *c, unsigned lg_n, cuzk_err *err);
+  /* out = sum scalars[i]*bases[i]; bases in the zkey point layout (x, y
+   * little-endian Montgomery, infinity all zero); scalars canonical 32-byte
+   * little-endian, < r. */
+  cuzk_status (*msm_g1)(backend *b, bls12_381_g1_jac *out, const void *bases,
+                        const void *scalars, size_t n, cuzk_err *err);
+  cuzk_status (*msm_g2)(backend *b, bls12_381_g2_jac *out, const void *bases,
+                        const void *scalars, size_t n, cuzk_err *err);
+  void (*destroy)(backend *b);
+} backend_ops;
+
+struct backend {
+  const backend_ops *ops;
+  unsigned threads; /* CPU worker threads this backend may use */
+  void *impl;
+};
+
+static inline bool backend_supports(const backend *b, cuzk_curve curve, backend_op op) {
+  return b->ops->supports(b, curve, op);
+}
+
+/* The CPU backend; threads = 0 means all online CPUs.  NULL on no memory. */
+backend *backend_cpu_new(unsigned threads);
+void backend_free(backend *b);
+
+#endif

@@ -1,0 +1,134 @@
+/* The CPU backend: every operation of backend.h on the host's cores.
+ *
+ * DESIGN: stateless apart from the thread count; the NTT domain is built per
+ * call (its tables cost one pass over n, small next to the 6 NTTs).  zkey_ab
+ * splits rows between threads: every worker scans all coefficient entries
+ * and accumulates only the rows it owns, so no two workers write the same
+ * element and the sums are added in file order, whatever the thread count. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/backend.h"
+#include "base/par.h"
+#include "msm/msm.h"
+#include "poly/ntt.h"
+
+static bool cpu_supports(const backend *b, cuzk_curve curve, backend_op op) {
+  (void)b;
+  return curve == CUZK_CURVE_BLS12_381 && op < BACKEND_OP_COUNT;
+}
+
+typedef struct {
+  bls12_381_fr *a, *b;
+  size_t n;
+  const uint8_t *entries;
+  size_t n_entries;
+  const uint8_t *witness;
+} ab_ctx;
+
+static void ab_worker(void *arg, unsigned idx, unsigned nw) {
+  ab_ctx *c = arg;
+  size_t lo, hi;
+  par_range(c->n, idx, nw, &lo, &hi);
+  for (size_t i = 0; i < c->n_entries; i++) {
+    const uint8_t *e = c->entries + 44 * i;
+    uint32_t row = rd_u32le(e + 4);
+    if (row < lo || row >= hi)
+      continue;
+    uint32_t m = rd_u32le(e), wire = rd_u32le(e + 8);
+    bls12_381_fr coef, w, t;
+    limbs_from_le(coef.l, e + 12, 4);
+    limbs_from_le(w.l, c->witness + 32 * (size_t)wire, 4);
+    /* Montgomery product of (c R^2) and canonical w is c w R: Montgomery(c w). */
+    bls12_381_fr_mul(&t, &coef, &w);
+    bls12_381_fr *dst = m == 0 ? &c->a[row] : &c->b[row];
+    bls12_381_fr_add(dst, dst, &t);
+  }
+}
+
+static cuzk_status cpu_zkey_ab(backend *be, bls12_381_fr *a, bls12_381_fr *b, size_t n,
+                               const void *entries, size_t n_entries, const void *witness,
+                               size_t n_witness, cuzk_err *err) {
+  (void)n_witness;
+  memset(a, 0, n * sizeof *a);
+  memset(b, 0, n * sizeof *b);
+  ab_ctx c = {a, b, n, entries, n_entries, witness};
+  par_run(be->threads, ab_worker, &c);
+  return CUZK_OK;
+}
+
+typedef struct {
+  bls12_381_fr *a, *b, *c;
+  void *h;
+  size_t n;
+  int stage; /* 0: c = a*b; 1: h = a*b - c */
+} pw_ctx;
+
+static void pw_worker(void *arg, unsigned idx, unsigned nw) {
+  pw_ctx *p = arg;
+  size_t lo, hi;
+  par_range(p->n, idx, nw, &lo, &hi);
+  for (size_t i = lo; i < hi; i++) {
+    bls12_381_fr t;
+    bls12_381_fr_mul(&t, &p->a[i], &p->b[i]);
+    if (p->stage == 0) {
+      p->c[i] = t;
+    } else {
+      limb_t canon[4];
+      bls12_381_fr_sub(&t, &t, &p->c[i]);
+      bls12_381_fr_to_canon(canon, &t);
+      limbs_to_le((uint8_t *)p->h + 32 * i, canon, 4);
+    }
+  }
+}
+
+static cuzk_status cpu_quotient(backend *be, void *h, bls12_381_fr *a, bls12_381_fr *b,
+                                bls12_381_fr *c, unsigned lg_n, cuzk_err *err) {
+  ntt_domain d;
+  CUZK_TRY(ntt_domain_init(&d, lg_n, NTT_ROOTS_SNARKJS, err));
+  pw_ctx p = {a, b, c, h, d.n, 0};
+  par_run(be->threads, pw_worker, &p);
+  ntt_to_odd_coset(&d, a, be->threads);
+  ntt_to_odd_coset(&d, b, be->threads);
+  ntt_to_odd_coset(&d, c, be->threads);
+  p.stage = 1;
+  par_run(be->threads, pw_worker, &p);
+  ntt_domain_fini(&d);
+  return CUZK_OK;
+}
+
+static cuzk_status cpu_msm_g1(backend *be, bls12_381_g1_jac *out, const void *bases,
+                              const void *scalars, size_t n, cuzk_err *err) {
+  return msm_g1(out, bases, scalars, n, be->threads, err);
+}
+
+static cuzk_status cpu_msm_g2(backend *be, bls12_381_g2_jac *out, const void *bases,
+                              const void *scalars, size_t n, cuzk_err *err) {
+  return msm_g2(out, bases, scalars, n, be->threads, err);
+}
+
+static void cpu_destroy(backend *b) { free(b); }
+
+static const backend_ops cpu_ops = {
+    .name = "cpu",
+    .supports = cpu_supports,
+    .zkey_ab = cpu_zkey_ab,
+    .quotient = cpu_quotient,
+    .msm_g1 = cpu_msm_g1,
+    .msm_g2 = cpu_msm_g2,
+    .destroy = cpu_destroy,
+};
+
+backend *backend_cpu_new(unsigned threads) {
+  backend *b = calloc(1, sizeof *b);
+  if (!b)
+    return NULL;
+  b->ops = &cpu_ops;
+  b->threads = threads ? threads : par_threads();
+  return b;
+}
+
+void backend_free(backend *b) {
+  if (b)
+    b->ops->destroy(b);
+}

@@ -1,0 +1,187 @@
+/* The snarkjs-compatible Groth16 prover.
+ *
+ * DESIGN: the steps of FORMATS.md 3.6, each heavy one a backend call:
+ *   a, b  = A w, B w from the coefficient section          (zkey_ab)
+ *   h     = (a b - a o b) on the odd coset, 6 NTTs          (quotient)
+ *   pi_A, pi_B1, pi_B2, pi_C, pi_H                          (5 MSMs)
+ * then blinding with r, s and verification against the key's own
+ * verifying data.  Memory: 3 n Fr elements (a, b, c; h reuses c) on the
+ * host besides the mapped key and witness; the bases are read from the
+ * mapping in place. */
+#include "groth16/prove.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "groth16/verify.h"
+
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+cuzk_status groth16_random_scalar(limb_t out[4], cuzk_err *err) {
+  for (int tries = 0; tries < 1000; tries++) {
+    uint8_t buf[32];
+    size_t got = 0;
+    while (got < sizeof buf) {
+      ssize_t k = getrandom(buf + got, sizeof buf - got, 0);
+      if (k < 0) {
+        if (errno == EINTR)
+          continue;
+        return cuzk_err_set(err, CUZK_INTERNAL, "getrandom failed: %s", strerror(errno));
+      }
+      got += (size_t)k;
+    }
+    limbs_from_le(out, buf, 4);
+    out[3] &= 0x7fffffffffffffffULL; /* 255 bits; r is 255 bits, accept ~90 % */
+    if (limbs_lt(out, bls12_381_fr_modulus, 4))
+      return CUZK_OK;
+  }
+  return cuzk_err_set(err, CUZK_INTERNAL, "random scalar rejection sampling did not terminate");
+}
+
+static void stage(const groth16_prove_opts *o, const char *name) {
+  if (o && o->progress)
+    o->progress(o->progress_ctx, name);
+}
+
+/* r = p in G1 scaled by k. */
+static void g1_mul(bls12_381_g1_jac *r, const bls12_381_g1_aff *p, const limb_t k[4]) {
+  bls12_381_g1_jac j;
+  bls12_381_g1_jac_from_aff(&j, p);
+  bls12_381_g1_jac_mul_vartime(r, &j, k, 4);
+}
+
+cuzk_status groth16_prove_zkey(groth16_proof *proof, const zkey_file *zk, const wtns_file *w,
+                               backend *be, const groth16_prove_opts *opts,
+                               groth16_timings *timings, cuzk_err *err) {
+  groth16_timings tm = {0};
+  double t0 = now_s(), t;
+  cuzk_status st;
+  st = zkey_check_witness(zk, w, err);
+  if (st != CUZK_OK)
+    return st;
+  if (!backend_supports(be, CUZK_CURVE_BLS12_381, BACKEND_OP_QUOTIENT))
+    return cuzk_err_set(err, CUZK_UNSUPPORTED, "backend %s cannot prove BLS12-381", be->ops->name);
+
+  const size_t n = zk->domain_size;
+  bls12_381_fr *buf = malloc(3 * n * sizeof *buf);
+  if (!buf)
+    return cuzk_err_set(err, CUZK_NO_MEMORY, "no memory for 3 x %zu field elements (%zu MiB)", n,
+                        (3 * n * sizeof *buf) >> 20);
+  bls12_381_fr *a = buf, *b = buf + n, *c = buf + 2 * n;
+  bls12_381_g1_jac pa, pb1, pc, ph;
+  bls12_381_g2_jac pb2;
+
+  stage(opts, "a, b");
+  t = now_s();
+  st = be->ops->zkey_ab(be, a, b, n, zk->coefs, zk->n_coefs, w->values, w->n_witness, err);
+  tm.ab_s = now_s() - t;
+  if (st != CUZK_OK)
+    goto out;
+
+  stage(opts, "quotient (6 NTTs)");
+  t = now_s();
+  st = be->ops->quotient(be, c, a, b, c, zk->lg_domain, err);
+  tm.quotient_s = now_s() - t;
+  if (st != CUZK_OK)
+    goto out;
+
+  stage(opts, "MSMs");
+  t = now_s();
+  const size_t nv = zk->n_vars, np = zk->n_public;
+  const uint8_t *wv = w->values;
+  if ((st = be->ops->msm_g1(be, &pa, zk->a, wv, nv, err)) != CUZK_OK ||
+      (st = be->ops->msm_g1(be, &pb1, zk->b1, wv, nv, err)) != CUZK_OK ||
+      (st = be->ops->msm_g2(be, &pb2, zk->b2, wv, nv, err)) != CUZK_OK ||
+      (st = be->ops->msm_g1(be, &pc, zk->c, wv + 32 * (np + 1), nv - np - 1, err)) != CUZK_OK ||
+      (st = be->ops->msm_g1(be, &ph, zk->h, c, n, err)) != CUZK_OK)
+    goto out;
+  tm.msm_s = now_s() - t;
+
+  /* Blinding (FORMATS.md 3.6 step 6). */
+  limb_t r[4], s[4], rs[4];
+  if (opts && opts->fixed_r && opts->fixed_s) {
+    memcpy(r, opts->fixed_r, sizeof r);
+    memcpy(s, opts->fixed_s, sizeof s);
+  } else if ((st = groth16_random_scalar(r, err)) != CUZK_OK ||
+             (st = groth16_random_scalar(s, err)) != CUZK_OK) {
+    goto out;
+  }
+  {
+    bls12_381_fr fr_r, fr_s, fr_rs;
+    bls12_381_fr_from_canon(&fr_r, r);
+    bls12_381_fr_from_canon(&fr_s, s);
+    bls12_381_fr_mul(&fr_rs, &fr_r, &fr_s);
+    bls12_381_fr_to_canon(rs, &fr_rs);
+  }
+  bls12_381_g1_jac A, B1, C, t1;
+  bls12_381_g2_jac B2, t2, d2;
+  /* A = alpha1 + pi_A + r delta1 */
+  g1_mul(&t1, &zk->delta1, r);
+  bls12_381_g1_jac_add_aff(&A, &pa, &zk->alpha1);
+  bls12_381_g1_jac_add(&A, &A, &t1);
+  /* B2 = beta2 + pi_B2 + s delta2 */
+  bls12_381_g2_jac_from_aff(&d2, &zk->delta2);
+  bls12_381_g2_jac_mul_vartime(&t2, &d2, s, 4);
+  bls12_381_g2_jac_add_aff(&B2, &pb2, &zk->beta2);
+  bls12_381_g2_jac_add(&B2, &B2, &t2);
+  /* B1 = beta1 + pi_B1 + s delta1 */
+  g1_mul(&t1, &zk->delta1, s);
+  bls12_381_g1_jac_add_aff(&B1, &pb1, &zk->beta1);
+  bls12_381_g1_jac_add(&B1, &B1, &t1);
+  /* C = pi_C + pi_H + s A + r B1 - r s delta1 */
+  bls12_381_g1_jac_add(&C, &pc, &ph);
+  bls12_381_g1_jac_mul_vartime(&t1, &A, s, 4);
+  bls12_381_g1_jac_add(&C, &C, &t1);
+  bls12_381_g1_jac_mul_vartime(&t1, &B1, r, 4);
+  bls12_381_g1_jac_add(&C, &C, &t1);
+  g1_mul(&t1, &zk->delta1, rs);
+  bls12_381_g1_jac_neg(&t1, &t1);
+  bls12_381_g1_jac_add(&C, &C, &t1);
+  bls12_381_g1_jac_to_aff(&proof->a, &A);
+  bls12_381_g2_jac_to_aff(&proof->b, &B2);
+  bls12_381_g1_jac_to_aff(&proof->c, &C);
+
+  /* Verify before returning (never hand out an invalid proof). */
+  stage(opts, "verify");
+  t = now_s();
+  {
+    groth16_vk vk;
+    if ((st = zkey_read_vk(zk, &vk, err)) != CUZK_OK)
+      goto out;
+    limb_t(*pub)[4] = malloc((np ? np : 1) * sizeof *pub);
+    if (!pub) {
+      groth16_vk_fini(&vk);
+      st = cuzk_err_set(err, CUZK_NO_MEMORY, "no memory for public signals");
+      goto out;
+    }
+    for (size_t i = 0; i < np; i++) limbs_from_le(pub[i], wv + 32 * (i + 1), 4);
+    cuzk_err verr = {0};
+    st = groth16_verify(&vk, (const limb_t(*)[4])pub, np, proof, &verr);
+    free(pub);
+    groth16_vk_fini(&vk);
+    if (st == CUZK_VERIFY_FAILED) {
+      st = cuzk_err_set(err, CUZK_UNSATISFIED,
+                        "%s: the witness does not satisfy the circuit of %s: the proof computed "
+                        "from it fails verification (%s); no proof written",
+                        w->bf.map.path, zk->bf.map.path, verr.msg);
+      memset(proof, 0, sizeof *proof);
+    } else if (st != CUZK_OK) {
+      cuzk_err_set(err, st, "%s", verr.msg);
+    }
+  }
+  tm.verify_s = now_s() - t;
+
+out:
+  tm.total_s = now_s() - t0;
+  if (timings)
+    *timings = tm;
+  free(buf);
+  return st;
+}

@@ -1,0 +1,37 @@
+/* Groth16 proving for snarkjs keys (FORMATS.md 3.6), driven through backend.h. */
+#ifndef CUZK_GROTH16_PROVE_H
+#define CUZK_GROTH16_PROVE_H
+
+#include "backend/backend.h"
+#include "groth16/types.h"
+#include "groth16/wtns.h"
+#include "groth16/zkey.h"
+
+typedef struct {
+  /* TESTING ONLY: when non-NULL, the blinding factors r and s (canonical
+   * limbs, < r) instead of fresh uniform ones.  A proof made this way is
+   * deterministic and reveals nothing less than a fresh one would only if
+   * r, s are never reused: never set these in production. */
+  const limb_t *fixed_r, *fixed_s;
+  /* Called at the start of each stage (may be NULL). */
+  void (*progress)(void *ctx, const char *stage);
+  void *progress_ctx;
+} groth16_prove_opts;
+
+typedef struct {
+  double ab_s, quotient_s, msm_s, verify_s, total_s;
+} groth16_timings;
+
+/* Proves w against the key and verifies the result before returning it.
+ * Checks: the witness prime equals the key's r and the witness has nVars
+ * values.  A witness that does not satisfy the circuit yields a proof that
+ * fails verification: that is CUZK_UNSATISFIED, and no proof is returned.
+ * timings may be NULL. */
+cuzk_status groth16_prove_zkey(groth16_proof *proof, const zkey_file *zk, const wtns_file *w,
+                               backend *be, const groth16_prove_opts *opts,
+                               groth16_timings *timings, cuzk_err *err);
+
+/* Uniform r in [0, r) from the kernel's CSPRNG (getrandom), by rejection. */
+cuzk_status groth16_random_scalar(limb_t out[4], cuzk_err *err);
+
+#endif

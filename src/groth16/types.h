@@ -1,0 +1,31 @@
+/* Groth16 objects shared by the readers, writers, prover and verifier
+ * (BLS12-381).  Points are affine, Montgomery form, infinity = all zero. */
+#ifndef CUZK_GROTH16_TYPES_H
+#define CUZK_GROTH16_TYPES_H
+
+#include <stddef.h>
+
+#include "ec/bls12_381.h"
+
+typedef struct {
+  bls12_381_g1_aff a;
+  bls12_381_g2_aff b;
+  bls12_381_g1_aff c;
+} groth16_proof;
+
+/* A snarkjs verification key.  `ic` holds n_public + 1 points and is owned
+ * by the key (groth16_vk_fini frees it).  `alphabeta` is e(alpha1, beta2) as
+ * 12 Fp coefficients in snarkjs's vk_alphabeta_12 order:
+ * c0.c0.c0, c0.c0.c1, c0.c1.c0, c0.c1.c1, c0.c2.c0, c0.c2.c1, c1.c0.c0, ...
+ * (Fp12 = Fp6[w]/(w^2 - v), Fp6 = Fp2[v]/(v^3 - (1+u)), Fp2 = Fp[u]/(u^2+1)). */
+typedef struct {
+  size_t n_public;
+  bls12_381_g1_aff alpha1;
+  bls12_381_g2_aff beta2, gamma2, delta2;
+  bls12_381_fp alphabeta[12];
+  bls12_381_g1_aff *ic;
+} groth16_vk;
+
+void groth16_vk_fini(groth16_vk *vk);
+
+#endif

@@ -1,0 +1,114 @@
+/* Multi-scalar multiplication on the CPU: out = sum_i s_i P_i over
+ * BLS12-381 G1 and G2 (Pippenger's bucket method).
+ *
+ * DESIGN
+ *   Scalars are cut into nwin windows of c bits recoded as signed digits
+ *   |d| <= 2^(c-1) (Booth), so a window needs 2^(c-1) buckets.  A scalar
+ *   above (r-1)/2 is replaced by r - s and its point negated, which bounds
+ *   scalars by 2^254 and needs c * nwin >= 255 only.  Work is cut into
+ *   nwin * nsplit independent tasks (one window over one range of points);
+ *   workers take tasks from an atomic counter, each with its own buckets, so
+ *   nothing is shared but that counter and the per-task result slot.  The
+ *   caller's thread sums the task results by window, then Horner over
+ *   windows.  Results depend only on the inputs and the plan, never on
+ *   which worker ran which task.
+ *
+ *   Bucket accumulation, per task, one of two ways (the plan chooses):
+ *   - batch-affine (large tasks): the task's points are taken in chunks;
+ *     a chunk is counting-sorted by bucket, and each bucket's list (its
+ *     current value plus its new points) is summed as a binary tree, one
+ *     tree level of ALL buckets per round with one shared inversion
+ *     (Montgomery's trick): ~6M per addition instead of ~10M for an XYZZ
+ *     mixed addition.  Same-bucket collisions, P + P and P + (-P) are
+ *     ordinary tree pairs handled by msm/ec_batch_tmpl.h, so all-equal
+ *     scalars or repeated bases cost log2 rounds, never a wrong result.
+ *   - XYZZ (small tasks, where a round's inversion would not be shared):
+ *     each point is added into an XYZZ bucket, 8M + 2S.
+ *   Bucket reduction sum_k k B_k by running sums in XYZZ.
+ *
+ * Inputs: bases as n affine points in the snarkjs zkey layout (x then y,
+ * little-endian Montgomery limbs: the in-memory bls12_381_g1_aff / _g2_aff,
+ * 96 resp. 192 bytes; infinity is all zero bytes), possibly unaligned, read
+ * with memcpy.  Bases must lie in the prime-order subgroup (zkey points do);
+ * the scalars are then taken mod r.  Scalars: n little-endian 32-byte
+ * integers, canonical (< r), possibly unaligned. */
+#ifndef CUZK_MSM_MSM_H
+#define CUZK_MSM_MSM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/err.h"
+#include "ec/bls12_381.h"
+
+#define MSM_SCALAR_BYTES 32
+#define MSM_SCALAR_BITS 254 /* after the r - s fold: every scalar is <= (r-1)/2 < 2^254 */
+#define MSM_MAX_C 24
+
+/* How one MSM is cut up; shared with the GPU backend.  Produced by
+ * msm_plan_for, or written by hand (tests, tuning) and checked by the run. */
+typedef struct {
+  unsigned c;        /* window bits, 1..MSM_MAX_C */
+  unsigned nwin;     /* windows: the smallest with c * nwin >= MSM_SCALAR_BITS + 1 */
+  unsigned nbuckets; /* buckets per window: 2^(c-1) */
+  unsigned nsplit;   /* point ranges per window; tasks = nwin * nsplit */
+  unsigned threads;  /* workers (at most the number of tasks are started) */
+  unsigned chunk;    /* batch-affine: points per chunk; 0: XYZZ buckets */
+} msm_plan;
+
+/* The plan for n points on `threads` workers (0 = par_threads()): window size,
+ * accumulation mode and split minimising an operation-count model of the
+ * slowest worker (see plan.c for the model and the measurements behind it). */
+msm_plan msm_plan_for(size_t n, unsigned threads);
+/* A plan with the given c, nsplit, threads and chunk and the derived fields
+ * filled in. */
+msm_plan msm_plan_make(unsigned c, unsigned nsplit, unsigned threads, unsigned chunk);
+/* Operation counts of one run (summed over workers). */
+typedef struct {
+  uint64_t aff_adds;   /* batch-affine additions and doublings (~6M each) */
+  uint64_t rounds;     /* batch rounds = field inversions */
+  uint64_t aff_copies; /* tree pairs with an infinity operand or P + (-P): no arithmetic */
+  uint64_t xyzz_madds; /* XYZZ + affine, 8M + 2S (XYZZ accumulation, reduction) */
+  uint64_t xyzz_adds;  /* XYZZ + XYZZ, 12M + 2S (reduction) */
+  uint64_t jac_ops;    /* Jacobian doublings and additions of the final sum */
+} msm_stats;
+
+/* out = sum_i scalars[i] * bases[i].  threads: workers (0 = par_threads()).
+ * n = 0 gives infinity.  Returns CUZK_NO_MEMORY on allocation failure. */
+cuzk_status msm_g1(bls12_381_g1_jac *out, const void *bases, const void *scalars, size_t n,
+                   unsigned threads, cuzk_err *err);
+cuzk_status msm_g2(bls12_381_g2_jac *out, const void *bases, const void *scalars, size_t n,
+                   unsigned threads, cuzk_err *err);
+
+/* The same with an explicit plan.  scratch: NULL to allocate (and free) it
+ * here, or msm_g1_scratch_bytes(plan, n) bytes, 64-byte aligned, owned by
+ * the caller and reusable for any run with the same plan and n.  stats (may
+ * be NULL) receives the operation counts.  CUZK_INVALID_ARGUMENT for an
+ * inconsistent plan. */
+cuzk_status msm_g1_run(bls12_381_g1_jac *out, const void *bases, const void *scalars, size_t n,
+                       const msm_plan *plan, void *scratch, msm_stats *stats, cuzk_err *err);
+cuzk_status msm_g2_run(bls12_381_g2_jac *out, const void *bases, const void *scalars, size_t n,
+                       const msm_plan *plan, void *scratch, msm_stats *stats, cuzk_err *err);
+/* Scratch bytes msm_g1_run / msm_g2_run need for the plan and n (0 for
+ * n = 0 or an inconsistent plan, SIZE_MAX if it does not fit in size_t). */
+size_t msm_g1_scratch_bytes(const msm_plan *plan, size_t n);
+size_t msm_g2_scratch_bytes(const msm_plan *plan, size_t n);
+
+/* Reference: double-and-add of each point by its raw scalar, summed (split
+ * over threads by point ranges).  Same signature and result as msm_g1/_g2. */
+cuzk_status msm_g1_naive(bls12_381_g1_jac *out, const void *bases, const void *scalars, size_t n,
+                         unsigned threads, cuzk_err *err);
+cuzk_status msm_g2_naive(bls12_381_g2_jac *out, const void *bases, const void *scalars, size_t n,
+                         unsigned threads, cuzk_err *err);
+
+/* Test and benchmark inputs: n pseudo-random points of the subgroup from a
+ * seed, written in the zkey layout to out (n * 96 resp. n * 192 bytes).
+ * Cheap, ~9M per point: point (b, j, s) of block b = B_b + C_s + j D_s for
+ * a random B_b per block of 4096 and tables C, D of 512 random points,
+ * stepped with batch-affine additions.  Not uniformly random (e.g.
+ * X(j,s) - X(j-1,s) = X(j',s) - X(j'-1,s)), not for cryptographic use.  The
+ * output depends on (n, seed) only, not on threads. */
+cuzk_status msm_g1_gen_bases(void *out, size_t n, uint64_t seed, unsigned threads, cuzk_err *err);
+cuzk_status msm_g2_gen_bases(void *out, size_t n, uint64_t seed, unsigned threads, cuzk_err *err);
+
+#endif

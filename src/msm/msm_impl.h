@@ -1,0 +1,418 @@
+/* Pippenger MSM written once for G1 and G2 (see msm.h for the design).
+ * Included by msm.c per group with EC (point prefix, e.g. bls12_381_g1),
+ * EC_F (its coordinate field) and MSM (function prefix, e.g. msm_g1). */
+
+#define M_CAT2(a, b) a##b
+#define M_CAT(a, b) M_CAT2(a, b)
+#define E_FN(name) M_CAT(EC, M_CAT(_, name))
+#define E_T(name) M_CAT(EC, M_CAT(_, name))
+#define F_FN(name) M_CAT(EC_F, M_CAT(_, name))
+#define M_FN(name) M_CAT(MSM, M_CAT(_, name))
+
+typedef struct {
+  const uint8_t *bases, *scalars;
+  size_t n;
+  msm_plan plan;
+  msm_layout lay;
+  E_T(xyzz) * res;   /* nwin * nsplit task results, task t = w * nsplit + split */
+  uint8_t *scratch;  /* lay.total bytes per worker */
+  msm_stats *stats;  /* one per worker */
+  atomic_uint next;  /* next task to take */
+} M_FN(ctx);
+
+/* *p = base i of the zkey-layout array (unaligned-safe). */
+static inline void M_FN(load)(E_T(aff) * p, const uint8_t *bases, size_t i) {
+  memcpy(p, bases + i * sizeof(E_T(aff)), sizeof(E_T(aff)));
+}
+
+/* sum_k k B_k over buckets B_0 .. B_(nb-1) holding digit magnitudes 1..nb,
+ * by running sums from the top: run = B_(nb-1) + ... + B_k, tot += run.
+ * Affine buckets: per bucket one mixed (8M + 2S) and one full (12M + 2S)
+ * XYZZ addition. */
+static void M_FN(reduce_aff)(E_T(xyzz) * out, const E_T(aff) * bk, unsigned nb, msm_stats *st) {
+  E_T(xyzz) run, tot;
+  E_FN(xyzz_set_inf)(&run);
+  E_FN(xyzz_set_inf)(&tot);
+  unsigned top = nb;
+  while (top > 0 && E_FN(aff_is_inf)(&bk[top - 1])) top--;
+  for (unsigned b = top; b-- > 0;) {
+    E_FN(xyzz_add_aff)(&run, &run, &bk[b]);
+    E_FN(xyzz_add)(&tot, &tot, &run);
+  }
+  st->xyzz_madds += top;
+  st->xyzz_adds += top;
+  *out = tot;
+}
+
+/* One task, batch-affine: window w over points [lo, hi). */
+static void M_FN(task_ba)(const M_FN(ctx) * x, uint8_t *scr, unsigned w, size_t lo, size_t hi,
+                          E_T(xyzz) * out, msm_stats *st) {
+  const msm_layout *L = &x->lay;
+  const unsigned c = x->plan.c, nb = x->plan.nbuckets;
+  E_T(aff) *bk = (E_T(aff) *)(scr + L->buckets), *wk = (E_T(aff) *)(scr + L->work);
+  EC_F *den = (EC_F *)(scr + L->den), *pre = (EC_F *)(scr + L->pre);
+  msm_seg *seg = (msm_seg *)(scr + L->segs);
+  uint32_t *cnt = (uint32_t *)(scr + L->counts), *dig = (uint32_t *)(scr + L->digits);
+  uint8_t *kind = scr + L->kinds;
+
+  memset(bk, 0, nb * sizeof *bk);
+  for (size_t c0 = lo; c0 < hi; c0 += L->k) {
+    size_t m = hi - c0 < L->k ? hi - c0 : L->k;
+
+    /* Digits and the count of new points per bucket. */
+    memset(cnt, 0, nb * sizeof *cnt);
+    for (size_t i = 0; i < m; i++) {
+      limb_t s[4];
+      unsigned neg = msm_scalar_load(s, x->scalars + (c0 + i) * MSM_SCALAR_BYTES);
+      uint32_t d = msm_digit(s, w, c, neg), mag = d & ~MSM_DIGIT_NEG;
+      dig[i] = d;
+      if (mag)
+        cnt[mag - 1]++;
+    }
+
+    /* Counting sort into the work array: per touched bucket its current
+     * value (if any), then its new points.  cnt becomes write positions. */
+    uint32_t pos = 0, nseg = 0;
+    for (uint32_t b = 0; b < nb; b++) {
+      if (!cnt[b])
+        continue;
+      uint32_t start = pos, k = cnt[b];
+      if (!E_FN(aff_is_inf)(&bk[b]))
+        wk[pos++] = bk[b];
+      cnt[b] = pos;
+      pos += k;
+      seg[nseg++] = (msm_seg){b, start, pos - start};
+    }
+    for (size_t i = 0; i < m; i++) {
+      uint32_t mag = dig[i] & ~MSM_DIGIT_NEG;
+      if (!mag)
+        continue;
+      E_T(aff) *p = &wk[cnt[mag - 1]++];
+      M_FN(load)(p, x->bases, c0 + i);
+      if (dig[i] & MSM_DIGIT_NEG)
+        F_FN(neg)(&p->y, &p->y); /* -(x, y) = (x, -y); infinity stays zeros */
+    }
+    uint32_t live = 0;
+    for (uint32_t t = 0; t < nseg; t++) {
+      if (seg[t].len == 1)
+        bk[seg[t].bucket] = wk[seg[t].start];
+      else
+        seg[live++] = seg[t];
+    }
+    nseg = live;
+
+    /* Tree rounds: each round adds neighbouring pairs of every list at once,
+     * sharing one inversion, and halves the lists in place (pair j's sum
+     * goes to position j, which pair j/2 <= j has already read). */
+    while (nseg > 0) {
+      size_t np = 0;
+      for (uint32_t t = 0; t < nseg; t++) {
+        E_T(aff) *v = &wk[seg[t].start];
+        for (uint32_t j = 0; j < seg[t].len / 2; j++, np++)
+          kind[np] = (uint8_t)E_FN(aff_add_prep)(&den[np], &v[2 * j], &v[2 * j + 1]);
+      }
+      E_FN(batch_inv_nonzero)(den, pre, np);
+      st->rounds++;
+      np = 0;
+      live = 0;
+      for (uint32_t t = 0; t < nseg; t++) {
+        E_T(aff) *v = &wk[seg[t].start];
+        uint32_t len = seg[t].len, h = len / 2;
+        for (uint32_t j = 0; j < h; j++, np++) {
+          E_FN(aff_add_finish)(&v[j], &v[2 * j], &v[2 * j + 1], &den[np], kind[np]);
+          if (kind[np] <= EC_BATCH_DBL)
+            st->aff_adds++;
+          else
+            st->aff_copies++;
+        }
+        if (len & 1)
+          v[h] = v[len - 1];
+        len = (len + 1) / 2;
+        if (len == 1)
+          bk[seg[t].bucket] = v[0];
+        else
+          seg[live++] = (msm_seg){seg[t].bucket, seg[t].start, len};
+      }
+      nseg = live;
+    }
+  }
+  M_FN(reduce_aff)(out, bk, nb, st);
+}
+
+/* One task, XYZZ buckets: each point added into its bucket, 8M + 2S. */
+static void M_FN(task_xyzz)(const M_FN(ctx) * x, uint8_t *scr, unsigned w, size_t lo, size_t hi,
+                            E_T(xyzz) * out, msm_stats *st) {
+  const unsigned c = x->plan.c, nb = x->plan.nbuckets;
+  E_T(xyzz) *bk = (E_T(xyzz) *)scr;
+  memset(bk, 0, nb * sizeof *bk);
+  for (size_t i = lo; i < hi; i++) {
+    limb_t s[4];
+    unsigned neg = msm_scalar_load(s, x->scalars + i * MSM_SCALAR_BYTES);
+    uint32_t d = msm_digit(s, w, c, neg), mag = d & ~MSM_DIGIT_NEG;
+    if (!mag)
+      continue;
+    E_T(aff) p;
+    M_FN(load)(&p, x->bases, i);
+    if (d & MSM_DIGIT_NEG)
+      F_FN(neg)(&p.y, &p.y);
+    E_FN(xyzz_add_aff)(&bk[mag - 1], &bk[mag - 1], &p);
+    st->xyzz_madds++;
+  }
+  E_T(xyzz) run, tot;
+  E_FN(xyzz_set_inf)(&run);
+  E_FN(xyzz_set_inf)(&tot);
+  for (unsigned b = nb; b-- > 0;) {
+    E_FN(xyzz_add)(&run, &run, &bk[b]);
+    E_FN(xyzz_add)(&tot, &tot, &run);
+  }
+  st->xyzz_adds += 2 * (uint64_t)nb;
+  *out = tot;
+}
+
+static void M_FN(worker)(void *vctx, unsigned idx, unsigned nthreads) {
+  M_FN(ctx) *x = vctx;
+  uint8_t *scr = x->scratch + (size_t)idx * x->lay.total;
+  msm_stats *st = &x->stats[idx];
+  const unsigned nsplit = x->plan.nsplit, ntask = x->plan.nwin * nsplit;
+  (void)nthreads;
+  for (;;) {
+    unsigned t = atomic_fetch_add_explicit(&x->next, 1, memory_order_relaxed);
+    if (t >= ntask)
+      break;
+    size_t lo, hi;
+    par_range(x->n, t % nsplit, nsplit, &lo, &hi);
+    if (x->plan.chunk)
+      M_FN(task_ba)(x, scr, t / nsplit, lo, hi, &x->res[t], st);
+    else
+      M_FN(task_xyzz)(x, scr, t / nsplit, lo, hi, &x->res[t], st);
+  }
+}
+
+/* Bytes of one run's scratch: the task results, the per-worker stats and
+ * the per-worker buffers (msm_layout), each 64-byte aligned. */
+static size_t M_FN(scratch_parts)(const msm_plan *plan, size_t n, msm_layout *lay,
+                                  unsigned *nworkers) {
+  const size_t ntask = (size_t)plan->nwin * plan->nsplit;
+  const unsigned nw = plan->threads < ntask ? plan->threads : (unsigned)ntask;
+  msm_layout_for(lay, plan, n, sizeof(EC_F));
+  *nworkers = nw;
+  size_t res = ((ntask * sizeof(E_T(xyzz))) + 63) & ~(size_t)63;
+  size_t st = ((nw * sizeof(msm_stats)) + 63) & ~(size_t)63;
+  if (ntask > SIZE_MAX / 2 / sizeof(E_T(xyzz)) || lay->total > (SIZE_MAX / 2 - res - st) / nw)
+    return SIZE_MAX;
+  return res + st + (size_t)nw * lay->total;
+}
+
+size_t M_FN(scratch_bytes)(const msm_plan *plan, size_t n) {
+  msm_layout lay;
+  unsigned nw;
+  if (msm_plan_check(plan) || n == 0)
+    return 0;
+  return M_FN(scratch_parts)(plan, n, &lay, &nw);
+}
+
+cuzk_status M_FN(run)(E_T(jac) * out, const void *bases, const void *scalars, size_t n,
+                      const msm_plan *plan, void *scratch, msm_stats *stats, cuzk_err *err) {
+  msm_stats total = {0};
+  E_FN(jac_set_inf)(out);
+  if (stats)
+    *stats = total;
+  const char *why = msm_plan_check(plan);
+  if (why)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "msm plan: %s", why);
+  if (n == 0)
+    return CUZK_OK;
+  M_FN(ctx) x = {.bases = bases, .scalars = scalars, .n = n, .plan = *plan};
+  unsigned nw;
+  const size_t bytes = M_FN(scratch_parts)(plan, n, &x.lay, &nw);
+  const unsigned ntask = plan->nwin * plan->nsplit;
+  void *block = scratch;
+  if (!block && (bytes == SIZE_MAX || posix_memalign(&block, 64, bytes) != 0))
+    return cuzk_err_set(err, CUZK_NO_MEMORY, "msm: %zu bytes of scratch for %u workers", bytes,
+                        nw);
+  if (((uintptr_t)block & 63) != 0)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "msm: scratch not 64-byte aligned");
+  x.res = block;
+  x.stats = (msm_stats *)((uint8_t *)block + ((ntask * sizeof(E_T(xyzz)) + 63) & ~(size_t)63));
+  x.scratch = (uint8_t *)x.stats + ((nw * sizeof(msm_stats) + 63) & ~(size_t)63);
+  memset(x.stats, 0, nw * sizeof(msm_stats));
+  atomic_init(&x.next, 0);
+  par_run(nw, M_FN(worker), &x);
+
+  /* Horner over windows: out = sum_w 2^(cw) (sum of the window's splits). */
+  for (unsigned w = plan->nwin; w-- > 0;) {
+    if (w + 1 < plan->nwin)
+      for (unsigned b = 0; b < plan->c; b++) E_FN(jac_dbl)(out, out);
+    for (unsigned s = 0; s < plan->nsplit; s++) {
+      E_T(jac) t;
+      E_FN(xyzz_to_jac)(&t, &x.res[w * plan->nsplit + s]);
+      E_FN(jac_add)(out, out, &t);
+    }
+  }
+  total.jac_ops = (uint64_t)plan->c * (plan->nwin - 1) + ntask;
+  for (unsigned i = 0; i < nw; i++) {
+    total.aff_adds += x.stats[i].aff_adds;
+    total.rounds += x.stats[i].rounds;
+    total.aff_copies += x.stats[i].aff_copies;
+    total.xyzz_madds += x.stats[i].xyzz_madds;
+    total.xyzz_adds += x.stats[i].xyzz_adds;
+  }
+  if (stats)
+    *stats = total;
+  if (!scratch)
+    free(block);
+  return CUZK_OK;
+}
+
+cuzk_status MSM(E_T(jac) * out, const void *bases, const void *scalars, size_t n,
+                unsigned threads, cuzk_err *err) {
+  msm_plan plan = msm_plan_for(n, threads);
+  return M_FN(run)(out, bases, scalars, n, &plan, NULL, NULL, err);
+}
+
+/* ---- reference ---- */
+
+typedef struct {
+  const uint8_t *bases, *scalars;
+  size_t n;
+  E_T(jac) * part;
+} M_FN(naive_ctx);
+
+static void M_FN(naive_worker)(void *vctx, unsigned idx, unsigned nthreads) {
+  M_FN(naive_ctx) *x = vctx;
+  size_t lo, hi;
+  par_range(x->n, idx, nthreads, &lo, &hi);
+  E_T(jac) acc;
+  E_FN(jac_set_inf)(&acc);
+  for (size_t i = lo; i < hi; i++) {
+    E_T(aff) p;
+    E_T(jac) t;
+    limb_t s[4];
+    M_FN(load)(&p, x->bases, i);
+    limbs_from_le(s, x->scalars + i * MSM_SCALAR_BYTES, 4);
+    E_FN(jac_from_aff)(&t, &p);
+    E_FN(jac_mul_vartime)(&t, &t, s, 4);
+    E_FN(jac_add)(&acc, &acc, &t);
+  }
+  x->part[idx] = acc;
+}
+
+cuzk_status M_FN(naive)(E_T(jac) * out, const void *bases, const void *scalars, size_t n,
+                        unsigned threads, cuzk_err *err) {
+  E_FN(jac_set_inf)(out);
+  if (n == 0)
+    return CUZK_OK;
+  if (threads == 0)
+    threads = par_threads();
+  if (threads > n)
+    threads = (unsigned)n;
+  M_FN(naive_ctx) x = {bases, scalars, n, calloc(threads, sizeof(E_T(jac)))};
+  if (!x.part)
+    return cuzk_err_set(err, CUZK_NO_MEMORY, "msm naive: %u partial sums", threads);
+  par_run(threads, M_FN(naive_worker), &x);
+  for (unsigned i = 0; i < threads; i++) E_FN(jac_add)(out, out, &x.part[i]);
+  free(x.part);
+  return CUZK_OK;
+}
+
+/* ---- test and benchmark inputs ---- */
+
+#define GEN_S 512 /* streams per block: one inversion per 512 additions */
+#define GEN_J 8   /* steps per stream */
+#define GEN_BLOCK (GEN_S * GEN_J)
+
+typedef struct {
+  uint8_t *out;
+  size_t n, nblocks;
+  uint64_t seed;
+  const E_T(aff) * cs, *ds; /* the fixed tables C and D, GEN_S each */
+  uint8_t *scratch;         /* per worker: GEN_S points + 2 GEN_S field elements */
+} M_FN(gen_ctx);
+
+/* A 256-bit pseudo-random multiplier k(seed, i) (splitmix64). */
+static void M_FN(gen_scalar)(limb_t k[4], uint64_t seed, uint64_t i) {
+  uint64_t z = seed ^ (i * 0xd1342543de82ef95ULL);
+  for (int j = 0; j < 4; j++) {
+    z += 0x9e3779b97f4a7c15ULL;
+    uint64_t y = z;
+    y = (y ^ (y >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    y = (y ^ (y >> 27)) * 0x94d049bb133111ebULL;
+    k[j] = y ^ (y >> 31);
+  }
+}
+
+static void M_FN(gen_worker)(void *vctx, unsigned idx, unsigned nthreads) {
+  M_FN(gen_ctx) *x = vctx;
+  E_T(aff) *xs = (E_T(aff) *)(x->scratch + (size_t)idx * (GEN_S * (sizeof(E_T(aff)) + 2 * sizeof(EC_F))));
+  EC_F *fs = (EC_F *)(xs + GEN_S);
+  size_t blo, bhi;
+  par_range(x->nblocks, idx, nthreads, &blo, &bhi);
+  for (size_t b = blo; b < bhi; b++) {
+    /* X_(j,s) = B_b + C_s + j D_s, B_b = k_b G. */
+    limb_t k[4];
+    E_T(jac) bj;
+    E_T(aff) ba;
+    M_FN(gen_scalar)(k, x->seed, 2 * GEN_S + b);
+    E_FN(jac_from_aff)(&bj, &E_FN(generator));
+    E_FN(jac_mul_vartime)(&bj, &bj, k, 4);
+    E_FN(jac_to_aff)(&ba, &bj);
+    size_t ns = x->n < GEN_S ? x->n : GEN_S;
+    for (size_t s = 0; s < ns; s++) xs[s] = ba;
+    for (size_t j = 0; j < GEN_J && b * GEN_BLOCK + j * GEN_S < x->n; j++) {
+      E_FN(aff_batch_add)(xs, xs, j ? x->ds : x->cs, ns, fs);
+      for (size_t s = 0; s < ns; s++) {
+        size_t i = b * GEN_BLOCK + j * GEN_S + s;
+        if (i < x->n)
+          memcpy(x->out + i * sizeof(E_T(aff)), &xs[s], sizeof(E_T(aff)));
+      }
+    }
+  }
+}
+
+cuzk_status M_FN(gen_bases)(void *out, size_t n, uint64_t seed, unsigned threads, cuzk_err *err) {
+  if (n == 0)
+    return CUZK_OK;
+  if (threads == 0)
+    threads = par_threads();
+  size_t nblocks = (n + GEN_BLOCK - 1) / GEN_BLOCK;
+  if (threads > nblocks)
+    threads = (unsigned)nblocks;
+  size_t per = GEN_S * (sizeof(E_T(aff)) + 2 * sizeof(EC_F));
+  E_T(jac) *tj = malloc(2 * GEN_S * sizeof *tj);
+  E_T(aff) *tab = malloc(2 * GEN_S * sizeof *tab);
+  EC_F *fs = malloc(4 * GEN_S * sizeof *fs);
+  uint8_t *scr = malloc((size_t)threads * per);
+  if (!tj || !tab || !fs || !scr) {
+    free(tj), free(tab), free(fs), free(scr);
+    return cuzk_err_set(err, CUZK_NO_MEMORY, "msm gen_bases: tables");
+  }
+  /* C_s, D_s: independent random 64-bit multiples of G (~1000M each), so
+   * that no short +-1 relation ties different streams together.  Small n
+   * uses only the first n streams and pays for those only. */
+  size_t ns = n < GEN_S ? n : GEN_S;
+  for (size_t i = 0; i < 2 * GEN_S; i++) {
+    limb_t k[4];
+    if (i % GEN_S >= ns) {
+      E_FN(jac_set_inf)(&tj[i]);
+      continue;
+    }
+    M_FN(gen_scalar)(k, seed, i);
+    E_FN(jac_from_aff)(&tj[i], &E_FN(generator));
+    E_FN(jac_mul_vartime)(&tj[i], &tj[i], k, 1);
+  }
+  E_FN(jac_batch_to_aff)(tab, tj, 2 * GEN_S, fs);
+  M_FN(gen_ctx) x = {out, n, nblocks, seed, tab, tab + GEN_S, scr};
+  par_run(threads, M_FN(gen_worker), &x);
+  free(tj), free(tab), free(fs), free(scr);
+  return CUZK_OK;
+}
+
+#undef GEN_S
+#undef GEN_J
+#undef GEN_BLOCK
+#undef M_CAT2
+#undef M_CAT
+#undef E_FN
+#undef E_T
+#undef F_FN
+#undef M_FN

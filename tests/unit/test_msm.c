@@ -1,0 +1,531 @@
+/* MSM: the Pippenger paths (XYZZ and batch-affine, every split) against the
+ * double-and-add reference over fixed-seed random inputs, every n from 1 to
+ * 64, larger random n, and the named edge cases; plus the recoding, the
+ * batch-affine helpers and the input generator on their own. */
+#include "harness.h"
+
+#include "msm/ec_batch.h"
+#include "msm/msm.h"
+#include "msm/msm_internal.h"
+
+/* ---- scalars ---- */
+
+static const limb_t R[4] = {0xffffffff00000001ULL, 0x53bda402fffe5bfeULL, 0x3339d80809a1d805ULL,
+                            0x73eda753299d7d48ULL};
+
+static void put_limbs(uint8_t *p, const limb_t *s) { limbs_to_le(p, s, 4); }
+
+/* Uniform below r (rejection from 255 bits). */
+static void rand_scalar(uint8_t *p, test_rng *g) {
+  limb_t s[4];
+  do {
+    for (int i = 0; i < 4; i++) s[i] = test_rng_next(g);
+    s[3] &= 0x7fffffffffffffffULL;
+  } while (!limbs_lt(s, R, 4));
+  put_limbs(p, s);
+}
+
+static void rand_scalars(uint8_t *p, size_t n, test_rng *g) {
+  for (size_t i = 0; i < n; i++) rand_scalar(p + 32 * i, g);
+}
+
+/* r + delta, |delta| small. */
+static void scalar_r_plus(uint8_t *p, int64_t delta) {
+  limb_t s[4], d[4] = {(limb_t)(delta < 0 ? -delta : delta)};
+  if (delta < 0) {
+    msm_sub4(s, R, d);
+  } else {
+    limb_t carry = 0;
+    for (int i = 0; i < 4; i++) {
+      unsigned __int128 v = (unsigned __int128)R[i] + d[i] + carry;
+      s[i] = (limb_t)v;
+      carry = (limb_t)(v >> 64);
+    }
+  }
+  put_limbs(p, s);
+}
+
+static void scalar_u64(uint8_t *p, uint64_t v) {
+  limb_t s[4] = {v};
+  put_limbs(p, s);
+}
+
+/* ---- the two groups behind one interface ---- */
+
+typedef struct {
+  const char *name;
+  size_t aff, jac;
+  cuzk_status (*fast)(void *o, const void *b, const void *s, size_t n, unsigned t);
+  cuzk_status (*run)(void *o, const void *b, const void *s, size_t n, const msm_plan *p,
+                     msm_stats *st);
+  cuzk_status (*naive)(void *o, const void *b, const void *s, size_t n, unsigned t);
+  cuzk_status (*gen)(void *o, size_t n, uint64_t seed, unsigned t);
+  int (*eq)(const void *a, const void *b);
+  int (*is_inf)(const void *a);
+  void (*aff_neg)(void *r, const void *a);
+  int (*in_subgroup)(const void *a);
+  void (*to_aff)(void *r, const void *j);
+} grp;
+
+#define GROUP(G, g)                                                                              \
+  static cuzk_status g##_fast(void *o, const void *b, const void *s, size_t n, unsigned t) {     \
+    return msm_##g(o, b, s, n, t, NULL);                                                         \
+  }                                                                                              \
+  static cuzk_status g##_run(void *o, const void *b, const void *s, size_t n, const msm_plan *p, \
+                             msm_stats *st) {                                                    \
+    return msm_##g##_run(o, b, s, n, p, NULL, st, NULL);                                               \
+  }                                                                                              \
+  static cuzk_status g##_naive(void *o, const void *b, const void *s, size_t n, unsigned t) {    \
+    return msm_##g##_naive(o, b, s, n, t, NULL);                                                 \
+  }                                                                                              \
+  static cuzk_status g##_gen(void *o, size_t n, uint64_t seed, unsigned t) {                     \
+    return msm_##g##_gen_bases(o, n, seed, t, NULL);                                             \
+  }                                                                                              \
+  static int g##_eq(const void *a, const void *b) { return G##_jac_eq(a, b); }                   \
+  static int g##_is_inf(const void *a) { return G##_jac_is_inf(a); }                            \
+  static void g##_aff_neg(void *r, const void *a) { G##_aff_neg(r, a); }                         \
+  static int g##_in_subgroup(const void *a) { return G##_aff_in_subgroup(a); }                   \
+  static void g##_to_aff(void *r, const void *j) { G##_jac_to_aff(r, j); }                       \
+  static const grp g##_grp = {#g,        sizeof(G##_aff), sizeof(G##_jac), g##_fast,            \
+                              g##_run,   g##_naive,       g##_gen,         g##_eq,              \
+                              g##_is_inf, g##_aff_neg,    g##_in_subgroup, g##_to_aff};
+GROUP(bls12_381_g1, g1)
+GROUP(bls12_381_g2, g2)
+
+/* Large enough for a G2 Jacobian point. */
+typedef struct {
+  uint8_t b[sizeof(bls12_381_g2_jac)];
+} pt;
+
+/* The plans every case is run under, besides the default for 1, 2, 3
+ * threads: XYZZ and batch-affine, tiny chunks (many chunks, deep trees),
+ * several splits, odd window sizes; c = 1, 3, 5 have c * nwin = 255, the
+ * tightest the r - s fold allows.  Large c costs a 2^(c-1)-bucket reduction
+ * per window whatever n is, so those run in random_n only. */
+static msm_plan forced_plans[8];
+static size_t nforced;
+static void init_plans(void) {
+  if (nforced)
+    return;
+  forced_plans[nforced++] = msm_plan_make(1, 1, 1, 0);   /* c = 1: 255 windows, 1 bucket */
+  forced_plans[nforced++] = msm_plan_make(4, 2, 2, 0);   /* XYZZ, 2 splits */
+  forced_plans[nforced++] = msm_plan_make(2, 1, 1, 3);   /* batch-affine, chunks of 3 */
+  forced_plans[nforced++] = msm_plan_make(5, 3, 2, 7);   /* batch-affine, 3 splits, chunks of 7 */
+  forced_plans[nforced++] = msm_plan_make(3, 1, 3, 64);  /* batch-affine, one chunk */
+  forced_plans[nforced++] = msm_plan_make(11, 2, 2, 9);  /* larger window, two splits */
+}
+
+/* Checks every path against the reference for one input. */
+static void check_all(const grp *G, const void *bases, const void *sc, size_t n, const char *what) {
+  pt want, got;
+  CHECK(G->naive(&want, bases, sc, n, 2) == CUZK_OK);
+  for (unsigned t = 1; t <= 3; t++) {
+    CHECK(G->fast(&got, bases, sc, n, t) == CUZK_OK);
+    CHECK_MSG(G->eq(&got, &want), "%s %s n=%zu threads=%u: default plan differs from naive",
+              G->name, what, n, t);
+  }
+  init_plans();
+  for (size_t i = 0; i < nforced; i++) {
+    msm_stats st;
+    CHECK(G->run(&got, bases, sc, n, &forced_plans[i], &st) == CUZK_OK);
+    CHECK_MSG(G->eq(&got, &want), "%s %s n=%zu: plan c=%u nsplit=%u chunk=%u differs", G->name,
+              what, n, forced_plans[i].c, forced_plans[i].nsplit, forced_plans[i].chunk);
+  }
+}
+
+static uint8_t *gen_bases(const grp *G, size_t n, uint64_t seed) {
+  uint8_t *b = malloc(n * G->aff + 1);
+  CHECK(b);
+  CHECK(G->gen(b, n, seed, 2) == CUZK_OK);
+  return b;
+}
+
+/* ---- the recoding ---- */
+
+/* sum_w d_w 2^(cw) as a 5-limb two's complement integer equals the folded
+ * scalar, with the fold's sign. */
+static void check_recode(const uint8_t *p, unsigned c) {
+  limb_t s[4];
+  unsigned neg = msm_scalar_load(s, p);
+  CHECK(!limbs_lt(msm_half_r, s, 4));
+  unsigned nwin = msm_plan_make(c, 1, 1, 0).nwin;
+  limb_t acc[5] = {0};
+  for (unsigned w = 0; w < nwin; w++) {
+    uint32_t d = msm_digit(s, w, c, 0);
+    uint32_t mag = d & ~MSM_DIGIT_NEG;
+    CHECK(mag <= 1u << (c - 1));
+    uint32_t dn = msm_digit(s, w, c, 1); /* neg flips only the sign */
+    CHECK_EQ_INT(dn & ~MSM_DIGIT_NEG, mag);
+    if (mag)
+      CHECK((dn ^ d) == MSM_DIGIT_NEG);
+    /* acc += +-mag << (c w) */
+    limb_t t[5] = {0};
+    unsigned sh = c * w;
+    t[sh / 64] = (limb_t)mag << (sh % 64);
+    if (sh % 64 && sh / 64 + 1 < 5)
+      t[sh / 64 + 1] = (limb_t)mag >> (64 - sh % 64);
+    limb_t carry = 0;
+    for (int i = 0; i < 5; i++) {
+      unsigned __int128 v = (d & MSM_DIGIT_NEG) ? (unsigned __int128)acc[i] - t[i] - carry
+                                                : (unsigned __int128)acc[i] + t[i] + carry;
+      acc[i] = (limb_t)v;
+      carry = (limb_t)(v >> 64) & 1;
+    }
+  }
+  CHECK_EQ_INT(acc[4], 0);
+  CHECK_EQ_MEM(acc, s, sizeof s);
+  (void)neg;
+}
+
+TEST(recode_signed_digits) {
+  test_rng g = {11};
+  uint8_t sc[32];
+  for (unsigned c = 1; c <= MSM_MAX_C; c++) {
+    for (int i = 0; i < 200; i++) {
+      rand_scalar(sc, &g);
+      check_recode(sc, c);
+    }
+    int64_t deltas[] = {-1, 0, 1, 5};
+    for (size_t i = 0; i < 4; i++) {
+      scalar_r_plus(sc, deltas[i]);
+      check_recode(sc, c);
+    }
+    memset(sc, 0xff, 32); /* 2^256 - 1: reduced twice */
+    check_recode(sc, c);
+    scalar_u64(sc, 0);
+    check_recode(sc, c);
+    put_limbs(sc, msm_half_r); /* (r-1)/2: not folded */
+    check_recode(sc, c);
+  }
+}
+
+TEST(plan_is_consistent) {
+  size_t ns[] = {0, 1, 2, 5, 64, 100, 1000, 4097, 1u << 14, 1u << 16, 1u << 18, 1u << 20,
+                 1u << 24, (size_t)1 << 27};
+  for (unsigned t = 1; t <= 8; t++)
+    for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
+      msm_plan p = msm_plan_for(ns[i], t);
+      CHECK(msm_plan_check(&p) == NULL);
+      CHECK(p.c * p.nwin >= MSM_SCALAR_BITS + 1);
+      CHECK_EQ_INT(p.threads, t);
+      if (t == 2 && (i % 3 == 0 || ns[i] >= 1u << 16))
+        printf("  n=%-10zu threads=2: c=%u nwin=%u nsplit=%u chunk=%u\n", ns[i], p.c, p.nwin,
+               p.nsplit, p.chunk);
+    }
+  msm_plan bad = msm_plan_make(25, 1, 1, 0);
+  CHECK(msm_plan_check(&bad) != NULL);
+  bad = msm_plan_make(8, 0, 1, 0);
+  CHECK(msm_plan_check(&bad) != NULL);
+  bad = msm_plan_make(8, 1, 1, 0);
+  bad.nwin--;
+  CHECK(msm_plan_check(&bad) != NULL);
+}
+
+/* ---- helpers ---- */
+
+static void gen_in_subgroup_and_thread_independent(const grp *G) {
+  size_t n = 9000; /* two full generator blocks and a part */
+  uint8_t *a = gen_bases(G, n, 5), *b = malloc(n * G->aff);
+  CHECK(b);
+  for (unsigned t = 1; t <= 3; t += 2) {
+    CHECK(G->gen(b, n, 5, t) == CUZK_OK);
+    CHECK_EQ_MEM(a, b, n * G->aff);
+  }
+  size_t idx[] = {0, 1, 511, 512, 4095, 4096, 8191, 8192, 8999};
+  for (size_t i = 0; i < sizeof idx / sizeof idx[0]; i++) {
+    pt p;
+    memcpy(&p, a + idx[i] * G->aff, G->aff);
+    CHECK_MSG(G->in_subgroup(&p), "%s gen point %zu not in the subgroup", G->name, idx[i]);
+    CHECK(memcmp(a + idx[i] * G->aff, a + ((idx[i] + 1) % n) * G->aff, G->aff) != 0);
+  }
+  free(a);
+  free(b);
+}
+TEST(g1_gen_bases) { gen_in_subgroup_and_thread_independent(&g1_grp); }
+TEST(g2_gen_bases) { gen_in_subgroup_and_thread_independent(&g2_grp); }
+
+#define BATCH_HELPERS(G, F)                                                                   \
+  do {                                                                                        \
+    enum { N = 40 };                                                                          \
+    G##_aff *pts = (G##_aff *)gen_bases(&G##_grp_alias, N, 3);                               \
+    G##_aff a[N], b[N], r[N];                                                                 \
+    G##_jac ja[N];                                                                            \
+    F scratch[2 * N];                                                                         \
+    for (int i = 0; i < N; i++) {                                                             \
+      a[i] = pts[i];                                                                          \
+      b[i] = pts[(i * 7 + 3) % N];                                                            \
+    }                                                                                         \
+    b[0] = a[0];                   /* P + P */                                                \
+    G##_aff_neg(&b[1], &a[1]);     /* P + (-P) */                                             \
+    G##_aff_set_inf(&a[2]);        /* O + Q */                                                \
+    G##_aff_set_inf(&b[3]);        /* P + O */                                                \
+    G##_aff_set_inf(&a[4]);                                                                   \
+    G##_aff_set_inf(&b[4]);        /* O + O */                                                \
+    G##_aff_batch_add(r, a, b, N, scratch);                                                   \
+    for (int i = 0; i < N; i++) {                                                             \
+      G##_jac x, y;                                                                           \
+      G##_jac_from_aff(&x, &a[i]);                                                            \
+      G##_jac_from_aff(&y, &b[i]);                                                            \
+      G##_jac_add(&x, &x, &y);                                                                \
+      G##_jac_from_aff(&y, &r[i]);                                                            \
+      CHECK_MSG(G##_jac_eq(&x, &y), #G " batch add pair %d", i);                             \
+      CHECK(G##_aff_is_on_curve(&r[i]));                                                      \
+      ja[i] = x;                                                                              \
+    }                                                                                         \
+    G##_aff_batch_add(a, a, b, N, scratch); /* r aliasing a */                                \
+    CHECK_EQ_MEM(a, r, sizeof r);                                                             \
+    G##_jac_batch_to_aff(r, ja, N, scratch);                                                  \
+    for (int i = 0; i < N; i++) {                                                             \
+      G##_aff w;                                                                              \
+      G##_jac_to_aff(&w, &ja[i]);                                                             \
+      CHECK_EQ_MEM(&w, &r[i], sizeof w);                                                      \
+    }                                                                                         \
+    free(pts);                                                                                \
+  } while (0)
+#define bls12_381_g1_grp_alias g1_grp
+#define bls12_381_g2_grp_alias g2_grp
+TEST(g1_batch_affine_helpers) { BATCH_HELPERS(bls12_381_g1, bls12_381_fp); }
+TEST(g2_batch_affine_helpers) { BATCH_HELPERS(bls12_381_g2, bls12_381_fp2); }
+
+/* ---- fast = naive over random inputs ---- */
+
+static void every_n(const grp *G, size_t nmax) {
+  uint8_t *sc = malloc(32 * nmax);
+  CHECK(sc);
+  for (size_t n = 1; n <= nmax; n++) {
+    test_rng g = {1000 + n};
+    uint8_t *b = gen_bases(G, n, 100 + n);
+    rand_scalars(sc, n, &g);
+    check_all(G, b, sc, n, "random");
+    free(b);
+  }
+  free(sc);
+}
+TEST_TIMEOUT(g1_every_n_1_to_64, 300) { every_n(&g1_grp, 64); }
+TEST_TIMEOUT(g2_every_n_1_to_64, 600) { every_n(&g2_grp, 64); }
+
+static void random_n(const grp *G, size_t n, uint64_t seed) {
+  test_rng g = {seed};
+  uint8_t *b = gen_bases(G, n, seed), *sc = malloc(32 * n);
+  CHECK(sc);
+  rand_scalars(sc, n, &g);
+  pt want, got;
+  CHECK(G->naive(&want, b, sc, n, 2) == CUZK_OK);
+  for (unsigned t = 1; t <= 3; t++) {
+    CHECK(G->fast(&got, b, sc, n, t) == CUZK_OK);
+    CHECK_MSG(G->eq(&got, &want), "%s n=%zu threads=%u differs from naive", G->name, n, t);
+  }
+  /* Large windows (c = 15: c * nwin = 255), several chunks with a short
+   * last one, 3 splits; G2 keeps c small (its reduction costs 3x). */
+  unsigned big = G->aff == sizeof(bls12_381_g1_aff) ? 15 : 11;
+  msm_plan plans[] = {msm_plan_make(13, 3, 2, 1000), msm_plan_make(big, 1, 2, 1u << 14),
+                      msm_plan_make(9, 2, 3, 0)};
+  for (size_t i = 0; i < sizeof plans / sizeof plans[0]; i++) {
+    msm_stats st;
+    CHECK(G->run(&got, b, sc, n, &plans[i], &st) == CUZK_OK);
+    CHECK_MSG(G->eq(&got, &want), "%s n=%zu plan c=%u differs", G->name, n, plans[i].c);
+  }
+  free(b);
+  free(sc);
+}
+TEST_TIMEOUT(g1_random_1000_4097_16384, 600) {
+  random_n(&g1_grp, 1000, 1);
+  random_n(&g1_grp, 4097, 2);
+  random_n(&g1_grp, 1u << 14, 3);
+}
+TEST_TIMEOUT(g2_random_1000_4097, 600) {
+  random_n(&g2_grp, 1000, 4);
+  random_n(&g2_grp, 4097, 5);
+}
+
+/* ---- edge cases ---- */
+
+static void edge_cases(const grp *G) {
+  enum { N = 300 };
+  test_rng g = {77};
+  uint8_t *b = gen_bases(G, N, 9), *b2 = malloc(N * G->aff), *sc = malloc(32 * N + 3);
+  CHECK(b2 && sc);
+  pt got;
+
+  /* n = 0: infinity. */
+  CHECK(G->fast(&got, b, sc, 0, 2) == CUZK_OK);
+  CHECK(G->is_inf(&got));
+  CHECK(G->naive(&got, b, sc, 0, 2) == CUZK_OK);
+  CHECK(G->is_inf(&got));
+
+  /* n = 1 with special scalars, and an infinity base. */
+  uint8_t one[32];
+  int64_t rd[] = {-1, -2, 1, 0};
+  for (size_t i = 0; i < 4; i++) {
+    scalar_r_plus(one, rd[i]); /* r-1, r-2, r+1, r */
+    check_all(G, b, one, 1, "n=1 r+delta");
+  }
+  uint64_t small[] = {0, 1, 2, 3};
+  for (size_t i = 0; i < 4; i++) {
+    scalar_u64(one, small[i]);
+    check_all(G, b, one, 1, "n=1 small scalar");
+  }
+  put_limbs(one, msm_half_r);
+  check_all(G, b, one, 1, "n=1 (r-1)/2");
+  limb_t h1[4];
+  memcpy(h1, msm_half_r, sizeof h1);
+  h1[0]++;
+  put_limbs(one, h1);
+  check_all(G, b, one, 1, "n=1 (r+1)/2");
+  memset(b2, 0, G->aff);
+  rand_scalar(one, &g);
+  check_all(G, b2, one, 1, "n=1 infinity base");
+
+  /* Zero scalars: all, then every other. */
+  memset(sc, 0, 32 * N);
+  check_all(G, b, sc, N, "all-zero scalars");
+  CHECK(G->fast(&got, b, sc, N, 2) == CUZK_OK);
+  CHECK(G->is_inf(&got));
+  rand_scalars(sc, N, &g);
+  for (size_t i = 0; i < N; i += 2) memset(sc + 32 * i, 0, 32);
+  check_all(G, b, sc, N, "half-zero scalars");
+
+  /* Infinity bases (every third), then all. */
+  rand_scalars(sc, N, &g);
+  memcpy(b2, b, N * G->aff);
+  for (size_t i = 0; i < N; i += 3) memset(b2 + i * G->aff, 0, G->aff);
+  check_all(G, b2, sc, N, "every third base infinity");
+  memset(b2, 0, N * G->aff);
+  check_all(G, b2, sc, N, "all bases infinity");
+
+  /* Duplicate bases: all the same; cycling among three. */
+  for (size_t i = 0; i < N; i++) memcpy(b2 + i * G->aff, b, G->aff);
+  check_all(G, b2, sc, N, "all bases equal");
+  for (size_t i = 0; i < N; i++) memcpy(b2 + i * G->aff, b + (i % 3) * G->aff, G->aff);
+  check_all(G, b2, sc, N, "three distinct bases");
+
+  /* All-equal scalars: random bases; equal bases too (pure doublings). */
+  rand_scalar(sc, &g);
+  for (size_t i = 1; i < N; i++) memcpy(sc + 32 * i, sc, 32);
+  check_all(G, b, sc, N, "all scalars equal");
+  for (size_t i = 0; i < N; i++) memcpy(b2 + i * G->aff, b, G->aff);
+  check_all(G, b2, sc, N, "all scalars and bases equal");
+
+  /* Scalar r-1 everywhere: the sum of -P_i. */
+  for (size_t i = 0; i < N; i++) scalar_r_plus(sc + 32 * i, -1);
+  check_all(G, b, sc, N, "all scalars r-1");
+
+  /* Points equal to negatives of others: P_i, -P_i with equal scalars, and
+   * P_i, P_i with scalars s, r - s: both sum to infinity. */
+  rand_scalars(sc, N, &g);
+  for (size_t i = 0; i < N; i += 2) {
+    memcpy(b2 + i * G->aff, b + i * G->aff, G->aff);
+    G->aff_neg(b2 + (i + 1) * G->aff, b + i * G->aff);
+    memcpy(sc + 32 * (i + 1), sc + 32 * i, 32);
+  }
+  check_all(G, b2, sc, N, "P and -P, equal scalars");
+  CHECK(G->fast(&got, b2, sc, N, 2) == CUZK_OK);
+  CHECK(G->is_inf(&got));
+  for (size_t i = 0; i < N; i += 2) {
+    memcpy(b2 + (i + 1) * G->aff, b + i * G->aff, G->aff);
+    limb_t s[4], t[4];
+    limbs_from_le(s, sc + 32 * i, 4);
+    msm_sub4(t, R, s);
+    put_limbs(sc + 32 * (i + 1), t);
+  }
+  check_all(G, b2, sc, N, "P with s and r - s");
+  CHECK(G->fast(&got, b2, sc, N, 2) == CUZK_OK);
+  CHECK(G->is_inf(&got));
+  /* Half of the points negatives of the other half, random scalars. */
+  rand_scalars(sc, N, &g);
+  check_all(G, b2, sc, N, "P and -P, random scalars");
+
+  /* Scalars at and above r: taken mod r. */
+  for (size_t i = 0; i < N; i++) {
+    if (i % 3 == 0)
+      scalar_r_plus(sc + 32 * i, (int64_t)(i % 7));
+    else if (i % 3 == 1)
+      memset(sc + 32 * i, 0xff, 32);
+  }
+  check_all(G, b, sc, N, "scalars >= r");
+
+  /* Unaligned bases and scalars. */
+  uint8_t *ub = malloc(N * G->aff + 1);
+  CHECK(ub);
+  memcpy(ub + 1, b, N * G->aff);
+  rand_scalars(sc + 3, N, &g);
+  check_all(G, ub + 1, sc + 3, N, "unaligned");
+  free(ub);
+  free(b);
+  free(b2);
+  free(sc);
+}
+TEST_TIMEOUT(g1_edge_cases, 300) { edge_cases(&g1_grp); }
+TEST_TIMEOUT(g2_edge_cases, 600) { edge_cases(&g2_grp); }
+
+/* The result depends on the plan only: the same plan on 1, 2 or 3 workers
+ * gives the same bytes (the latter two in caller-owned scratch). */
+TEST(g1_same_plan_any_threads_same_bytes) {
+  size_t n = 3000;
+  test_rng g = {8};
+  uint8_t *b = gen_bases(&g1_grp, n, 8), *sc = malloc(32 * n);
+  rand_scalars(sc, n, &g);
+  bls12_381_g1_jac ref, got;
+  msm_plan p = msm_plan_make(9, 2, 3, 256);
+  size_t bytes = msm_g1_scratch_bytes(&p, n);
+  void *scratch = NULL;
+  CHECK(bytes > 0 && posix_memalign(&scratch, 64, bytes) == 0);
+  p.threads = 1;
+  CHECK(bytes >= msm_g1_scratch_bytes(&p, n));
+  CHECK(msm_g1_run(&ref, b, sc, n, &p, NULL, NULL, NULL) == CUZK_OK);
+  for (unsigned t = 2; t <= 3; t++) {
+    p.threads = t;
+    CHECK(msm_g1_run(&got, b, sc, n, &p, scratch, NULL, NULL) == CUZK_OK);
+    CHECK_EQ_MEM(&got, &ref, sizeof got);
+  }
+  free(scratch);
+  free(b);
+  free(sc);
+}
+
+TEST(no_memory_and_bad_plan_reported) {
+  uint8_t b[96] = {0}, sc[32] = {0};
+  bls12_381_g1_jac out;
+  cuzk_err err = {0};
+  /* ~400 million tasks of 192-byte results: more than this machine has. */
+  msm_plan p = msm_plan_make(24, 400000000u / 11, 1, 0);
+  CHECK_EQ_INT(msm_g1_run(&out, b, sc, 1, &p, NULL, NULL, &err), CUZK_NO_MEMORY);
+  CHECK_EQ_INT(err.status, CUZK_NO_MEMORY);
+  p = msm_plan_make(0, 1, 1, 0);
+  CHECK_EQ_INT(msm_g1_run(&out, b, sc, 1, &p, NULL, NULL, &err), CUZK_INVALID_ARGUMENT);
+}
+
+/* Operation counts of the batch-affine path: one tree addition (or copy,
+ * when an operand is infinity, e.g. after a partial sum P + (-P)) per point
+ * with a non-zero digit, less one per bucket that ends non-empty. */
+TEST(g1_stats_count_additions) {
+  size_t n = 1u << 12;
+  test_rng g = {21};
+  uint8_t *b = gen_bases(&g1_grp, n, 21), *sc = malloc(32 * n);
+  rand_scalars(sc, n, &g);
+  msm_plan p = msm_plan_make(8, 1, 2, 1024);
+  msm_stats st;
+  bls12_381_g1_jac out;
+  CHECK(msm_g1_run(&out, b, sc, n, &p, NULL, &st, NULL) == CUZK_OK);
+  /* Per window: adds = nonzero digits - buckets left non-empty. */
+  uint64_t want = 0;
+  for (unsigned w = 0; w < p.nwin; w++) {
+    static uint8_t used[1 << 7];
+    memset(used, 0, sizeof used);
+    for (size_t i = 0; i < n; i++) {
+      limb_t s[4];
+      unsigned neg = msm_scalar_load(s, sc + 32 * i);
+      uint32_t mag = msm_digit(s, w, p.c, neg) & ~MSM_DIGIT_NEG;
+      if (mag) {
+        want++;
+        if (!used[mag - 1])
+          want--, used[mag - 1] = 1;
+      }
+    }
+  }
+  printf("  n=%zu c=%u: %" PRIu64 " affine adds, %" PRIu64 " copies, %" PRIu64 " rounds\n", n,
+         p.c, st.aff_adds, st.aff_copies, st.rounds);
+  CHECK_EQ_INT(st.aff_adds + st.aff_copies, want);
+  free(b);
+  free(sc);
+}
