@@ -39,8 +39,14 @@ tally build/logs/unit.log
 
 echo "== AddressSanitizer: readers and malformed inputs"
 if make -s -j"$jobs" asan >build/logs/asan-build.log 2>&1; then
+  for t in unit/test_readers unit/test_json kat/test_encode; do
+    CUZK_SRCDIR=$here build-asan/tests/$t 2>&1 | tee build/logs/asan-$(basename $t).log
+    tally build/logs/asan-$(basename $t).log
+  done
   tests/malformed/run.sh build-asan 2>&1 | tee build/logs/asan.log
   tally build/logs/asan.log
+  tests/malformed/cli.sh build-asan 2>&1 | tee build/logs/asan-cli.log
+  tally build/logs/asan-cli.log
 else
   cat build/logs/asan-build.log; F=$((F+1))
 fi

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# cuzk prove against `snarkjs groth16 prove` on the same zkey and witness, on
+# this machine, in one command (PERF.md 4: CPU peers timed side by side).
+# Uses the oracle fixtures (tests/oracle/make_fixtures.sh BUILD/oracle --big).
+# Usage: bench/prove_vs_snarkjs.sh [BUILD] [circuit...]   (default chain_16k chain_64k)
+# Prints one row per circuit: median of 3 runs each, and the ratio.
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$repo/build}; shift || true
+circuits=${*:-chain_16k chain_64k}
+snarkjs=$repo/tests/oracle/node_modules/.bin/snarkjs
+cuzk=$build/cuzk
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+med3() { printf '%s\n' "$@" | sort -g | sed -n 2p; }
+t() { local s e; s=$(date +%s.%N); "$@" >/dev/null 2>&1 || { echo "failed: $*" >&2; exit 1; }; e=$(date +%s.%N); echo "$e - $s" | bc; }
+printf '%-10s %8s %8s %10s %10s %8s\n' circuit domain threads snarkjs_s cuzk_s ratio
+for c in $circuits; do
+  d=$build/oracle/$c
+  [ -f "$d/circuit.zkey" ] || { echo "$c: no fixture at $d (run make_fixtures.sh $build/oracle --big)"; continue; }
+  dom=$(grep -o 'domainSize=[0-9]*' "$d/info.txt" | cut -d= -f2)
+  s1=$(t "$snarkjs" groth16 prove "$d/circuit.zkey" "$d/witness.wtns" "$tmp/p.json" "$tmp/q.json")
+  s2=$(t "$snarkjs" groth16 prove "$d/circuit.zkey" "$d/witness.wtns" "$tmp/p.json" "$tmp/q.json")
+  s3=$(t "$snarkjs" groth16 prove "$d/circuit.zkey" "$d/witness.wtns" "$tmp/p.json" "$tmp/q.json")
+  k1=$(t "$cuzk" prove --quiet "$d/circuit.zkey" "$d/witness.wtns" "$tmp/p.json" "$tmp/q.json")
+  k2=$(t "$cuzk" prove --quiet "$d/circuit.zkey" "$d/witness.wtns" "$tmp/p.json" "$tmp/q.json")
+  k3=$(t "$cuzk" prove --quiet "$d/circuit.zkey" "$d/witness.wtns" "$tmp/p.json" "$tmp/q.json")
+  s=$(med3 "$s1" "$s2" "$s3"); k=$(med3 "$k1" "$k2" "$k3")
+  printf '%-10s %8s %8s %10.3f %10.3f %7.1fx\n' "$c" "$dom" "$(nproc)" "$s" "$k" "$(echo "$s / $k" | bc -l)"
+done

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Malformed input through the commands users run (prove, verify, export-vk),
+# meant for the AddressSanitizer build: each case must exit 2 with a message
+# that names the file and the problem, and nothing may crash or report a
+# sanitizer error.  Uses the bad files of tests/malformed/run.sh (which must
+# run first) and the bundled example.
+# Usage: tests/malformed/cli.sh BUILD_DIR
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+build=$(cd "${1:-build}" && pwd)
+cuzk=$build/cuzk
+bad=$build/malformed
+ex=$repo/examples/mul
+tmp=$build/malformed-cli
+rm -rf "$tmp"; mkdir -p "$tmp"
+pass=0; fail=0
+# expect WANT_RC SUBSTRING cmd...: run, compare the exit status and look for
+# SUBSTRING in the output; a sanitizer report is always a failure.
+expect() {
+  local want=$1 sub=$2; shift 2
+  local out rc
+  out=$("$@" 2>&1); rc=$?
+  if [ "$rc" -eq "$want" ] && [[ "$out" == *"$sub"* ]] && [[ "$out" != *Sanitizer* ]] && [[ "$out" != *"runtime error"* ]]; then
+    pass=$((pass+1))
+  else
+    fail=$((fail+1)); printf 'FAIL: %s\n  exit %s (expected %s), wanted "%s" in:\n%s\n' "$*" "$rc" "$want" "$sub" "$out"
+  fi
+}
+[ -f "$bad/MANIFEST" ] || { echo "run tests/malformed/run.sh $build first"; echo "malformed-cli: 0 passed, 1 failed"; exit 1; }
+
+# Broken keys and witnesses given to prove; every message names the file.
+for z in "$bad"/*.zkey; do
+  case $(basename "$z") in valid*.zkey|h_bad_point*.zkey) continue ;; esac
+  expect 2 "$(basename "$z")" "$cuzk" prove "$z" "$ex/witness.wtns" "$tmp/p.json" "$tmp/q.json"
+  expect 2 "$(basename "$z")" "$cuzk" export-vk "$z" "$tmp/vk.json"
+done
+for w in "$bad"/*.wtns; do
+  case $(basename "$w") in sat.wtns|unsat.wtns|valid.wtns) continue ;; esac
+  expect 2 "$(basename "$w")" "$cuzk" prove "$ex/circuit.zkey" "$w" "$tmp/p.json" "$tmp/q.json"
+done
+# A witness of the wrong length for this key, and a key passed as a witness.
+expect 2 "valid.wtns" "$cuzk" prove "$ex/circuit.zkey" "$bad/valid.wtns" "$tmp/p.json" "$tmp/q.json"
+expect 2 "not a .zkey file" "$cuzk" prove "$ex/witness.wtns" "$ex/circuit.zkey" "$tmp/p.json" "$tmp/q.json"
+expect 2 "missing.zkey" "$cuzk" prove "$tmp/missing.zkey" "$ex/witness.wtns" "$tmp/p.json" "$tmp/q.json"
+[ ! -e "$tmp/p.json" ] && pass=$((pass+1)) || { fail=$((fail+1)); echo "FAIL: a failed prove left $tmp/p.json"; }
+
+# The good proof for the checks below.
+if "$cuzk" prove --quiet "$ex/circuit.zkey" "$ex/witness.wtns" "$tmp/proof.json" "$tmp/public.json"; then pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL: prove of the example"; fi
+expect 0 OK "$cuzk" verify "$ex/verification_key.json" "$tmp/public.json" "$tmp/proof.json"
+
+# Malformed JSON given to verify: exit 2, file named.
+mk() { printf '%s' "$2" > "$tmp/$1"; }
+mk trunc.json '{"pi_a": ["1", '
+mk notjson.json 'hello'
+mk empty.json ''
+mk number.json "$(sed 's/"1"/1/' "$tmp/proof.json")"
+mk big.json "$(sed '0,/"[0-9]\{20,\}"/s//"99999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999"/' "$tmp/proof.json")"
+mk plonk.json "$(sed 's/"groth16"/"plonk"/' "$tmp/proof.json")"
+mk bn128.json "$(sed 's/"bls12381"/"bn128"/' "$tmp/proof.json")"
+python3 -c 'import json,sys; p=json.load(open(sys.argv[1])); p["pi_b"]=p["pi_b"][0]; json.dump(p,open(sys.argv[2],"w"))' "$tmp/proof.json" "$tmp/short_b.json"
+for f in trunc notjson empty number big plonk short_b; do
+  expect 2 "$f.json" "$cuzk" verify "$ex/verification_key.json" "$tmp/public.json" "$tmp/$f.json"
+done
+expect 2 "BN254" "$cuzk" verify "$ex/verification_key.json" "$tmp/public.json" "$tmp/bn128.json"
+mk pub_ge_r.json '["52435875175126190479447740508185965837690552500527637822603658699938581184513", "7"]'
+mk pub_neg.json '["-1", "7"]'
+mk pub_short.json '["33"]'
+mk pub_obj.json '{"a": 1}'
+for f in pub_ge_r pub_neg pub_short pub_obj; do
+  expect 2 "" "$cuzk" verify "$ex/verification_key.json" "$tmp/$f.json" "$tmp/proof.json"
+done
+expect 2 "trunc.json" "$cuzk" verify "$tmp/trunc.json" "$tmp/public.json" "$tmp/proof.json"
+expect 2 "proof.json" "$cuzk" verify "$tmp/proof.json" "$tmp/public.json" "$tmp/proof.json"
+# Usage errors.
+expect 2 "expected 3" "$cuzk" verify "$tmp/proof.json"
+expect 2 "expected 4" "$cuzk" prove "$ex/circuit.zkey"
+expect 2 "unknown command" "$cuzk" frobnicate
+expect 2 "--threads" "$cuzk" prove --threads zero "$ex/circuit.zkey" "$ex/witness.wtns" "$tmp/p.json" "$tmp/q.json"
+echo "malformed-cli: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
