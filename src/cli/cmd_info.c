@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "groth16/json.h"
+#include "groth16/verify.h"
 #include "groth16/r1cs.h"
 #include "groth16/wtns.h"
 #include "groth16/zkey.h"
@@ -182,61 +184,62 @@ static char *slurp(const char *path, size_t *len) {
   return buf;
 }
 
-/* The string value of "key": "value" (first occurrence), into out. */
-static bool json_str(const char *text, const char *key, char *out, size_t n) {
-  char pat[64];
-  snprintf(pat, sizeof pat, "\"%s\"", key);
-  const char *p = strstr(text, pat);
-  if (!p)
-    return false;
-  p += strlen(pat);
-  while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == ':') p++;
-  if (*p == '"') {
-    p++;
-    size_t k = 0;
-    while (p[k] && p[k] != '"' && k + 1 < n) k++;
-    memcpy(out, p, k);
-    out[k] = 0;
-    return true;
-  }
-  size_t k = 0; /* a bare number */
-  while (p[k] >= '0' && p[k] <= '9' && k + 1 < n) k++;
-  memcpy(out, p, k);
-  out[k] = 0;
-  return k > 0;
-}
-
+/* Which snarkjs JSON object this is, from its first character and keys;
+ * the parse that follows validates it fully. */
 static int info_json(const char *path, const char *text, size_t len) {
   const char *p = text;
   while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
-  char proto[32] = "", curve[32] = "", npub[16] = "";
-  json_str(text, "protocol", proto, sizeof proto);
-  json_str(text, "curve", curve, sizeof curve);
+  cuzk_err err = {0};
   if (*p == '[') {
-    /* public.json: a flat array of decimal strings; count the strings. */
-    size_t quotes = 0;
-    for (const char *q = p; *q; q++) quotes += *q == '"';
+    limb_t(*vals)[4] = NULL;
+    size_t n = 0;
+    if (json_parse_public(text, len, path, &vals, &n, &err) != CUZK_OK) {
+      fprintf(stderr, "cuzk info: %s\n", err.msg);
+      return CLI_USAGE;
+    }
+    free(vals);
     printf("%s: snarkjs public signals (JSON), %zu bytes\n", path, len);
-    printf("  %-16s%zu\n", "signals:", quotes / 2);
-  } else if (*p == '{' && strstr(p, "\"pi_a\"")) {
-    printf("%s: snarkjs proof (JSON), %zu bytes\n", path, len);
-    printf("  %-16s%s\n", "protocol:", *proto ? proto : "(absent)");
-    printf("  %-16s%s\n", "curve:", *curve ? curve : "(absent: rapidsnark omits it)");
-  } else if (*p == '{' && strstr(p, "\"vk_alpha_1\"")) {
-    json_str(text, "nPublic", npub, sizeof npub);
-    printf("%s: snarkjs verification key (JSON), %zu bytes\n", path, len);
-    printf("  %-16s%s\n", "protocol:", *proto ? proto : "(absent)");
-    printf("  %-16s%s\n", "curve:", *curve ? curve : "(absent)");
-    printf("  %-16s%s\n", "nPublic:", *npub ? npub : "(absent)");
-  } else {
-    fprintf(stderr,
-            "cuzk info: format: %s: JSON, but neither a snarkjs proof (no \"pi_a\"), a "
-            "verification key (no \"vk_alpha_1\") nor public signals (not an array)\n",
-            path);
-    return CLI_USAGE;
+    printf("  %-16s%zu, each below r\n", "signals:", n);
+    return CLI_OK;
   }
-  printf("  %-16sstructure only: `info` does not parse snarkjs JSON fully yet\n", "note:");
-  return CLI_OK;
+  if (*p == '{' && strstr(p, "\"pi_a\"")) {
+    groth16_proof pr;
+    if (json_parse_proof(text, len, path, &pr, &err) != CUZK_OK) {
+      fprintf(stderr, "cuzk info: %s\n", err.msg);
+      return CLI_USAGE;
+    }
+    bool ok = bls12_381_g1_aff_in_subgroup(&pr.a) && bls12_381_g2_aff_in_subgroup(&pr.b) &&
+              bls12_381_g1_aff_in_subgroup(&pr.c);
+    printf("%s: snarkjs Groth16 proof (JSON), %zu bytes\n", path, len);
+    printf("  %-16sbls12381\n", "curve:");
+    printf("  %-16s%s\n", "points:",
+           ok ? "A, B, C on their curves and in the prime-order subgroups"
+              : "NOT all on their curves and in the subgroups (the proof is invalid)");
+    return CLI_OK;
+  }
+  if (*p == '{' && strstr(p, "\"vk_alpha_1\"")) {
+    groth16_vk vk = {0};
+    if (json_parse_vk(text, len, path, &vk, &err) != CUZK_OK) {
+      fprintf(stderr, "cuzk info: %s\n", err.msg);
+      return CLI_USAGE;
+    }
+    bls12_381_fp given[12];
+    memcpy(given, vk.alphabeta, sizeof given);
+    groth16_vk_compute_alphabeta(&vk);
+    bool ab = !memcmp(given, vk.alphabeta, sizeof given);
+    printf("%s: snarkjs Groth16 verification key (JSON), %zu bytes\n", path, len);
+    printf("  %-16sbls12381\n", "curve:");
+    printf("  %-16s%zu\n", "nPublic:", vk.n_public);
+    printf("  %-16s%zu points\n", "IC:", vk.n_public + 1);
+    printf("  %-16s%s\n", "alphabeta:", ab ? "equals e(alpha, beta)" : "DIFFERS from e(alpha, beta)");
+    groth16_vk_fini(&vk);
+    return CLI_OK;
+  }
+  fprintf(stderr,
+          "cuzk info: format: %s: JSON, but neither a snarkjs proof (no \"pi_a\"), a "
+          "verification key (no \"vk_alpha_1\") nor public signals (not an array)\n",
+          path);
+  return CLI_USAGE;
 }
 
 /* ------------------------------------------------------------ entry */

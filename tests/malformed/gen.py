@@ -9,6 +9,7 @@ Usage: tests/malformed/gen.py OUTDIR
 import os
 import struct
 import sys
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
 P = 0x1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaab
 R = 0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001
@@ -134,7 +135,10 @@ def main():
     put("h_bad_point_checked.zkey", container(b"zkey", 1, zkey(h_bad=True)), 2,
         "section 9 (H): point 2 at offset", "--check-points")
 
-    put("proof.json", b'{"pi_a":["1","2","1"],"protocol":"groth16","curve":"bls12381"}', 0, "snarkjs proof")
+    put("proof.json", b'{"pi_a":["1","2","1"],"protocol":"groth16","curve":"bls12381"}', 2,
+        'missing key "pi_b"')
+    good = open(os.path.join(REPO, "examples", "mul", "proof.json"), "rb").read()
+    put("good_proof.json", good, 0, "snarkjs Groth16 proof")
     put("public.json", b'[\n "33"\n]', 0, "signals:        1")
     put("other.json", b'{"hello": 1}', 2, "neither a snarkjs proof")
     put("empty.bin", b"", 2, "unknown file type")
