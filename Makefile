@@ -49,11 +49,8 @@ tests: $(TEST_BIN)
 test: all
 	tests/run_unit.sh $(BUILD)
 
-# Under the sanitizers the field code uses its portable C path (CUZK_NO_ASM):
-# the inline asm needs more registers than -O1 with a frame pointer leaves, and
-# the asm is differentially tested against that same C in the normal build.
 asan:
-	$(MAKE) BUILD=build-asan OPT="-O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined -DCUZK_NO_ASM" all
+	$(MAKE) BUILD=build-asan OPT="-O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined" all
 
 clean:
 	rm -rf build build-asan

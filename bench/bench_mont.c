@@ -1,9 +1,11 @@
 /* Montgomery arithmetic micro-benchmark: dependent chains (a <- a*b,
  * a <- a^2, a <- a+b, a <- a-b), reference vs fast, 4 and 6 limbs.
  *
- * Build and run (nothing in the Makefile builds bench/ yet):
+ * Build and run (nothing in the Makefile builds bench/ yet; the assembly is
+ * src/ff/mont_x86.c, also in build/libcuzk.a):
  *   cc -std=c11 -D_GNU_SOURCE -O3 -march=x86-64-v3 -madx -Isrc \
- *      bench/bench_mont.c -o build/bench_mont && build/bench_mont [millions]
+ *      bench/bench_mont.c src/ff/mont_x86.c -o build/bench_mont
+ *   build/bench_mont [rounds of 1M, default 10]
  *
  * Each chain runs in rounds of 1M operations (10M in all by default), timed
  * on the thread's CPU clock; the best round is printed, since the machines

@@ -1,8 +1,9 @@
 /* Montgomery multiplication and squaring for x86-64 with BMI2 and ADX
- * (mulx, adcx, adox): mont256_mul_x86, mont256_sqr_x86, mont384_mul_x86,
- * mont384_sqr_x86, declared in ff/mont_x86.h and bound to mont*_mul/sqr by
- * ff/mont.h.  The portable C in ff/mont_tmpl.h is their reference
- * (tests/unit/test_mont.c compares them on four moduli).
+ * (mulx, adcx, adox): mont256_mul_x86, mont384_mul_x86 and mont384_sqr_x86,
+ * declared in ff/mont_x86.h and bound to mont*_mul/sqr by ff/mont.h (the
+ * 4-limb squaring is the 4-limb multiplication; mont_x86.h says why).  The
+ * portable C in ff/mont_tmpl.h is their reference (tests/unit/test_mont.c
+ * compares them on four moduli).
  *
  * DESIGN
  *
@@ -12,8 +13,8 @@
  * frame pointer (the -O1 sanitizer build), at -O0, or under clang - all of
  * which failed with the inline version.  Here every register is ours; the
  * call costs a few cycles.  SysV ABI: arguments in rdi, rsi, rdx, rcx, r8;
- * rbx, rbp, r12-r15 are saved and restored; the 6-limb squaring keeps 80
- * bytes of scratch in the red zone below rsp (these are leaf functions).
+ * rbx, rbp, r12-r15 are saved and restored where used; the squaring keeps
+ * 80 bytes of scratch in the red zone below rsp (a leaf function).
  *
  * Contract (the reference's): a, b < p; r < p on return; r may alias a or
  * b (r is written only after the last read of a and b); n0 = -p^-1 mod
@@ -26,8 +27,7 @@
  *     (p-1)(2^64-1) + (2^64-1)p = 2^64 (2p-1) < 2^(64(N+1)): N+1 registers
  *     hold it, and after the division by 2^64, t < 2p < 2^(64N) again.  So
  *     no (N+2)-th limb and no carry flag survives a row.
- *   sqr: see the squaring section (6 limbs: t < 3p < 2^383 between rows; 4
- *     limbs need one more register, as 3p can exceed 2^256).
+ *   sqr: see the squaring section (t < 3p < 2^383 between rows).
  *   Both end below 2p: (a*b + M p) / 2^(64N) < p^2/2^(64N) + p < 2p, so one
  *   conditional subtraction of p finishes.
  *
@@ -38,22 +38,26 @@
  * previous chain's flags.  Registers rotate by name instead of moving: a
  * reduction zeroes the lowest accumulator, which becomes the next top.
  *
- * Cost, and why not fewer multiplies: on this development machine (AMD Zen
- * 1) mulx has a reciprocal throughput of 2 cycles (imul: 1), so the
- * multiplier bounds everything:
- *   mul: 2N^2 mulx + N imul            6 limbs: 72 + 6 = 150 cycles minimum
- *                                      4 limbs: 32 + 4 =  68
- *   sqr: N(N+1)/2 + N^2 mulx + N imul  6 limbs: 21 + 36 + 6 = 120
- *                                      4 limbs: 10 + 16 + 4 =  56
- * Measured (bench/bench_mont.c): within about 10 % of these in throughput;
- * a dependent chain adds the latency of the last reduction step and of
- * storing and reloading the result. */
+ * Cost.  mul: 2N^2 mulx + N imul; sqr (6 limbs): 21 + 36 mulx + 6 imul.
+ * On the development machine (AMD EPYC, Zen 1, ~2.5 GHz under load) mulx
+ * issues every 2 cycles (imul every 1), so the multiplier bounds the
+ * 6-limb mul at 150 cycles and the squaring at 120; the 4-limb mul's 68
+ * are further stretched by the latency of its reduction chain.  Measured
+ * by bench/bench_mont.c, dependent chains, ns (reference C in brackets):
+ *                     6-limb mul   6-limb sqr   4-limb mul (= sqr)
+ *   Zen 1, 2.5 GHz    66  (148)    57  (155)    33  (67)
+ *   Xeon,  2.8 GHz    41   (68)    34   (64)    23  (33)
+ * Independent multiplications run within ~8 % of the 150-cycle bound.
+ * Fewer multiplies do not pay here: a one-level Karatsuba 6-limb mul (27
+ * mulx for the product, 63 in all, the reduction split in two halves)
+ * measured 75-77 ns against 66, its extra additions, loads and stores
+ * costing more than the 9 mulx saved. */
 #include "ff/mont.h"
 
 #if defined(CUZK_MONT_X86) && defined(__ELF__)
 
 /* Register names.  a, b, p, n0 and r stay where the ABI puts them, except
- * b (and p, n0 in the squarings), which leave rdx and rcx for mulx's
+ * b (and p, n0 in the squaring), which leave rdx and rcx for mulx's
  * implicit operand and for p.  lo and hi take each product's halves. */
 #define RA "%rsi"
 #define RB "%r9"
@@ -89,8 +93,10 @@
   "popq %" #reg "\n"                                                                               \
   ".cfi_adjust_cfa_offset -8\n"                                                                    \
   ".cfi_restore %" #reg "\n"
-#define MX_SAVE MX_PUSH(rbx) MX_PUSH(rbp) MX_PUSH(r12) MX_PUSH(r13) MX_PUSH(r14) MX_PUSH(r15)
-#define MX_RESTORE MX_POP(r15) MX_POP(r14) MX_POP(r13) MX_POP(r12) MX_POP(rbp) MX_POP(rbx)
+#define MX_SAVE4 MX_PUSH(rbx) MX_PUSH(rbp) MX_PUSH(r12) MX_PUSH(r13)
+#define MX_RESTORE4 MX_POP(r13) MX_POP(r12) MX_POP(rbp) MX_POP(rbx)
+#define MX_SAVE MX_SAVE4 MX_PUSH(r14) MX_PUSH(r15)
+#define MX_RESTORE MX_POP(r15) MX_POP(r14) MX_RESTORE4
 
 /* ---- multiplication (CIOS) ---- */
 
@@ -197,7 +203,7 @@
  *                      const limb_t p[4], limb_t n0)
  * r = a*b / 2^256 mod p.  32 mulx + 4 imul.
  * Accumulators t0..t4 = rbx r10 r11 r12 r13. */
-__asm__(".text\n" MX_BEGIN(mont256_mul_x86) MX_SAVE
+__asm__(".pushsection .text\n" MX_BEGIN(mont256_mul_x86) MX_SAVE4
         "movq %rdx, " RB "\n"
         MX_ROW0_4(rbx, r10, r11, r12, r13)
         MX_REDC_4(rbx, r10, r11, r12, r13)
@@ -209,13 +215,13 @@ __asm__(".text\n" MX_BEGIN(mont256_mul_x86) MX_SAVE
         MX_REDC_4(r12, r13, rbx, r10, r11)
         /* value r13 rbx r10 r11 < 2p; r12 = 0 */
         MX_CSUB_STORE_4(r13, rbx, r10, r11, rax, rbp, rdx, r12)
-        MX_RESTORE MX_END(mont256_mul_x86));
+        MX_RESTORE4 MX_END(mont256_mul_x86) ".popsection\n");
 
 /* void mont384_mul_x86(limb_t r[6], const limb_t a[6], const limb_t b[6],
  *                      const limb_t p[6], limb_t n0)
  * r = a*b / 2^384 mod p.  72 mulx + 6 imul.
  * Accumulators t0..t6 = rbx r10 r11 r12 r13 r14 r15. */
-__asm__(".text\n" MX_BEGIN(mont384_mul_x86) MX_SAVE
+__asm__(".pushsection .text\n" MX_BEGIN(mont384_mul_x86) MX_SAVE
         "movq %rdx, " RB "\n"
         MX_ROW0_6(rbx, r10, r11, r12, r13, r14, r15)
         MX_REDC_6(rbx, r10, r11, r12, r13, r14, r15)
@@ -231,7 +237,7 @@ __asm__(".text\n" MX_BEGIN(mont384_mul_x86) MX_SAVE
         MX_REDC_6(r14, r15, rbx, r10, r11, r12, r13)
         /* value r15 rbx r10 r11 r12 r13 < 2p; r14 = 0 */
         MX_CSUB_STORE_6(r15, rbx, r10, r11, r12, r13, rax, rbp, rdx, r14, r9, rsi)
-        MX_RESTORE MX_END(mont384_mul_x86));
+        MX_RESTORE MX_END(mont384_mul_x86) ".popsection\n");
 
 /* ---- squaring: CIOS over a doubled operand ----
  *
@@ -247,16 +253,14 @@ __asm__(".text\n" MX_BEGIN(mont384_mul_x86) MX_SAVE
  * sit in a scratch area in the red zone, addressed from rsp (SQ).
  *
  * Bounds: a row adds a_i v_i X^i < 2^64 * 2a (twice mul's a * b_i), so a
- * reduced value can reach (2^65 a + 2^64 p) / 2^64 < 3p.  6 limbs: 3p <
- * 2^383, and N+1 registers hold every row as in mul.  4 limbs: 3p can
- * exceed 2^256 (BLS12-381 r), so the 4-limb window is N+2 registers and
- * each chain carries one limb further.  The result is < 2p either way. */
+ * reduced value can reach (2^65 a + 2^64 p) / 2^64 < 3p < 2^383, so N+1
+ * registers hold every row as in mul, and the result is < 2p as there.
+ * (With 4 limbs 3p can exceed 2^256 - BLS12-381 r - which needs a sixth
+ * register; that version measured no faster than the 4-limb mul.) */
 
-/* 6 limbs: d_j at SQ6 + 8j (j = 2..5), e_j at SQ6 + 48 + 8j (j = 1..5);
- * SQ6 + 16 .. SQ6 + 95 lies in the 128-byte red zone. */
+/* d_j at SQ6 + 8j (j = 2..5), e_j at SQ6 + 48 + 8j (j = 1..5); SQ6 + 16 ..
+ * SQ6 + 95 lies in the 128-byte red zone. */
 #define SQ6(off) "-96+" #off "(%rsp)"
-/* 4 limbs: d_j at SQ4 + 8j (j = 2..3), e_j at SQ4 + 32 + 8j (j = 1..3). */
-#define SQ4(off) "-64+" #off "(%rsp)"
 
 /* e_j and d_j from a_j (and CF = the bit carried out of d_{j-1}). */
 #define MX_DBL(SQ, OFF_A, OFF_E, OFF_D)                                                            \
@@ -323,7 +327,7 @@ __asm__(".text\n" MX_BEGIN(mont384_mul_x86) MX_SAVE
  *                      limb_t n0)
  * r = a^2 / 2^384 mod p.  21 + 36 mulx + 6 imul.
  * Accumulators t0..t6 = rbx r10 r11 r12 r13 r14 r15. */
-__asm__(".text\n" MX_BEGIN(mont384_sqr_x86) MX_SAVE
+__asm__(".pushsection .text\n" MX_BEGIN(mont384_sqr_x86) MX_SAVE
         "movq %rcx, " N0 "\n"
         "movq %rdx, " RP "\n"
         /* scratch: e_j = a_j << 1, d_j = limb j of 2a */
@@ -349,69 +353,7 @@ __asm__(".text\n" MX_BEGIN(mont384_sqr_x86) MX_SAVE
         MX_REDC_6(r14, r15, rbx, r10, r11, r12, r13)
         /* value r15 rbx r10 r11 r12 r13 < 2p; r14 = 0 */
         MX_CSUB_STORE_6(r15, rbx, r10, r11, r12, r13, rax, rbp, rdx, r14, r9, rsi)
-        MX_RESTORE MX_END(mont384_sqr_x86));
-
-/* 4 limbs, window T0..T5 (N+2).  A row's chains end at limbs 3 (OF) and 4
- * (CF) and their carries go on into T5 (cleared at the row's start); a
- * reduction's likewise.  After each reduction the value is T1..T5, T0 = 0. */
-#define MX_SEND4(T4, T5)                                                                    \
-  "movl $0, " LO32 "\n"                                                                            \
-  "adoxq " LO ", " X(T4) "\n"                                                                      \
-  "adcxq " LO ", " X(T5) "\n"                                                                      \
-  "adoxq " LO ", " X(T5) "\n"
-#define MX_SROW0_4(T0, T1, T2, T3, T4, T5)                                                         \
-  "movq 0(" RA "), %rdx\n"                                                                         \
-  "mulxq %rdx, " X(T0) ", " X(T1) "\n"                                                             \
-  "mulxq " SQ4(40) ", " LO ", " X(T2) "\n"                                                         \
-  "addq " LO ", " X(T1) "\n"                                                                       \
-  "mulxq " SQ4(16) ", " LO ", " X(T3) "\n"                                                         \
-  "adcq " LO ", " X(T2) "\n"                                                                       \
-  "mulxq " SQ4(24) ", " LO ", " X(T4) "\n"                                                         \
-  "adcq " LO ", " X(T3) "\n"                                                                       \
-  "adcq $0, " X(T4) "\n"                                                                           \
-  "xorq " X(T5) ", " X(T5) "\n"
-#define MX_SROW1_4(T0, T1, T2, T3, T4, T5)                                                         \
-  MX_SQ_START("8", T1, T2, T5) MX_SMAC(SQ4(48), T2, T3) MX_SMAC(SQ4(24), T3, T4)                   \
-  MX_SEND4(T4, T5)
-#define MX_SROW2_4(T0, T1, T2, T3, T4, T5)                                                         \
-  MX_SQ_START("16", T2, T3, T5) MX_SMAC(SQ4(56), T3, T4) MX_SEND4(T4, T5)
-#define MX_SROW3_4(T0, T1, T2, T3, T4, T5) MX_SQ_START("24", T3, T4, T5) MX_SEND4(T4, T5)
-/* Reduction step on the 6-register window: CF's chain ends at T3 and goes
- * on through T4 to T5; OF's ends at T4 and goes into T5. */
-#define MX_SREDC_4(T0, T1, T2, T3, T4, T5)                                                         \
-  "movq " X(T0) ", %rdx\n"                                                                         \
-  "imulq " N0 ", %rdx\n"                                                                           \
-  "xorl " LO32 ", " LO32 "\n"                                                                      \
-  MX_RED("0", T0, T1) MX_RED("8", T1, T2) MX_RED("16", T2, T3) MX_RED("24", T3, T4)                \
-  "adcxq " X(T0) ", " X(T4) "\n"                                                                   \
-  "adcxq " X(T0) ", " X(T5) "\n"                                                                   \
-  "adoxq " X(T0) ", " X(T5) "\n"
-
-/* void mont256_sqr_x86(limb_t r[4], const limb_t a[4], const limb_t p[4],
- *                      limb_t n0)
- * r = a^2 / 2^256 mod p.  10 + 16 mulx + 4 imul.
- * Accumulators t0..t5 = rbx r10 r11 r12 r13 r14. */
-__asm__(".text\n" MX_BEGIN(mont256_sqr_x86) MX_SAVE
-        "movq %rcx, " N0 "\n"
-        "movq %rdx, " RP "\n"
-        "movq 0(" RA "), " LO "\n"
-        "addq " LO ", " LO "\n"
-        "movq 8(" RA "), " LO "\n"
-        "leaq (" LO "," LO "), " HI "\n"
-        "movq " HI ", " SQ4(40) "\n"
-        "adcq " LO ", " LO "\n"
-        MX_DBL(SQ4, 16, 48, 16) MX_DBL(SQ4, 24, 56, 24)
-        MX_SROW0_4(rbx, r10, r11, r12, r13, r14)
-        MX_SREDC_4(rbx, r10, r11, r12, r13, r14)
-        MX_SROW1_4(r10, r11, r12, r13, r14, rbx)
-        MX_SREDC_4(r10, r11, r12, r13, r14, rbx)
-        MX_SROW2_4(r11, r12, r13, r14, rbx, r10)
-        MX_SREDC_4(r11, r12, r13, r14, rbx, r10)
-        MX_SROW3_4(r12, r13, r14, rbx, r10, r11)
-        MX_SREDC_4(r12, r13, r14, rbx, r10, r11)
-        /* value r13 r14 rbx r10 < 2p (r11, the fifth limb, is 0); r12 = 0 */
-        MX_CSUB_STORE_4(r13, r14, rbx, r10, rax, rbp, rdx, r12)
-        MX_RESTORE MX_END(mont256_sqr_x86));
+        MX_RESTORE MX_END(mont384_sqr_x86) ".popsection\n");
 
 #else
 typedef int mont_x86_unused; /* an empty translation unit is not C */

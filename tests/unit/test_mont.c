@@ -168,6 +168,9 @@ static void check_pair(const modulus *m, const limb_t *a, const limb_t *b) {
   check_same(m, "sqr r=a", x, want, a, NULL);
   fast_mul(m, got, a, a); /* a = b: mul and sqr agree */
   check_same(m, "mul a=b", got, want, a, NULL);
+  memcpy(x, a, bytes);
+  fast_mul(m, x, x, x); /* r = a = b */
+  check_same(m, "mul r=a=b", x, want, a, NULL);
 
   ref_add(m, want, a, b);
   fast_add(m, got, a, b);
@@ -285,29 +288,37 @@ TEST(mont_chains_vs_ref) {
   }
 }
 
-/* ---- a quick timing: dependent chains, a <- a*b and a <- a^2 ---- */
+/* ---- a quick timing: dependent chains, a <- a*b and a <- a^2 ----
+ * On the thread's CPU clock, best of three rounds, as the machines are
+ * shared; printed, not checked.  bench/bench_mont.c runs longer chains and
+ * add/sub as well. */
 
-static double now_ns(void) {
+static double cpu_ns(void) {
   struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
   return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
 }
 
 #define TIME_CHAIN(label, n, stmt)                                                                 \
   do {                                                                                             \
-    double t0_ = now_ns();                                                                         \
-    for (long i_ = 0; i_ < (n); i_++) { stmt; }                                                    \
-    printf("  %-22s %7.1f ns\n", label, (now_ns() - t0_) / (double)(n));                           \
+    double best_ = 1e30;                                                                           \
+    for (int r_ = 0; r_ < 3; r_++) {                                                               \
+      double t0_ = cpu_ns();                                                                       \
+      for (long i_ = 0; i_ < (n); i_++) { stmt; }                                                  \
+      double t_ = (cpu_ns() - t0_) / (double)(n);                                                  \
+      if (t_ < best_) best_ = t_;                                                                  \
+    }                                                                                              \
+    printf("  %-12s %7.1f ns\n", label, best_);                                                    \
   } while (0)
 
 TEST(mont_quick_timing) {
-  const long n = 1000000; /* bench/bench_mont.c runs 10M and more operations */
+  const long n = 300000;
   modulus ms[4];
   mod_count(ms);
   const modulus *fp = &ms[0], *fr = &ms[1];
   test_rng g = {42};
   limb_t a[6], b[6];
-  printf("  assembly: %s; dependent chain of %ld\n", MONT_ASM, n);
+  printf("  assembly: %s; dependent chains of %ld, best of 3\n", MONT_ASM, n);
   rand_below(a, fp, &g);
   rand_below(b, fp, &g);
   TIME_CHAIN("384 mul ref", n, mont384_mul_ref(a, a, b, fp->p, fp->n0));
