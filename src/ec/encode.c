@@ -6,7 +6,8 @@
  * its coordinate codec (one Fp for G1; c1 then c0 for G2), y = sqrt(x^3 + b),
  * the sort-flag test and the curve checks.  G2 is G1's code over Fp2, as the
  * arithmetic is (ec/ec_tmpl.h).  Points travel through the core as void *
- * to the affine struct; each table entry casts back to its own type. */
+ * to the affine struct (x at offset 0, y at y_offset); each table entry
+ * casts back to its own type. */
 #include "ec/encode.h"
 
 #include <stddef.h>
