@@ -7,6 +7,39 @@
 #define B_T(name) B_CAT(EC, B_CAT(_, name))
 #define BF_FN(name) B_CAT(EC_F, B_CAT(_, name))
 
+void B_FN(aff_add_finish)(B_T(aff) * r, const B_T(aff) * p, const B_T(aff) * q, const EC_F *inv,
+                          int kind) {
+  EC_F l, t, x3;
+  switch (kind) {
+  case EC_BATCH_ADD:
+    BF_FN(sub)(&t, &q->y, &p->y);
+    BF_FN(mul)(&l, &t, inv); /* l = (y2 - y1)/(x2 - x1) */
+    break;
+  case EC_BATCH_DBL:
+    BF_FN(sqr)(&t, &p->x);
+    BF_FN(dbl)(&l, &t);
+    BF_FN(add)(&t, &l, &t);
+    BF_FN(mul)(&l, &t, inv); /* l = 3 x1^2 / (2 y1) */
+    break;
+  case EC_BATCH_P:
+    *r = *p;
+    return;
+  case EC_BATCH_Q:
+    *r = *q;
+    return;
+  default:
+    B_FN(aff_set_inf)(r);
+    return;
+  }
+  BF_FN(sqr)(&x3, &l);           /* x3 = l^2 - x1 - x2 (x2 = x1 when doubling) */
+  BF_FN(sub)(&x3, &x3, &p->x);
+  BF_FN(sub)(&x3, &x3, &q->x);
+  BF_FN(sub)(&t, &p->x, &x3);    /* y3 = l (x1 - x3) - y1 */
+  BF_FN(mul)(&t, &l, &t);
+  BF_FN(sub)(&r->y, &t, &p->y);
+  r->x = x3;
+}
+
 void B_FN(batch_inv_nonzero)(EC_F *a, EC_F *pre, size_t n) {
   if (n == 0)
     return;

@@ -24,7 +24,13 @@
  *     scalars or repeated bases cost log2 rounds, never a wrong result.
  *   - XYZZ (small tasks, where a round's inversion would not be shared):
  *     each point is added into an XYZZ bucket, 8M + 2S.
- *   Bucket reduction sum_k k B_k by running sums in XYZZ.
+ *   Bucket reduction sum_k k B_k by running sums: with 4096 buckets or more
+ *   (affine ones) as 512 chains stepped together with batch-affine
+ *   additions, ~14M per bucket; otherwise in XYZZ, ~24M per bucket.
+ *
+ *   Variable time in the scalars (digits pick buckets, tree shapes and
+ *   branches), as in every fast prover; the names keep the brief's
+ *   msm_g1/msm_g2 rather than a _vartime suffix.
  *
  * Inputs: bases as n affine points in the snarkjs zkey layout (x then y,
  * little-endian Montgomery limbs: the in-memory bls12_381_g1_aff / _g2_aff,
@@ -52,7 +58,7 @@ typedef struct {
   unsigned nwin;     /* windows: the smallest with c * nwin >= MSM_SCALAR_BITS + 1 */
   unsigned nbuckets; /* buckets per window: 2^(c-1) */
   unsigned nsplit;   /* point ranges per window; tasks = nwin * nsplit */
-  unsigned threads;  /* workers (at most the number of tasks are started) */
+  unsigned threads;  /* workers, >= 1 (at most the number of tasks are started) */
   unsigned chunk;    /* batch-affine: points per chunk; 0: XYZZ buckets */
 } msm_plan;
 
@@ -63,6 +69,7 @@ msm_plan msm_plan_for(size_t n, unsigned threads);
 /* A plan with the given c, nsplit, threads and chunk and the derived fields
  * filled in. */
 msm_plan msm_plan_make(unsigned c, unsigned nsplit, unsigned threads, unsigned chunk);
+
 /* Operation counts of one run (summed over workers). */
 typedef struct {
   uint64_t aff_adds;   /* batch-affine additions and doublings (~6M each) */
@@ -82,9 +89,9 @@ cuzk_status msm_g2(bls12_381_g2_jac *out, const void *bases, const void *scalars
 
 /* The same with an explicit plan.  scratch: NULL to allocate (and free) it
  * here, or msm_g1_scratch_bytes(plan, n) bytes, 64-byte aligned, owned by
- * the caller and reusable for any run with the same plan and n.  stats (may
- * be NULL) receives the operation counts.  CUZK_INVALID_ARGUMENT for an
- * inconsistent plan. */
+ * the caller and reusable for any run with the same plan and at most n
+ * points.  stats (may be NULL) receives the operation counts.
+ * CUZK_INVALID_ARGUMENT for an inconsistent plan or misaligned scratch. */
 cuzk_status msm_g1_run(bls12_381_g1_jac *out, const void *bases, const void *scalars, size_t n,
                        const msm_plan *plan, void *scratch, msm_stats *stats, cuzk_err *err);
 cuzk_status msm_g2_run(bls12_381_g2_jac *out, const void *bases, const void *scalars, size_t n,

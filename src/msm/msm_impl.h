@@ -44,6 +44,75 @@ static void M_FN(reduce_aff)(E_T(xyzz) * out, const E_T(aff) * bk, unsigned nb, 
   *out = tot;
 }
 
+/* sum_k k B_k again, batch-affine, for many buckets: the bucket range is cut
+ * into L chains of len buckets; chain l covers indices [l len, l len + len)
+ * and keeps run_l (sum of its buckets from the top down to the current one)
+ * and tot_l (sum of run_l over the steps so far).  All chains step together:
+ * one step is the 2L independent affine additions
+ *     tot_l += run_l,   run_l += B_(l len + j)
+ * (both read the old run_l) under one shared inversion, and a last step adds
+ * the final run_l.  Then, with magnitudes k = l len + j + 1,
+ *     sum_k k B_k = sum_l tot_l + len sum_l l run_l,
+ * the last sum by running sums over l in XYZZ and len by double-and-add.
+ * Cost per bucket: 2 affine additions (~7M each with the 1/(2L) share of an
+ * inversion) against 8M + 2S + 12M + 2S for reduce_aff.  Measured on 2^18
+ * G1 points, c = 16, one thread: 111 instead of 132 M per point, 87-94k
+ * instead of 78-81k points per CPU-second. */
+static void M_FN(reduce_ba)(E_T(xyzz) * out, const E_T(aff) * bk, unsigned nb, E_T(aff) * chain,
+                            EC_F *den, EC_F *pre, uint8_t *kind, msm_stats *st) {
+  const unsigned L = MSM_RED_CHAINS;
+  unsigned top = nb;
+  while (top > 0 && E_FN(aff_is_inf)(&bk[top - 1])) top--;
+  const unsigned len = (top + L - 1) / L;
+  E_T(aff) *run = chain, *tot = chain + L;
+  memset(chain, 0, 2 * L * sizeof *chain);
+  for (unsigned step = len + 1; step-- > 0;) {
+    /* step j = len .. 1 adds bucket j - 1; step 0 only the last tot += run. */
+    for (unsigned l = 0; l < L; l++) {
+      kind[2 * l] = (uint8_t)E_FN(aff_add_prep)(&den[2 * l], &tot[l], &run[l]);
+      unsigned i = l * len + step - 1;
+      E_T(aff) inf = {0};
+      kind[2 * l + 1] = (uint8_t)E_FN(aff_add_prep)(
+          &den[2 * l + 1], &run[l], step && i < top ? &bk[i] : &inf);
+    }
+    E_FN(batch_inv_nonzero)(den, pre, 2 * L);
+    st->rounds++;
+    for (unsigned l = 0; l < L; l++) {
+      unsigned i = l * len + step - 1;
+      E_FN(aff_add_finish)(&tot[l], &tot[l], &run[l], &den[2 * l], kind[2 * l]);
+      st->aff_adds += kind[2 * l] <= EC_BATCH_DBL;
+      st->aff_copies += kind[2 * l] > EC_BATCH_DBL;
+      if (step && i < top) {
+        E_FN(aff_add_finish)(&run[l], &run[l], &bk[i], &den[2 * l + 1], kind[2 * l + 1]);
+        st->aff_adds += kind[2 * l + 1] <= EC_BATCH_DBL;
+        st->aff_copies += kind[2 * l + 1] > EC_BATCH_DBL;
+      }
+    }
+  }
+  /* sum_l tot_l + len * sum_l l run_l */
+  E_T(xyzz) t, acc, s;
+  E_FN(xyzz_set_inf)(&t);
+  E_FN(xyzz_set_inf)(&acc);
+  E_FN(xyzz_set_inf)(&s);
+  for (unsigned l = L; l-- > 0;) {
+    E_FN(xyzz_add_aff)(&t, &t, &tot[l]);
+    if (l > 0) {
+      E_FN(xyzz_add_aff)(&acc, &acc, &run[l]);
+      E_FN(xyzz_add)(&s, &s, &acc);
+    }
+  }
+  st->xyzz_madds += 2 * L;
+  st->xyzz_adds += L;
+  E_T(xyzz) r;
+  E_FN(xyzz_set_inf)(&r);
+  for (int b = 31; b >= 0; b--) {
+    E_FN(xyzz_dbl)(&r, &r);
+    if ((len >> b) & 1)
+      E_FN(xyzz_add)(&r, &r, &s);
+  }
+  E_FN(xyzz_add)(out, &t, &r);
+}
+
 /* One task, batch-affine: window w over points [lo, hi). */
 static void M_FN(task_ba)(const M_FN(ctx) * x, uint8_t *scr, unsigned w, size_t lo, size_t hi,
                           E_T(xyzz) * out, msm_stats *st) {
@@ -84,13 +153,20 @@ static void M_FN(task_ba)(const M_FN(ctx) * x, uint8_t *scr, unsigned w, size_t 
       seg[nseg++] = (msm_seg){b, start, pos - start};
     }
     for (size_t i = 0; i < m; i++) {
+      /* The stores scatter over the work array: prefetch a few ahead. */
+      if (i + MSM_PREFETCH < m && (dig[i + MSM_PREFETCH] & ~MSM_DIGIT_NEG)) {
+        const E_T(aff) *d = &wk[cnt[(dig[i + MSM_PREFETCH] & ~MSM_DIGIT_NEG) - 1]];
+        __builtin_prefetch(d, 1);
+        __builtin_prefetch((const uint8_t *)d + sizeof *d - 1, 1);
+      }
       uint32_t mag = dig[i] & ~MSM_DIGIT_NEG;
       if (!mag)
         continue;
-      E_T(aff) *p = &wk[cnt[mag - 1]++];
-      M_FN(load)(p, x->bases, c0 + i);
+      E_T(aff) p;
+      M_FN(load)(&p, x->bases, c0 + i);
       if (dig[i] & MSM_DIGIT_NEG)
-        F_FN(neg)(&p->y, &p->y); /* -(x, y) = (x, -y); infinity stays zeros */
+        F_FN(neg)(&p.y, &p.y); /* -(x, y) = (x, -y); infinity stays zeros */
+      wk[cnt[mag - 1]++] = p;
     }
     uint32_t live = 0;
     for (uint32_t t = 0; t < nseg; t++) {
@@ -136,7 +212,10 @@ static void M_FN(task_ba)(const M_FN(ctx) * x, uint8_t *scr, unsigned w, size_t 
       nseg = live;
     }
   }
-  M_FN(reduce_aff)(out, bk, nb, st);
+  if (nb >= MSM_RED_MIN)
+    M_FN(reduce_ba)(out, bk, nb, wk, den, pre, kind, st);
+  else
+    M_FN(reduce_aff)(out, bk, nb, st);
 }
 
 /* One task, XYZZ buckets: each point added into its bucket, 8M + 2S. */

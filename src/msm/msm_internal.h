@@ -6,16 +6,25 @@
 #include "base/bytes.h"
 #include "msm/msm.h"
 
+/* Batch-affine bucket reduction (msm_impl.h reduce_ba): chains, and the
+ * fewest buckets it is used for; below that reduce_aff's XYZZ running sums
+ * cost as much (modelled: at nb = 1024, L = 256 the 3L final XYZZ additions
+ * and nb/L inversions eat the saving). */
+#define MSM_RED_CHAINS 512u
+#define MSM_RED_MIN 4096u
+
 /* Per-worker scratch, as byte offsets into one block (each 64-byte aligned).
  * Batch-affine plans (chunk > 0), for k points per chunk and nb buckets:
  *   buckets  nb affine points (the window's buckets; infinity = zeros)
  *   work     k + min(k, nb) affine points: each touched bucket's value
  *            followed by its new points, reduced in place round by round
- *   den,pre  k field elements each (one round has at most k pairs)
+ *            (at least 2 MSM_RED_CHAINS when nb >= MSM_RED_MIN: the chains)
+ *   den,pre  k field elements each (one round has at most k pairs; at
+ *            least 2 MSM_RED_CHAINS as above)
  *   segs     min(k, nb) msm_seg (one per touched bucket)
  *   counts   nb uint32 (counts, then write positions)
  *   digits   k uint32
- *   kinds    k bytes (ec_batch kind per pair)
+ *   kinds    as many bytes as den has elements (ec_batch kind per pair)
  * XYZZ plans (chunk = 0): buckets only, nb XYZZ points. */
 typedef struct {
   size_t k; /* points per chunk */

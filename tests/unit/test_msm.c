@@ -54,7 +54,7 @@ static void scalar_u64(uint8_t *p, uint64_t v) {
 
 typedef struct {
   const char *name;
-  size_t aff, jac;
+  size_t aff;
   cuzk_status (*fast)(void *o, const void *b, const void *s, size_t n, unsigned t);
   cuzk_status (*run)(void *o, const void *b, const void *s, size_t n, const msm_plan *p,
                      msm_stats *st);
@@ -64,7 +64,6 @@ typedef struct {
   int (*is_inf)(const void *a);
   void (*aff_neg)(void *r, const void *a);
   int (*in_subgroup)(const void *a);
-  void (*to_aff)(void *r, const void *j);
 } grp;
 
 #define GROUP(G, g)                                                                              \
@@ -73,7 +72,7 @@ typedef struct {
   }                                                                                              \
   static cuzk_status g##_run(void *o, const void *b, const void *s, size_t n, const msm_plan *p, \
                              msm_stats *st) {                                                    \
-    return msm_##g##_run(o, b, s, n, p, NULL, st, NULL);                                               \
+    return msm_##g##_run(o, b, s, n, p, NULL, st, NULL);                                         \
   }                                                                                              \
   static cuzk_status g##_naive(void *o, const void *b, const void *s, size_t n, unsigned t) {    \
     return msm_##g##_naive(o, b, s, n, t, NULL);                                                 \
@@ -85,10 +84,8 @@ typedef struct {
   static int g##_is_inf(const void *a) { return G##_jac_is_inf(a); }                            \
   static void g##_aff_neg(void *r, const void *a) { G##_aff_neg(r, a); }                         \
   static int g##_in_subgroup(const void *a) { return G##_aff_in_subgroup(a); }                   \
-  static void g##_to_aff(void *r, const void *j) { G##_jac_to_aff(r, j); }                       \
-  static const grp g##_grp = {#g,        sizeof(G##_aff), sizeof(G##_jac), g##_fast,            \
-                              g##_run,   g##_naive,       g##_gen,         g##_eq,              \
-                              g##_is_inf, g##_aff_neg,    g##_in_subgroup, g##_to_aff};
+  static const grp g##_grp = {#g,       sizeof(G##_aff), g##_fast,   g##_run,     g##_naive,    \
+                              g##_gen,  g##_eq,          g##_is_inf, g##_aff_neg, g##_in_subgroup};
 GROUP(bls12_381_g1, g1)
 GROUP(bls12_381_g2, g2)
 
@@ -100,20 +97,25 @@ typedef struct {
 /* The plans every case is run under, besides the default for 1, 2, 3
  * threads: XYZZ and batch-affine, tiny chunks (many chunks, deep trees),
  * several splits, odd window sizes; c = 1, 3, 5 have c * nwin = 255, the
- * tightest the r - s fold allows.  Large c costs a 2^(c-1)-bucket reduction
- * per window whatever n is, so those run in random_n only. */
-static msm_plan forced_plans[8];
-static size_t nforced;
-static void init_plans(void) {
-  if (nforced)
-    return;
-  forced_plans[nforced++] = msm_plan_make(1, 1, 1, 0);   /* c = 1: 255 windows, 1 bucket */
-  forced_plans[nforced++] = msm_plan_make(4, 2, 2, 0);   /* XYZZ, 2 splits */
-  forced_plans[nforced++] = msm_plan_make(2, 1, 1, 3);   /* batch-affine, chunks of 3 */
-  forced_plans[nforced++] = msm_plan_make(5, 3, 2, 7);   /* batch-affine, 3 splits, chunks of 7 */
-  forced_plans[nforced++] = msm_plan_make(3, 1, 3, 64);  /* batch-affine, one chunk */
-  forced_plans[nforced++] = msm_plan_make(11, 2, 2, 9);  /* larger window, two splits */
-}
+ * tightest the r - s fold allows.  Tiny chunks pay an inversion per tree
+ * round and c = 1 has 255 windows, so those run for small n only; large c
+ * costs a 2^(c-1)-bucket reduction per window whatever n is, so it runs in
+ * random_n only. */
+typedef struct {
+  unsigned c, nsplit, threads, chunk;
+  size_t nmin, nmax; /* run for nmin <= n <= nmax */
+} forced_plan;
+static const forced_plan forced_plans[] = {
+    {1, 1, 1, 0, 0, 64},           /* c = 1: 255 windows of one bucket */
+    {4, 2, 2, 0, 0, SIZE_MAX},     /* XYZZ, 2 splits */
+    {2, 1, 1, 3, 0, 40},           /* batch-affine, chunks of 3 */
+    {5, 3, 2, 7, 0, 40},           /* batch-affine, 3 splits, chunks of 7 */
+    {5, 3, 2, 100, 0, SIZE_MAX},   /* the same, chunks of 100 */
+    {3, 1, 3, 64, 0, SIZE_MAX},    /* batch-affine, deep trees */
+    {8, 2, 2, 50, 0, SIZE_MAX},    /* larger window, two splits */
+    {13, 2, 2, 256, 100, SIZE_MAX} /* 4096 buckets: the batch-affine reduction's chains
+                                      (empty buckets, equal running sums) */
+};
 
 /* Checks every path against the reference for one input. */
 static void check_all(const grp *G, const void *bases, const void *sc, size_t n, const char *what) {
@@ -124,12 +126,14 @@ static void check_all(const grp *G, const void *bases, const void *sc, size_t n,
     CHECK_MSG(G->eq(&got, &want), "%s %s n=%zu threads=%u: default plan differs from naive",
               G->name, what, n, t);
   }
-  init_plans();
-  for (size_t i = 0; i < nforced; i++) {
-    msm_stats st;
-    CHECK(G->run(&got, bases, sc, n, &forced_plans[i], &st) == CUZK_OK);
+  for (size_t i = 0; i < sizeof forced_plans / sizeof forced_plans[0]; i++) {
+    const forced_plan *f = &forced_plans[i];
+    if (n < f->nmin || n > f->nmax)
+      continue;
+    msm_plan p = msm_plan_make(f->c, f->nsplit, f->threads, f->chunk);
+    CHECK(G->run(&got, bases, sc, n, &p, NULL) == CUZK_OK);
     CHECK_MSG(G->eq(&got, &want), "%s %s n=%zu: plan c=%u nsplit=%u chunk=%u differs", G->name,
-              what, n, forced_plans[i].c, forced_plans[i].nsplit, forced_plans[i].chunk);
+              what, n, p.c, p.nsplit, p.chunk);
   }
 }
 
@@ -142,12 +146,19 @@ static uint8_t *gen_bases(const grp *G, size_t n, uint64_t seed) {
 
 /* ---- the recoding ---- */
 
-/* sum_w d_w 2^(cw) as a 5-limb two's complement integer equals the folded
- * scalar, with the fold's sign. */
+/* The fold: s <= (r-1)/2 and s = +-(the input mod r); then sum_w d_w 2^(cw),
+ * as a 5-limb two's complement integer, equals s. */
 static void check_recode(const uint8_t *p, unsigned c) {
-  limb_t s[4];
+  limb_t s[4], in[4], back[4];
   unsigned neg = msm_scalar_load(s, p);
   CHECK(!limbs_lt(msm_half_r, s, 4));
+  limbs_from_le(in, p, 4);
+  while (!limbs_lt(in, R, 4)) msm_sub4(in, in, R);
+  if (neg)
+    msm_sub4(back, R, s);
+  else
+    memcpy(back, s, sizeof back);
+  CHECK_EQ_MEM(back, in, sizeof in);
   unsigned nwin = msm_plan_make(c, 1, 1, 0).nwin;
   limb_t acc[5] = {0};
   for (unsigned w = 0; w < nwin; w++) {
@@ -174,7 +185,6 @@ static void check_recode(const uint8_t *p, unsigned c) {
   }
   CHECK_EQ_INT(acc[4], 0);
   CHECK_EQ_MEM(acc, s, sizeof s);
-  (void)neg;
 }
 
 TEST(recode_signed_digits) {
@@ -244,10 +254,12 @@ static void gen_in_subgroup_and_thread_independent(const grp *G) {
 TEST(g1_gen_bases) { gen_in_subgroup_and_thread_independent(&g1_grp); }
 TEST(g2_gen_bases) { gen_in_subgroup_and_thread_independent(&g2_grp); }
 
-#define BATCH_HELPERS(G, F)                                                                   \
+/* aff_batch_add against jac_add, every special case; jac_batch_to_aff
+ * against jac_to_aff. */
+#define BATCH_HELPERS(G, F, grp)                                                              \
   do {                                                                                        \
     enum { N = 40 };                                                                          \
-    G##_aff *pts = (G##_aff *)gen_bases(&G##_grp_alias, N, 3);                               \
+    G##_aff *pts = (G##_aff *)gen_bases(grp, N, 3);                                           \
     G##_aff a[N], b[N], r[N];                                                                 \
     G##_jac ja[N];                                                                            \
     F scratch[2 * N];                                                                         \
@@ -282,10 +294,8 @@ TEST(g2_gen_bases) { gen_in_subgroup_and_thread_independent(&g2_grp); }
     }                                                                                         \
     free(pts);                                                                                \
   } while (0)
-#define bls12_381_g1_grp_alias g1_grp
-#define bls12_381_g2_grp_alias g2_grp
-TEST(g1_batch_affine_helpers) { BATCH_HELPERS(bls12_381_g1, bls12_381_fp); }
-TEST(g2_batch_affine_helpers) { BATCH_HELPERS(bls12_381_g2, bls12_381_fp2); }
+TEST(g1_batch_affine_helpers) { BATCH_HELPERS(bls12_381_g1, bls12_381_fp, &g1_grp); }
+TEST(g2_batch_affine_helpers) { BATCH_HELPERS(bls12_381_g2, bls12_381_fp2, &g2_grp); }
 
 /* ---- fast = naive over random inputs ---- */
 
@@ -432,6 +442,7 @@ static void edge_cases(const grp *G) {
   CHECK(G->fast(&got, b2, sc, N, 2) == CUZK_OK);
   CHECK(G->is_inf(&got));
   /* Half of the points negatives of the other half, random scalars. */
+  for (size_t i = 0; i < N; i += 2) G->aff_neg(b2 + (i + 1) * G->aff, b + i * G->aff);
   rand_scalars(sc, N, &g);
   check_all(G, b2, sc, N, "P and -P, random scalars");
 
@@ -483,16 +494,40 @@ TEST(g1_same_plan_any_threads_same_bytes) {
   free(sc);
 }
 
+/* Under AddressSanitizer a failed huge allocation must return NULL, as it
+ * does without it, instead of aborting: ASan's documented default-options
+ * hook, read once at start-up (exported: the build hides symbols). */
+#if defined(__SANITIZE_ADDRESS__)
+#define MSM_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MSM_TEST_ASAN 1
+#endif
+#endif
+#ifdef MSM_TEST_ASAN
+__attribute__((visibility("default"), used)) const char *__asan_default_options(void);
+const char *__asan_default_options(void) { return "allocator_may_return_null=1"; }
+#endif
+
 TEST(no_memory_and_bad_plan_reported) {
   uint8_t b[96] = {0}, sc[32] = {0};
   bls12_381_g1_jac out;
   cuzk_err err = {0};
-  /* ~400 million tasks of 192-byte results: more than this machine has. */
-  msm_plan p = msm_plan_make(24, 400000000u / 11, 1, 0);
+  /* 1000 workers with 2^23 buckets each: ~840 GB (780 GiB) of scratch. */
+  msm_plan p = msm_plan_make(24, 100, 1000, 1);
+  CHECK(msm_g1_scratch_bytes(&p, 1) > (size_t)700 << 30);
   CHECK_EQ_INT(msm_g1_run(&out, b, sc, 1, &p, NULL, NULL, &err), CUZK_NO_MEMORY);
   CHECK_EQ_INT(err.status, CUZK_NO_MEMORY);
   p = msm_plan_make(0, 1, 1, 0);
   CHECK_EQ_INT(msm_g1_run(&out, b, sc, 1, &p, NULL, NULL, &err), CUZK_INVALID_ARGUMENT);
+  p = msm_plan_make(8, 1u << 22, 1, 0); /* 32 * 2^22 tasks */
+  CHECK_EQ_INT(msm_g1_run(&out, b, sc, 1, &p, NULL, NULL, &err), CUZK_INVALID_ARGUMENT);
+  p = msm_plan_make(8, 1, 1, 0);
+  void *scratch = NULL;
+  CHECK(posix_memalign(&scratch, 64, msm_g1_scratch_bytes(&p, 1) + 64) == 0);
+  CHECK_EQ_INT(msm_g1_run(&out, b, sc, 1, &p, (uint8_t *)scratch + 8, NULL, &err),
+               CUZK_INVALID_ARGUMENT); /* misaligned scratch */
+  free(scratch);
 }
 
 /* Operation counts of the batch-affine path: one tree addition (or copy,
