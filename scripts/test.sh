@@ -2,11 +2,11 @@
 # Every test of cuzk, as CI runs it (.ci/run calls exactly this):
 #   1. installs what is missing (apt: gcc, make, libcjson-dev, nodejs/npm;
 #      npm ci of the pinned oracles: snarkjs, circom2, @noble/curves)
-#   2. builds, runs the unit and known-answer tests
-#   3. rebuilds under AddressSanitizer/UBSan and runs the reader and
+#   2. builds; the oracle suite: circuits compiled by circom, keys and proofs
+#      made by snarkjs, cross-checked with cuzk in both directions
+#   3. the unit and known-answer tests (some read the oracle's fixtures)
+#   4. rebuilds under AddressSanitizer/UBSan and runs the reader and
 #      malformed-input tests there
-#   4. the oracle suite: circuits compiled by circom, keys and proofs made by
-#      snarkjs, cross-checked with cuzk in both directions
 #   5. the GPU tests report that they are skipped when there is no GPU
 # Prints one closing line "N passed, N failed, N skipped" over all of it.
 set -uo pipefail
@@ -33,6 +33,11 @@ if ! make -s -j"$jobs" all >build/logs/build.log 2>&1; then
   cat build/logs/build.log; echo "0 passed, 1 failed, 0 skipped"; exit 1
 fi
 
+echo "== oracle: snarkjs and circom against cuzk"
+tests/oracle/run.sh build 2>&1 | tee build/logs/oracle.log
+tally build/logs/oracle.log
+
+# After the oracle stage, so that the tests reading its fixtures run too.
 echo "== unit and known-answer tests"
 tests/run_unit.sh build 2>&1 | tee build/logs/unit.log
 tally build/logs/unit.log
@@ -51,9 +56,6 @@ else
   cat build/logs/asan-build.log; F=$((F+1))
 fi
 
-echo "== oracle: snarkjs and circom against cuzk"
-tests/oracle/run.sh build 2>&1 | tee build/logs/oracle.log
-tally build/logs/oracle.log
 
 echo "$P passed, $F failed, $S skipped"
 [ "$F" -eq 0 ]
