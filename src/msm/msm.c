@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "base/par.h"
-#include "msm/ec_batch.h"
+#include "ec/ec_batch.h"
 #include "msm/msm_internal.h"
 
 /* Points ahead to prefetch when scattering points into the work array

@@ -4,7 +4,7 @@
  * batch-affine helpers and the input generator on their own. */
 #include "harness.h"
 
-#include "msm/ec_batch.h"
+#include "ec/ec_batch.h"
 #include "msm/msm.h"
 #include "msm/msm_internal.h"
 

@@ -1,8 +1,8 @@
 /* Batch-affine point arithmetic, written once for G1 and G2 (include with EC
  * and EC_F as for ec/ec_tmpl.h).
  *
- * These belong with the point formulas in src/ec; they live here, next to
- * their first user (the MSM), until the ec layer adopts them.
+ * The MSM is their main user; they sit with the point formulas so that the
+ * GPU backend's tests and the verifier can use them too.
  *
  * Affine addition needs one inversion; Montgomery's trick shares one
  * inversion among k independent additions at 3(k-1) M, so each addition

@@ -1,7 +1,7 @@
 /* Batch-affine addition and batch normalisation for BLS12-381 G1 and G2,
- * instantiated from the one template msm/ec_batch_tmpl.h. */
-#ifndef CUZK_MSM_EC_BATCH_H
-#define CUZK_MSM_EC_BATCH_H
+ * instantiated from the one template ec/ec_batch_tmpl.h. */
+#ifndef CUZK_EC_EC_BATCH_H
+#define CUZK_EC_EC_BATCH_H
 
 #include "ec/bls12_381.h"
 
@@ -16,13 +16,13 @@ enum {
 
 #define EC bls12_381_g1
 #define EC_F bls12_381_fp
-#include "msm/ec_batch_tmpl.h"
+#include "ec/ec_batch_tmpl.h"
 #undef EC
 #undef EC_F
 
 #define EC bls12_381_g2
 #define EC_F bls12_381_fp2
-#include "msm/ec_batch_tmpl.h"
+#include "ec/ec_batch_tmpl.h"
 #undef EC
 #undef EC_F
 
