@@ -20,7 +20,7 @@
  *     tree level of ALL buckets per round with one shared inversion
  *     (Montgomery's trick): ~6M per addition instead of ~10M for an XYZZ
  *     mixed addition.  Same-bucket collisions, P + P and P + (-P) are
- *     ordinary tree pairs handled by msm/ec_batch_tmpl.h, so all-equal
+ *     ordinary tree pairs handled by ec/ec_batch_tmpl.h, so all-equal
  *     scalars or repeated bases cost log2 rounds, never a wrong result.
  *   - XYZZ (small tasks, where a round's inversion would not be shared):
  *     each point is added into an XYZZ bucket, 8M + 2S.
