@@ -36,6 +36,22 @@ const char *test_srcdir(void) {
   return d && *d ? d : ".";
 }
 
+char *test_read_file(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *b = n >= 0 ? malloc((size_t)n + 1) : NULL;
+  CHECK(b && fread(b, 1, (size_t)n, f) == (size_t)n);
+  b[n] = 0;
+  fclose(f);
+  if (len)
+    *len = (size_t)n;
+  return b;
+}
+
 static int selected(const char *name, int argc, char **argv) {
   int any = 0;
   for (int i = 1; i < argc; i++) {

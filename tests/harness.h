@@ -85,4 +85,9 @@ static inline uint64_t test_rng_next(test_rng *r) {
  * by tests/run_unit.sh, or "." ) for locating tests/kat/vectors. */
 const char *test_srcdir(void);
 
+/* The whole of a file, NUL-terminated, in a malloc'd buffer (the caller
+ * frees it); *len (if non-NULL) gets its size.  NULL when it cannot be
+ * opened; a read error fails the test. */
+char *test_read_file(const char *path, size_t *len);
+
 #endif

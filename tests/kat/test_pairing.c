@@ -22,17 +22,7 @@ typedef bls12_381_g2_aff g2;
 static char *read_text(const char *rel) {
   char path[1024];
   snprintf(path, sizeof path, "%s/%s", test_srcdir(), rel);
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *s = malloc((size_t)n + 1);
-  CHECK(s && fread(s, 1, (size_t)n, f) == (size_t)n);
-  s[n] = 0;
-  fclose(f);
-  return s;
+  return test_read_file(path, NULL);
 }
 
 /* Big-endian hex (any length up to 6 limbs) to little-endian limbs. */

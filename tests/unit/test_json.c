@@ -12,21 +12,7 @@
 
 /* ------------------------------------------------------------ helpers */
 
-static char *slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *b = malloc((size_t)n + 1);
-  CHECK(b && fread(b, 1, (size_t)n, f) == (size_t)n);
-  b[n] = 0;
-  fclose(f);
-  if (len)
-    *len = (size_t)n;
-  return b;
-}
+static char *slurp(const char *path, size_t *len) { return test_read_file(path, len); }
 
 static void spit(const char *path, const char *text, size_t len) {
   FILE *f = fopen(path, "wb");
