@@ -42,6 +42,13 @@ echo "== unit and known-answer tests"
 tests/run_unit.sh build 2>&1 | tee build/logs/unit.log
 tally build/logs/unit.log
 
+echo "== GPU tests (each skips, with the reason, where there is no GPU)"
+for t in build/gpu/test_*; do
+  [ -x "$t" ] || continue
+  "$t" 2>&1 | tee build/logs/gpu-$(basename "$t").log
+  tally build/logs/gpu-$(basename "$t").log
+done
+
 echo "== AddressSanitizer: readers and malformed inputs"
 if make -s -j"$jobs" asan >build/logs/asan-build.log 2>&1; then
   for t in unit/test_readers unit/test_json kat/test_encode; do

@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# The GPU checks and benchmarks, in one call on the GPU machine.
+#
+#   bench/gpu.sh --stage [BUILD]   here, on the dev machine: build BUILD/gpu/*
+#                                  (make -j CUDA=1 gpu) and stamp them with a
+#                                  hash of the sources they were built from
+#   bench/gpu.sh [BUILD]           there: run every GPU test (BUILD/gpu/test_*)
+#                                  and GPU benchmark (BUILD/gpu/bench_*), full
+#                                  logs under $OUT (or BUILD/gpu-logs), a short
+#                                  table last
+#
+# Why carried binaries: the GPU machine reaches no package registry and has
+# no libcjson-dev, so the library does not build there.  The GPU binaries are
+# linked with the CUDA runtime static and without libcjson (Makefile), so
+# BUILD/gpu alone is enough: carry it.  With the device tool:
+#   bench/gpu.sh --stage
+#   run  command: bench/gpu.sh   carry: ["build/gpu"]
+# The stamp guards against stale binaries: if the sources that travel with
+# the call hash differently, the script says so and tries to rebuild there
+# (which works only where the headers it needs exist).
+#
+# Exit status: 0 when every test passed (or skipped) and every benchmark ran
+# and checked its results; 1 otherwise.
+set -uo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+cd "$here"
+
+stage=0
+if [ "${1:-}" = "--stage" ]; then stage=1; shift; fi
+build=${1:-build}
+
+src_hash() { # the sources the GPU binaries are built from (they link cuda, ff, base)
+  find include src/base src/ff src/cuda tests/gpu tests/harness.c tests/harness.h Makefile \
+    -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' -o -name Makefile \) \
+    -print0 | LC_ALL=C sort -z | xargs -0 cat | sha256sum | cut -c1-16
+}
+
+if [ $stage -eq 1 ]; then
+  make -s -j"$(nproc)" CUDA=1 BUILD="$build" gpu || exit 1
+  {
+    echo "sources $(src_hash)"
+    echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- src tests/gpu Makefile 2>/dev/null || echo '+changes')"
+    echo "built $(date -u +%Y-%m-%dT%H:%MZ) on $(hostname)"
+  } >"$build/gpu/STAMP"
+  cat "$build/gpu/STAMP"
+  echo "now: run bench/gpu.sh with carry [\"$build/gpu\"]"
+  exit 0
+fi
+
+out=${OUT:-$build/gpu-logs}
+mkdir -p "$out"
+
+main() {
+echo "== GPU run $(date -u +%Y-%m-%dT%H:%MZ)"
+if command -v nvidia-smi >/dev/null; then
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,power.draw \
+    --format=csv,noheader 2>&1 | sed 's/^/gpu: /'
+fi
+
+# Binaries: carried and current, else build here.
+stale=""
+if [ ! -f "$build/gpu/STAMP" ]; then
+  stale="no $build/gpu/STAMP (not carried, or not staged)"
+elif [ "$(sed -n 's/^sources //p' "$build/gpu/STAMP")" != "$(src_hash)" ]; then
+  stale="$build/gpu was built from other sources than these"
+fi
+rows=()
+status=0
+if [ -n "$stale" ]; then
+  echo "binaries: $stale; building here"
+  if make -s -j"$(nproc)" CUDA=1 BUILD="$build" gpu >"$out/build.log" 2>&1; then
+    echo "binaries: built here"
+  elif ls "$build"/gpu/test_* >/dev/null 2>&1; then
+    tail -n 5 "$out/build.log"
+    echo "binaries: WARNING: the build failed here (build.log); running the carried, STALE ones"
+    rows+=("| binaries | STALE: $stale |")
+  else
+    tail -n 20 "$out/build.log"
+    echo "binaries: the build failed here (build.log) and none were carried: stage and carry them"
+    echo "| GPU build | FAILED |"
+    return 1
+  fi
+else
+  sed 's/^/binaries: /' "$build/gpu/STAMP"
+fi
+
+logged() { # logged BIN: run it, its output to the terminal and $out/NAME.log; sets name, rc
+  name=$(basename "$1")
+  echo "== $name"
+  "$1" 2>&1 | tee "$out/$name.log"
+  rc=${PIPESTATUS[0]}
+  [ "$rc" -eq 0 ] || status=1
+}
+
+for t in "$build"/gpu/test_*; do
+  [ -x "$t" ] || continue
+  logged "$t"
+  line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out/$name.log" | tail -n 1)
+  rows+=("| $name | ${line:-no result line (rc $rc)} |")
+done
+
+for b in "$build"/gpu/bench_*; do
+  [ -x "$b" ] || continue
+  logged "$b"
+  [ "$rc" -eq 0 ] || rows+=("| $name | FAILED (rc $rc) |")
+  grep -q "^$name: skipped" "$out/$name.log" && rows+=("| $name | $(sed -n "s/^$name: //p" "$out/$name.log") |")
+  while IFS= read -r s; do
+    rows+=("| ${s%%: *} | ${s#*: } |")
+  done < <(sed -n 's/^summary: //p' "$out/$name.log")
+done
+
+# Machine code of the Fp multiplication chain (ilp 1): instruction mix per
+# kernel, for the cost model (cuobjdump is on the GPU machine, not on dev).
+if command -v cuobjdump >/dev/null && [ -x "$build/gpu/bench_gpu_field" ]; then
+  cuobjdump -sass "$build/gpu/bench_gpu_field" >"$out/sass.txt" 2>&1
+  # per kernel: full opcode counts (IMAD.WIDE.U32, IADD3.X, ...)
+  awk '/Function : /{fn=$3} /^ +\/\*[0-9a-f]+\*\/ /{op=$2; if (op ~ /^@/) op=$3; sub(/;$/, "", op); n[fn" "op]++; tot[fn]++}
+       END{for (k in n) print k, n[k]; for (f in tot) print f, "TOTAL", tot[f]}' "$out/sass.txt" |
+    sort >"$out/sass_mix.txt"
+  k=$(grep -o '_Z18field_chain_kernelI12field_ops_ofI4montI16bls12_381_fp_cfgEES3_Li1ELb0EE[A-Za-z0-9_]*' \
+    "$out/sass_mix.txt" | head -n 1)
+  if [ -n "$k" ]; then # by base opcode (IMAD.WIDE.U32 counts as IMAD)
+    mix=$(grep "^$k " "$out/sass_mix.txt" | awk '{b=$2; sub(/\..*/, "", b); n[b]+=$3} END{for (b in n) print b"="n[b]}' |
+      sort -t= -k2 -nr | head -n 8 | tr '\n' ' ')
+    rows+=("| fp mul kernel SASS (ilp 1, whole kernel) | $mix|")
+  fi
+  gzip -f "$out/sass.txt"
+fi
+
+echo
+echo "== summary ($(sed -n 's/^commit //p' "$build/gpu/STAMP" 2>/dev/null || echo 'built here'))"
+echo "| what | result |"
+echo "|---|---|"
+for r in "${rows[@]}"; do echo "$r"; done
+return $status
+}
+
+main 2>&1 | tee "$out/gpu.log"
+exit "${PIPESTATUS[0]}"
