@@ -18,6 +18,7 @@
 
 #include "base/err.h"
 #include "ec/bls12_381.h"
+#include "msm/msm.h"
 
 typedef enum { CUZK_CURVE_BLS12_381 = 1, CUZK_CURVE_BN254 = 2 } cuzk_curve;
 
@@ -48,13 +49,15 @@ typedef struct {
    * (n = 2^lg_n elements each) are scratch and are overwritten. */
   cuzk_status (*quotient)(backend *b, void *h, bls12_381_fr *a, bls12_381_fr *bv,
                           bls12_381_fr *c, unsigned lg_n, cuzk_err *err);
-  /* out = sum scalars[i]*bases[i]; bases in the zkey point layout (x, y
-   * little-endian Montgomery, infinity all zero); scalars canonical 32-byte
-   * little-endian, < r. */
-  cuzk_status (*msm_g1)(backend *b, bls12_381_g1_jac *out, const void *bases,
-                        const void *scalars, size_t n, cuzk_err *err);
-  cuzk_status (*msm_g2)(backend *b, bls12_381_g2_jac *out, const void *bases,
-                        const void *scalars, size_t n, cuzk_err *err);
+  /* out = sum over the parts of sum scalars[i]*bases[i] (msm/msm.h
+   * msm_part): bases in the zkey point layout (x, y little-endian
+   * Montgomery, infinity all zero); scalars canonical 32-byte little-endian,
+   * < r.  Several parts are one MSM over their concatenation (Groth16's C
+   * and H sums). */
+  cuzk_status (*msm_g1)(backend *b, bls12_381_g1_jac *out, const msm_part *parts,
+                        size_t nparts, cuzk_err *err);
+  cuzk_status (*msm_g2)(backend *b, bls12_381_g2_jac *out, const msm_part *parts,
+                        size_t nparts, cuzk_err *err);
   void (*destroy)(backend *b);
 } backend_ops;
 

@@ -66,7 +66,7 @@ int bench_prove(int argc, char **argv) {
     return CLI_USAGE;
   }
   backend *be = backend_cpu_new((unsigned)threads);
-  double *v = calloc(5 * (reps + 1), sizeof *v);
+  double *v = calloc(9 * (reps + 1), sizeof *v);
   int rc = CLI_USAGE;
   if (!be || !v)
     goto done;
@@ -82,17 +82,20 @@ int bench_prove(int argc, char **argv) {
     }
     if (r == 0)
       continue; /* warm-up: page in the mapped key */
-    double *row = v + 5 * (r - 1);
+    double *row = v + 9 * (r - 1);
     row[0] = tm.total_s, row[1] = tm.ab_s, row[2] = tm.quotient_s, row[3] = tm.msm_s,
     row[4] = tm.verify_s;
+    for (int k = 0; k < 4; k++) row[5 + k] = tm.msm_each_s[k];
   }
-  double col[5][1000];
-  for (int k = 0; k < 5; k++)
-    for (unsigned long r = 0; r < reps; r++) col[k][r] = v[5 * r + k];
+  double col[9][1000];
+  for (int k = 0; k < 9; k++)
+    for (unsigned long r = 0; r < reps; r++) col[k][r] = v[9 * r + k];
   double tot = median(col[0], reps);
   printf("median of %lu: total %.3f s (a,b %.3f s, quotient %.3f s, MSMs %.3f s, verify %.3f s)\n",
          reps, tot, median(col[1], reps), median(col[2], reps), median(col[3], reps),
          median(col[4], reps));
+  printf("MSMs: A %.3f s, B1 %.3f s, B2 (G2) %.3f s, C+H %.3f s\n", median(col[5], reps),
+         median(col[6], reps), median(col[7], reps), median(col[8], reps));
   printf("proofs/hour: %.0f\n", 3600.0 / tot);
   rc = CLI_OK;
 done:

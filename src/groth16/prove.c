@@ -75,7 +75,7 @@ cuzk_status groth16_prove_zkey(groth16_proof *proof, const zkey_file *zk, const 
     return cuzk_err_set(err, CUZK_NO_MEMORY, "no memory for 3 x %zu field elements (%zu MiB)", n,
                         (3 * n * sizeof *buf) >> 20);
   bls12_381_fr *a = buf, *b = buf + n, *c = buf + 2 * n;
-  bls12_381_g1_jac pa, pb1, pc, ph;
+  bls12_381_g1_jac pa, pb1, pch;
   bls12_381_g2_jac pb2;
 
   stage(opts, "a, b");
@@ -96,12 +96,18 @@ cuzk_status groth16_prove_zkey(groth16_proof *proof, const zkey_file *zk, const 
   t = now_s();
   const size_t nv = zk->n_vars, np = zk->n_public;
   const uint8_t *wv = w->values;
-  if ((st = be->ops->msm_g1(be, &pa, zk->a, wv, nv, err)) != CUZK_OK ||
-      (st = be->ops->msm_g1(be, &pb1, zk->b1, wv, nv, err)) != CUZK_OK ||
-      (st = be->ops->msm_g2(be, &pb2, zk->b2, wv, nv, err)) != CUZK_OK ||
-      (st = be->ops->msm_g1(be, &pc, zk->c, wv + 32 * (np + 1), nv - np - 1, err)) != CUZK_OK ||
-      (st = be->ops->msm_g1(be, &ph, zk->h, c, n, err)) != CUZK_OK)
+  /* pi_C + pi_H is one MSM over the C points and the H points. */
+  const msm_part pt_a = {zk->a, wv, nv}, pt_b1 = {zk->b1, wv, nv}, pt_b2 = {zk->b2, wv, nv};
+  const msm_part pt_ch[2] = {{zk->c, wv + 32 * (np + 1), nv - np - 1}, {zk->h, c, n}};
+  double tq = t;
+#define MSM_TIMED(k, call)                                                                       \
+  ((st = (call)) == CUZK_OK ? (tm.msm_each_s[k] = now_s() - tq, tq += tm.msm_each_s[k], 1) : 0)
+  if (!MSM_TIMED(0, be->ops->msm_g1(be, &pa, &pt_a, 1, err)) ||
+      !MSM_TIMED(1, be->ops->msm_g1(be, &pb1, &pt_b1, 1, err)) ||
+      !MSM_TIMED(2, be->ops->msm_g2(be, &pb2, &pt_b2, 1, err)) ||
+      !MSM_TIMED(3, be->ops->msm_g1(be, &pch, pt_ch, 2, err)))
     goto out;
+#undef MSM_TIMED
   tm.msm_s = now_s() - t;
 
   /* Blinding (FORMATS.md 3.6 step 6). */
@@ -136,7 +142,7 @@ cuzk_status groth16_prove_zkey(groth16_proof *proof, const zkey_file *zk, const 
   bls12_381_g1_jac_add_aff(&B1, &pb1, &zk->beta1);
   bls12_381_g1_jac_add(&B1, &B1, &t1);
   /* C = pi_C + pi_H + s A + r B1 - r s delta1 */
-  bls12_381_g1_jac_add(&C, &pc, &ph);
+  C = pch;
   bls12_381_g1_jac_mul_vartime(&t1, &A, s, 4);
   bls12_381_g1_jac_add(&C, &C, &t1);
   bls12_381_g1_jac_mul_vartime(&t1, &B1, r, 4);

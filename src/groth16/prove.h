@@ -20,6 +20,7 @@ typedef struct {
 
 typedef struct {
   double ab_s, quotient_s, msm_s, verify_s, total_s;
+  double msm_each_s[4]; /* msm_s by MSM: A, B1, B2 (G2), C + H */
 } groth16_timings;
 
 /* Proves w against the key and verifies the result before returning it.

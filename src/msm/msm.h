@@ -28,6 +28,13 @@
  *   (affine ones) as 512 chains stepped together with batch-affine
  *   additions, ~14M per bucket; otherwise in XYZZ, ~24M per bucket.
  *
+ *   Sparse inputs: a first pass keeps only the live points, those whose
+ *   base is not infinity and whose scalar is not 0 mod r, with their
+ *   scalars already reduced and folded (below); the plan is chosen for the
+ *   live count.  circom keys are sparse where it matters: a wire absent
+ *   from every B term has B1 and B2 bases at infinity (half of them in a
+ *   chain of multiplications), and witnesses hold zeros.
+ *
  *   Variable time in the scalars (digits pick buckets, tree shapes and
  *   branches), as in every fast prover; the names keep the brief's
  *   msm_g1/msm_g2 rather than a _vartime suffix.
@@ -78,6 +85,7 @@ typedef struct {
   uint64_t xyzz_madds; /* XYZZ + affine, 8M + 2S (XYZZ accumulation, reduction) */
   uint64_t xyzz_adds;  /* XYZZ + XYZZ, 12M + 2S (reduction) */
   uint64_t jac_ops;    /* Jacobian doublings and additions of the final sum */
+  uint64_t live;       /* points left after dropping infinity bases and zero scalars */
 } msm_stats;
 
 /* out = sum_i scalars[i] * bases[i].  threads: workers (0 = par_threads()).
@@ -86,6 +94,20 @@ cuzk_status msm_g1(bls12_381_g1_jac *out, const void *bases, const void *scalars
                    unsigned threads, cuzk_err *err);
 cuzk_status msm_g2(bls12_381_g2_jac *out, const void *bases, const void *scalars, size_t n,
                    unsigned threads, cuzk_err *err);
+
+/* One run of points: n bases (layout above) and their n scalars. */
+typedef struct {
+  const void *bases, *scalars;
+  size_t n;
+} msm_part;
+
+/* out = the sum over all parts of sum_i scalars[i] * bases[i]: one MSM over
+ * the concatenated points, so a sum of several MSMs (Groth16's C and H)
+ * pays for one bucket reduction and gets the window size of its total. */
+cuzk_status msm_g1_parts(bls12_381_g1_jac *out, const msm_part *parts, size_t nparts,
+                         unsigned threads, cuzk_err *err);
+cuzk_status msm_g2_parts(bls12_381_g2_jac *out, const msm_part *parts, size_t nparts,
+                         unsigned threads, cuzk_err *err);
 
 /* The same with an explicit plan.  scratch: NULL to allocate (and free) it
  * here, or msm_g1_scratch_bytes(plan, n) bytes, 64-byte aligned, owned by

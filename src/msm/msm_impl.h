@@ -10,7 +10,7 @@
 #define M_FN(name) M_CAT(MSM, M_CAT(_, name))
 
 typedef struct {
-  const uint8_t *bases, *scalars;
+  const msm_live *live; /* the n live points */
   size_t n;
   msm_plan plan;
   msm_layout lay;
@@ -23,6 +23,69 @@ typedef struct {
 /* *p = base i of the zkey-layout array (unaligned-safe). */
 static inline void M_FN(load)(E_T(aff) * p, const uint8_t *bases, size_t i) {
   memcpy(p, bases + i * sizeof(E_T(aff)), sizeof(E_T(aff)));
+}
+
+/* Whether the zkey-layout base at b is infinity (all zero bytes). */
+static inline int M_FN(base_is_inf)(const uint8_t *b) {
+  uint64_t acc = 0;
+  for (size_t k = 0; k < sizeof(E_T(aff)); k += 8) {
+    uint64_t v;
+    memcpy(&v, b + k, 8);
+    acc |= v;
+  }
+  return acc == 0;
+}
+
+/* ---- the live list ---- */
+
+typedef struct {
+  const msm_part *parts;
+  size_t nparts, n;
+  msm_live *live;
+  size_t *count; /* per worker: live points of its range, written at its range start */
+} M_FN(filter_ctx);
+
+static void M_FN(filter_worker)(void *vctx, unsigned idx, unsigned nthreads) {
+  M_FN(filter_ctx) *x = vctx;
+  size_t lo, hi, out = 0;
+  par_range(x->n, idx, nthreads, &lo, &hi);
+  msm_live *dst = x->live + lo;
+  size_t base = 0; /* global index of the current part's first point */
+  for (size_t k = 0; k < x->nparts && base < hi; base += x->parts[k++].n) {
+    const msm_part *pt = &x->parts[k];
+    size_t a = lo > base ? lo - base : 0, b = hi - base < pt->n ? hi - base : pt->n;
+    const uint8_t *bases = pt->bases, *sc = pt->scalars;
+    for (size_t i = a; i < b; i++) {
+      msm_live e;
+      unsigned neg = msm_scalar_load(e.s, sc + i * MSM_SCALAR_BYTES);
+      if ((e.s[0] | e.s[1] | e.s[2] | e.s[3]) == 0 ||
+          M_FN(base_is_inf)(bases + i * sizeof(E_T(aff))))
+        continue;
+      e.s[3] |= (limb_t)neg << 63;
+      e.base = bases + i * sizeof(E_T(aff));
+      dst[out++] = e;
+    }
+  }
+  x->count[idx] = out;
+}
+
+/* Writes the live points of parts (n in all) to live[0..), in input order,
+ * and returns their count.  count: `threads` words of scratch. */
+static size_t M_FN(filter)(msm_live *live, const msm_part *parts, size_t nparts, size_t n,
+                           unsigned threads, size_t *count) {
+  if (threads > n)
+    threads = (unsigned)n;
+  M_FN(filter_ctx) x = {parts, nparts, n, live, count};
+  par_run(threads, M_FN(filter_worker), &x);
+  size_t pos = 0;
+  for (unsigned t = 0; t < threads; t++) {
+    size_t lo, hi;
+    par_range(n, t, threads, &lo, &hi);
+    if (pos != lo && count[t])
+      memmove(live + pos, live + lo, count[t] * sizeof *live);
+    pos += count[t];
+  }
+  return pos;
 }
 
 /* sum_k k B_k over buckets B_0 .. B_(nb-1) holding digit magnitudes 1..nb,
@@ -132,7 +195,7 @@ static void M_FN(task_ba)(const M_FN(ctx) * x, uint8_t *scr, unsigned w, size_t 
     memset(cnt, 0, nb * sizeof *cnt);
     for (size_t i = 0; i < m; i++) {
       limb_t s[4];
-      unsigned neg = msm_scalar_load(s, x->scalars + (c0 + i) * MSM_SCALAR_BYTES);
+      unsigned neg = msm_live_scalar(s, &x->live[c0 + i]);
       uint32_t d = msm_digit(s, w, c, neg), mag = d & ~MSM_DIGIT_NEG;
       dig[i] = d;
       if (mag)
@@ -163,7 +226,7 @@ static void M_FN(task_ba)(const M_FN(ctx) * x, uint8_t *scr, unsigned w, size_t 
       if (!mag)
         continue;
       E_T(aff) p;
-      M_FN(load)(&p, x->bases, c0 + i);
+      memcpy(&p, x->live[c0 + i].base, sizeof p);
       if (dig[i] & MSM_DIGIT_NEG)
         F_FN(neg)(&p.y, &p.y); /* -(x, y) = (x, -y); infinity stays zeros */
       wk[cnt[mag - 1]++] = p;
@@ -226,12 +289,12 @@ static void M_FN(task_xyzz)(const M_FN(ctx) * x, uint8_t *scr, unsigned w, size_
   memset(bk, 0, nb * sizeof *bk);
   for (size_t i = lo; i < hi; i++) {
     limb_t s[4];
-    unsigned neg = msm_scalar_load(s, x->scalars + i * MSM_SCALAR_BYTES);
+    unsigned neg = msm_live_scalar(s, &x->live[i]);
     uint32_t d = msm_digit(s, w, c, neg), mag = d & ~MSM_DIGIT_NEG;
     if (!mag)
       continue;
     E_T(aff) p;
-    M_FN(load)(&p, x->bases, i);
+    memcpy(&p, x->live[i].base, sizeof p);
     if (d & MSM_DIGIT_NEG)
       F_FN(neg)(&p.y, &p.y);
     E_FN(xyzz_add_aff)(&bk[mag - 1], &bk[mag - 1], &p);
@@ -267,10 +330,11 @@ static void M_FN(worker)(void *vctx, unsigned idx, unsigned nthreads) {
   }
 }
 
-/* Bytes of one run's scratch: the task results, the per-worker stats and
- * the per-worker buffers (msm_layout), each 64-byte aligned. */
-static size_t M_FN(scratch_parts)(const msm_plan *plan, size_t n, msm_layout *lay,
-                                  unsigned *nworkers) {
+/* Bytes of the task part of a run's scratch: the task results, the
+ * per-worker stats and the per-worker buffers (msm_layout), each 64-byte
+ * aligned; SIZE_MAX if it does not fit. */
+static size_t M_FN(exec_bytes)(const msm_plan *plan, size_t n, msm_layout *lay,
+                               unsigned *nworkers) {
   const size_t ntask = (size_t)plan->nwin * plan->nsplit;
   const unsigned nw = plan->threads < ntask ? plan->threads : (unsigned)ntask;
   msm_layout_for(lay, plan, n, sizeof(EC_F));
@@ -282,35 +346,30 @@ static size_t M_FN(scratch_parts)(const msm_plan *plan, size_t n, msm_layout *la
   return res + st + (size_t)nw * lay->total;
 }
 
+/* Bytes of the live list for n points and the filter's per-worker counts. */
+static size_t M_FN(live_bytes)(size_t n, unsigned threads) {
+  if (n > (SIZE_MAX / 4) / sizeof(msm_live))
+    return SIZE_MAX;
+  return ((n * sizeof(msm_live) + threads * sizeof(size_t)) + 63) & ~(size_t)63;
+}
+
 size_t M_FN(scratch_bytes)(const msm_plan *plan, size_t n) {
   msm_layout lay;
   unsigned nw;
   if (msm_plan_check(plan) || n == 0)
     return 0;
-  return M_FN(scratch_parts)(plan, n, &lay, &nw);
+  size_t a = M_FN(live_bytes)(n, plan->threads), b = M_FN(exec_bytes)(plan, n, &lay, &nw);
+  return a == SIZE_MAX || b == SIZE_MAX || a > SIZE_MAX - b ? SIZE_MAX : a + b;
 }
 
-cuzk_status M_FN(run)(E_T(jac) * out, const void *bases, const void *scalars, size_t n,
-                      const msm_plan *plan, void *scratch, msm_stats *stats, cuzk_err *err) {
-  msm_stats total = {0};
-  E_FN(jac_set_inf)(out);
-  if (stats)
-    *stats = total;
-  const char *why = msm_plan_check(plan);
-  if (why)
-    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "msm plan: %s", why);
-  if (n == 0)
-    return CUZK_OK;
-  M_FN(ctx) x = {.bases = bases, .scalars = scalars, .n = n, .plan = *plan};
+/* The bucket phase and the final sum over n live points with a checked
+ * plan; block: exec_bytes(plan, n) bytes, 64-byte aligned. */
+static void M_FN(exec)(E_T(jac) * out, const msm_live *live, size_t n, const msm_plan *plan,
+                       void *block, msm_stats *total) {
+  M_FN(ctx) x = {.live = live, .n = n, .plan = *plan};
   unsigned nw;
-  const size_t bytes = M_FN(scratch_parts)(plan, n, &x.lay, &nw);
+  M_FN(exec_bytes)(plan, n, &x.lay, &nw);
   const unsigned ntask = plan->nwin * plan->nsplit;
-  void *block = scratch;
-  if (!block && (bytes == SIZE_MAX || posix_memalign(&block, 64, bytes) != 0))
-    return cuzk_err_set(err, CUZK_NO_MEMORY, "msm: %zu bytes of scratch for %u workers", bytes,
-                        nw);
-  if (((uintptr_t)block & 63) != 0)
-    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "msm: scratch not 64-byte aligned");
   x.res = block;
   x.stats = (msm_stats *)((uint8_t *)block + ((ntask * sizeof(E_T(xyzz)) + 63) & ~(size_t)63));
   x.scratch = (uint8_t *)x.stats + ((nw * sizeof(msm_stats) + 63) & ~(size_t)63);
@@ -328,14 +387,42 @@ cuzk_status M_FN(run)(E_T(jac) * out, const void *bases, const void *scalars, si
       E_FN(jac_add)(out, out, &t);
     }
   }
-  total.jac_ops = (uint64_t)plan->c * (plan->nwin - 1) + ntask;
+  total->jac_ops = (uint64_t)plan->c * (plan->nwin - 1) + ntask;
   for (unsigned i = 0; i < nw; i++) {
-    total.aff_adds += x.stats[i].aff_adds;
-    total.rounds += x.stats[i].rounds;
-    total.aff_copies += x.stats[i].aff_copies;
-    total.xyzz_madds += x.stats[i].xyzz_madds;
-    total.xyzz_adds += x.stats[i].xyzz_adds;
+    total->aff_adds += x.stats[i].aff_adds;
+    total->rounds += x.stats[i].rounds;
+    total->aff_copies += x.stats[i].aff_copies;
+    total->xyzz_madds += x.stats[i].xyzz_madds;
+    total->xyzz_adds += x.stats[i].xyzz_adds;
   }
+}
+
+cuzk_status M_FN(run)(E_T(jac) * out, const void *bases, const void *scalars, size_t n,
+                      const msm_plan *plan, void *scratch, msm_stats *stats, cuzk_err *err) {
+  msm_stats total = {0};
+  E_FN(jac_set_inf)(out);
+  if (stats)
+    *stats = total;
+  const char *why = msm_plan_check(plan);
+  if (why)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "msm plan: %s", why);
+  if (n == 0)
+    return CUZK_OK;
+  const size_t bytes = M_FN(scratch_bytes)(plan, n);
+  void *block = scratch;
+  if (!block && (bytes == SIZE_MAX || posix_memalign(&block, 64, bytes) != 0))
+    return cuzk_err_set(err, CUZK_NO_MEMORY, "msm: %zu bytes of scratch for %u workers", bytes,
+                        plan->threads);
+  if (((uintptr_t)block & 63) != 0)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "msm: scratch not 64-byte aligned");
+  const size_t lb = M_FN(live_bytes)(n, plan->threads);
+  msm_live *live = block;
+  size_t *count = (size_t *)(live + n);
+  msm_part part = {bases, scalars, n};
+  size_t nlive = M_FN(filter)(live, &part, 1, n, plan->threads, count);
+  total.live = nlive;
+  if (nlive)
+    M_FN(exec)(out, live, nlive, plan, (uint8_t *)block + lb, &total);
   if (stats)
     *stats = total;
   if (!scratch)
@@ -343,10 +430,49 @@ cuzk_status M_FN(run)(E_T(jac) * out, const void *bases, const void *scalars, si
   return CUZK_OK;
 }
 
+cuzk_status M_FN(parts)(E_T(jac) * out, const msm_part *parts, size_t nparts, unsigned threads,
+                        cuzk_err *err) {
+  E_FN(jac_set_inf)(out);
+  size_t n = 0;
+  for (size_t k = 0; k < nparts; k++) {
+    if (parts[k].n > SIZE_MAX / 2 - n)
+      return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "msm: point count overflows");
+    n += parts[k].n;
+  }
+  if (n == 0)
+    return CUZK_OK;
+  if (threads == 0)
+    threads = par_threads();
+  const size_t lb = M_FN(live_bytes)(n, threads);
+  void *lblock = NULL;
+  if (lb == SIZE_MAX || posix_memalign(&lblock, 64, lb) != 0)
+    return cuzk_err_set(err, CUZK_NO_MEMORY, "msm: live list of %zu points", n);
+  msm_live *live = lblock;
+  size_t nlive = M_FN(filter)(live, parts, nparts, n, threads, (size_t *)(live + n));
+  cuzk_status st = CUZK_OK;
+  if (nlive) {
+    msm_plan plan = msm_plan_for(nlive, threads);
+    msm_layout lay;
+    unsigned nw;
+    size_t bytes = M_FN(exec_bytes)(&plan, nlive, &lay, &nw);
+    void *block = NULL;
+    if (bytes == SIZE_MAX || posix_memalign(&block, 64, bytes) != 0) {
+      st = cuzk_err_set(err, CUZK_NO_MEMORY, "msm: %zu bytes of scratch for %u workers", bytes,
+                        nw);
+    } else {
+      msm_stats total = {0};
+      M_FN(exec)(out, live, nlive, &plan, block, &total);
+      free(block);
+    }
+  }
+  free(lblock);
+  return st;
+}
+
 cuzk_status MSM(E_T(jac) * out, const void *bases, const void *scalars, size_t n,
                 unsigned threads, cuzk_err *err) {
-  msm_plan plan = msm_plan_for(n, threads);
-  return M_FN(run)(out, bases, scalars, n, &plan, NULL, NULL, err);
+  msm_part part = {bases, scalars, n};
+  return M_FN(parts)(out, &part, 1, threads, err);
 }
 
 /* ---- reference ---- */

@@ -70,6 +70,21 @@ static inline unsigned msm_scalar_load(limb_t s[4], const uint8_t *p) {
   return 0;
 }
 
+/* A live point: its scalar reduced and folded (msm_scalar_load), with the
+ * fold flag in bit 63 of s[3] (a folded scalar is below 2^254), and its
+ * base in the caller's array. */
+typedef struct {
+  limb_t s[4];
+  const uint8_t *base;
+} msm_live;
+
+/* s = e's folded scalar; returns its fold flag. */
+static inline unsigned msm_live_scalar(limb_t s[4], const msm_live *e) {
+  s[0] = e->s[0], s[1] = e->s[1], s[2] = e->s[2];
+  s[3] = e->s[3] & ~((limb_t)1 << 63);
+  return (unsigned)(e->s[3] >> 63);
+}
+
 #define MSM_DIGIT_NEG 0x80000000u
 
 /* Signed (Booth) digit of window w:  with the c+1 bits v = s[cw-1 .. cw+c-1]

@@ -564,3 +564,63 @@ TEST(g1_stats_count_additions) {
   free(b);
   free(sc);
 }
+
+/* msm_*_parts: one MSM over several runs of points (some empty), with
+ * infinity bases and zero scalars sprinkled in, equals the reference over
+ * the concatenation; msm_stats.live counts exactly the other points. */
+#define PARTS_TEST(G, g)                                                                         \
+  static void g##_parts_case(size_t n, uint64_t seed) {                                          \
+    test_rng rg = {seed};                                                                        \
+    uint8_t *b = gen_bases(&g##_grp, n, seed), *sc = malloc(32 * n);                             \
+    CHECK(sc != NULL);                                                                           \
+    rand_scalars(sc, n, &rg);                                                                    \
+    size_t live = 0;                                                                             \
+    for (size_t i = 0; i < n; i++) {                                                             \
+      uint64_t k = test_rng_next(&rg) % 5;                                                       \
+      if (k == 0)                                                                                \
+        memset(b + i * sizeof(G##_aff), 0, sizeof(G##_aff));                                     \
+      else if (k == 1)                                                                           \
+        memset(sc + 32 * i, 0, 32);                                                              \
+      else if (k == 2)                                                                           \
+        scalar_r_plus(sc + 32 * i, 0); /* r: zero mod r */                                       \
+      else                                                                                       \
+        live++;                                                                                  \
+    }                                                                                            \
+    msm_part parts[6];                                                                           \
+    size_t np = 0, at = 0;                                                                       \
+    while (at < n && np < 5) {                                                                   \
+      size_t len = test_rng_next(&rg) % (n - at + 1);                                            \
+      parts[np++] = (msm_part){b + at * sizeof(G##_aff), sc + 32 * at, len};                     \
+      at += len;                                                                                 \
+    }                                                                                            \
+    parts[np++] = (msm_part){b + at * sizeof(G##_aff), sc + 32 * at, n - at};                    \
+    G##_jac want, got;                                                                           \
+    CHECK(msm_##g##_naive(&want, b, sc, n, 2, NULL) == CUZK_OK);                                 \
+    for (unsigned t = 1; t <= 3; t++) {                                                          \
+      CHECK(msm_##g##_parts(&got, parts, np, t, NULL) == CUZK_OK);                               \
+      CHECK_MSG(G##_jac_eq(&got, &want), #g " parts n=%zu nparts=%zu threads=%u differs", n, np, \
+                t);                                                                              \
+    }                                                                                            \
+    msm_plan p = msm_plan_make(5, 2, 2, 16);                                                     \
+    msm_stats st;                                                                                \
+    CHECK(msm_##g##_run(&got, b, sc, n, &p, NULL, &st, NULL) == CUZK_OK);                        \
+    CHECK(G##_jac_eq(&got, &want));                                                              \
+    CHECK_EQ_INT(st.live, live);                                                                 \
+    free(b);                                                                                     \
+    free(sc);                                                                                    \
+  }
+PARTS_TEST(bls12_381_g1, g1)
+PARTS_TEST(bls12_381_g2, g2)
+
+TEST_TIMEOUT(parts_sparse_inputs, 600) {
+  for (uint64_t seed = 1; seed <= 6; seed++) g1_parts_case(1 + seed * 211, seed);
+  g1_parts_case(5000, 77);
+  for (uint64_t seed = 1; seed <= 3; seed++) g2_parts_case(1 + seed * 97, seed);
+  /* No parts, and only empty ones: infinity. */
+  bls12_381_g1_jac out;
+  msm_part empty = {NULL, NULL, 0};
+  CHECK(msm_g1_parts(&out, NULL, 0, 2, NULL) == CUZK_OK);
+  CHECK(bls12_381_g1_jac_is_inf(&out));
+  CHECK(msm_g1_parts(&out, &empty, 1, 2, NULL) == CUZK_OK);
+  CHECK(bls12_381_g1_jac_is_inf(&out));
+}

@@ -97,14 +97,14 @@ static cuzk_status cpu_quotient(backend *be, void *h, bls12_381_fr *a, bls12_381
   return CUZK_OK;
 }
 
-static cuzk_status cpu_msm_g1(backend *be, bls12_381_g1_jac *out, const void *bases,
-                              const void *scalars, size_t n, cuzk_err *err) {
-  return msm_g1(out, bases, scalars, n, be->threads, err);
+static cuzk_status cpu_msm_g1(backend *be, bls12_381_g1_jac *out, const msm_part *parts,
+                              size_t nparts, cuzk_err *err) {
+  return msm_g1_parts(out, parts, nparts, be->threads, err);
 }
 
-static cuzk_status cpu_msm_g2(backend *be, bls12_381_g2_jac *out, const void *bases,
-                              const void *scalars, size_t n, cuzk_err *err) {
-  return msm_g2(out, bases, scalars, n, be->threads, err);
+static cuzk_status cpu_msm_g2(backend *be, bls12_381_g2_jac *out, const msm_part *parts,
+                              size_t nparts, cuzk_err *err) {
+  return msm_g2_parts(out, parts, nparts, be->threads, err);
 }
 
 static void cpu_destroy(backend *b) { free(b); }
