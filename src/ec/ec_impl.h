@@ -189,6 +189,122 @@ void E_FN(jac_mul_vartime)(E_T(jac) * r, const E_T(jac) * p, const limb_t *k, si
   *r = acc;
 }
 
+/* ---- constant time: homogeneous projective (X:Y:Z), x = X/Z, y = Y/Z,
+ * infinity (0:1:0); complete formulas (ec_tmpl.h jac_mul_ct) ---- */
+
+typedef struct {
+  EC_F x, y, z;
+} E_T(proj);
+
+/* RCB algorithm 7: P + Q, any P, Q (12M + 2 mul by 3b).  r may alias. */
+static void E_FN(proj_add)(E_T(proj) * r, const E_T(proj) * p, const E_T(proj) * q,
+                           const EC_F *b3) {
+  EC_F t0, t1, t2, t3, t4, x3, y3, z3;
+  F_FN(mul)(&t0, &p->x, &q->x);
+  F_FN(mul)(&t1, &p->y, &q->y);
+  F_FN(mul)(&t2, &p->z, &q->z);
+  F_FN(add)(&t3, &p->x, &p->y);
+  F_FN(add)(&t4, &q->x, &q->y);
+  F_FN(mul)(&t3, &t3, &t4);
+  F_FN(add)(&t4, &t0, &t1);
+  F_FN(sub)(&t3, &t3, &t4); /* X1 Y2 + X2 Y1 */
+  F_FN(add)(&t4, &p->y, &p->z);
+  F_FN(add)(&x3, &q->y, &q->z);
+  F_FN(mul)(&t4, &t4, &x3);
+  F_FN(add)(&x3, &t1, &t2);
+  F_FN(sub)(&t4, &t4, &x3); /* Y1 Z2 + Y2 Z1 */
+  F_FN(add)(&x3, &p->x, &p->z);
+  F_FN(add)(&y3, &q->x, &q->z);
+  F_FN(mul)(&x3, &x3, &y3);
+  F_FN(add)(&y3, &t0, &t2);
+  F_FN(sub)(&y3, &x3, &y3); /* X1 Z2 + X2 Z1 */
+  F_FN(dbl)(&x3, &t0);
+  F_FN(add)(&t0, &x3, &t0); /* 3 X1 X2 */
+  F_FN(mul)(&t2, b3, &t2);
+  F_FN(add)(&z3, &t1, &t2);
+  F_FN(sub)(&t1, &t1, &t2);
+  F_FN(mul)(&y3, b3, &y3);
+  F_FN(mul)(&x3, &t4, &y3);
+  F_FN(mul)(&t2, &t3, &t1);
+  F_FN(sub)(&x3, &t2, &x3);
+  F_FN(mul)(&y3, &y3, &t0);
+  F_FN(mul)(&t1, &t1, &z3);
+  F_FN(add)(&y3, &t1, &y3);
+  F_FN(mul)(&t0, &t0, &t3);
+  F_FN(mul)(&z3, &z3, &t4);
+  F_FN(add)(&z3, &z3, &t0);
+  r->x = x3, r->y = y3, r->z = z3;
+}
+
+/* RCB algorithm 9: 2P, any P (6M + 2S + 1 mul by 3b).  r may alias. */
+static void E_FN(proj_dbl)(E_T(proj) * r, const E_T(proj) * p, const EC_F *b3) {
+  EC_F t0, t1, t2, x3, y3, z3;
+  F_FN(sqr)(&t0, &p->y);
+  F_FN(dbl)(&z3, &t0);
+  F_FN(dbl)(&z3, &z3);
+  F_FN(dbl)(&z3, &z3); /* 8 Y^2 */
+  F_FN(mul)(&t1, &p->y, &p->z);
+  F_FN(sqr)(&t2, &p->z);
+  F_FN(mul)(&t2, b3, &t2);
+  F_FN(mul)(&x3, &t2, &z3);
+  F_FN(add)(&y3, &t0, &t2);
+  F_FN(mul)(&z3, &t1, &z3);
+  F_FN(dbl)(&t1, &t2);
+  F_FN(add)(&t2, &t1, &t2);
+  F_FN(sub)(&t0, &t0, &t2);
+  F_FN(mul)(&y3, &t0, &y3);
+  F_FN(add)(&y3, &x3, &y3);
+  F_FN(mul)(&t1, &p->x, &p->y);
+  F_FN(mul)(&x3, &t0, &t1);
+  F_FN(dbl)(&x3, &x3);
+  r->x = x3, r->y = y3, r->z = z3;
+}
+
+/* *r = tab[i] for i < n, reading every entry (no index-dependent access). */
+static void E_FN(proj_select)(E_T(proj) * r, const E_T(proj) * tab, unsigned n, unsigned i) {
+  const size_t words = sizeof(E_T(proj)) / sizeof(limb_t);
+  limb_t acc[sizeof(E_T(proj)) / sizeof(limb_t)] = {0};
+  for (unsigned j = 0; j < n; j++) {
+    /* mask = all ones iff j == i, without a branch or a comparison flag */
+    limb_t d = (limb_t)(j ^ i);
+    limb_t mask = ((d | (0 - d)) >> 63) - 1;
+    const limb_t *e = (const limb_t *)&tab[j];
+    for (size_t w = 0; w < words; w++) acc[w] |= e[w] & mask;
+  }
+  memcpy(r, acc, sizeof *r);
+}
+
+void E_FN(jac_mul_ct)(E_T(jac) * r, const E_T(jac) * p, const limb_t k[4]) {
+  if (E_FN(jac_is_inf)(p)) { /* a branch on p, never on k */
+    E_FN(jac_set_inf)(r);
+    return;
+  }
+  EC_F b3;
+  F_FN(dbl)(&b3, &E_FN(b));
+  F_FN(add)(&b3, &b3, &E_FN(b));
+  /* Jacobian (X, Y, Z) -> projective (X Z, Y, Z^3). */
+  E_T(proj) tab[16], acc, t;
+  EC_F z2;
+  F_FN(mul)(&tab[1].x, &p->x, &p->z);
+  tab[1].y = p->y;
+  F_FN(sqr)(&z2, &p->z);
+  F_FN(mul)(&tab[1].z, &z2, &p->z);
+  memset(&tab[0], 0, sizeof tab[0]);
+  F_FN(set_one)(&tab[0].y);
+  for (unsigned i = 2; i < 16; i++) E_FN(proj_add)(&tab[i], &tab[i - 1], &tab[1], &b3);
+  E_FN(proj_select)(&acc, tab, 16, (unsigned)(k[3] >> 60));
+  for (int nib = 62; nib >= 0; nib--) {
+    for (int d = 0; d < 4; d++) E_FN(proj_dbl)(&acc, &acc, &b3);
+    E_FN(proj_select)(&t, tab, 16, (unsigned)(k[nib / 16] >> (4 * (nib % 16))) & 15);
+    E_FN(proj_add)(&acc, &acc, &t, &b3);
+  }
+  /* projective -> Jacobian (X Z, Y Z^2, Z); Z = 0 stays infinity. */
+  F_FN(sqr)(&z2, &acc.z);
+  F_FN(mul)(&r->x, &acc.x, &acc.z);
+  F_FN(mul)(&r->y, &acc.y, &z2);
+  r->z = acc.z;
+}
+
 void E_FN(xyzz_dbl)(E_T(xyzz) * r, const E_T(xyzz) * p) {
   EC_F u, v, w, s, m, t;
   F_FN(dbl)(&u, &p->y);          /* U = 2 Y1 */

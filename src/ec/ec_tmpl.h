@@ -83,9 +83,19 @@ void E_FN(jac_to_aff)(E_T(aff) * r, const E_T(jac) * p);
 /* Do p and q represent the same point? */
 int E_FN(jac_eq)(const E_T(jac) * p, const E_T(jac) * q);
 /* r = [k]p, k canonical little-endian limbs of klimbs limbs.  Double-and-add,
- * variable time in k: not for secret scalars on a shared machine (TODO:
- * fixed-window constant-time variant for the blinding factors). */
+ * variable time in k: for public scalars only (subgroup checks, tests); use
+ * jac_mul_ct for secrets. */
 void E_FN(jac_mul_vartime)(E_T(jac) * r, const E_T(jac) * p, const limb_t *k, size_t klimbs);
+/* r = [k]p for a secret 256-bit k (4 little-endian limbs, any value; p any
+ * point of the prime-order subgroup, infinity included).  Constant time in k:
+ * fixed 4-bit windows over all 64 nibbles, the table entry picked by masks
+ * (every entry read), and the complete projective formulas of Renes,
+ * Costello and Batina (2016, algorithms 7 and 9 for a = 0), which have no
+ * exceptional cases on a group without 2-torsion, so no branch depends on
+ * k (only on whether p is infinity).  The field operations are branch-free
+ * in the x86-64 asm (cmov).  About
+ * 64 x (4 doublings + 1 addition) = ~3000 M. */
+void E_FN(jac_mul_ct)(E_T(jac) * r, const E_T(jac) * p, const limb_t k[4]);
 
 /* madd-2008-s: 8M + 2S.  r may alias p. */
 void E_FN(xyzz_add_aff)(E_T(xyzz) * r, const E_T(xyzz) * p, const E_T(aff) * q);

@@ -50,11 +50,14 @@ static void stage(const groth16_prove_opts *o, const char *name) {
     o->progress(o->progress_ctx, name);
 }
 
-/* r = p in G1 scaled by k. */
+/* r = p in G1 scaled by k.  The blinding scalars r, s, rs and the points
+ * A, B1 derived from the witness are secret: every scalar multiplication of
+ * the blinding is the constant-time one (ec_tmpl.h jac_mul_ct).  The MSMs
+ * are variable time in the witness, as in every fast prover (msm.h). */
 static void g1_mul(bls12_381_g1_jac *r, const bls12_381_g1_aff *p, const limb_t k[4]) {
   bls12_381_g1_jac j;
   bls12_381_g1_jac_from_aff(&j, p);
-  bls12_381_g1_jac_mul_vartime(r, &j, k, 4);
+  bls12_381_g1_jac_mul_ct(r, &j, k);
 }
 
 cuzk_status groth16_prove_zkey(groth16_proof *proof, const zkey_file *zk, const wtns_file *w,
@@ -110,7 +113,7 @@ cuzk_status groth16_prove_zkey(groth16_proof *proof, const zkey_file *zk, const 
 #undef MSM_TIMED
   tm.msm_s = now_s() - t;
 
-  /* Blinding (FORMATS.md 3.6 step 6). */
+  /* Blinding (FORMATS.md 3.6 step 6), constant time in r and s. */
   limb_t r[4], s[4], rs[4];
   if (opts && opts->fixed_r && opts->fixed_s) {
     memcpy(r, opts->fixed_r, sizeof r);
@@ -134,7 +137,7 @@ cuzk_status groth16_prove_zkey(groth16_proof *proof, const zkey_file *zk, const 
   bls12_381_g1_jac_add(&A, &A, &t1);
   /* B2 = beta2 + pi_B2 + s delta2 */
   bls12_381_g2_jac_from_aff(&d2, &zk->delta2);
-  bls12_381_g2_jac_mul_vartime(&t2, &d2, s, 4);
+  bls12_381_g2_jac_mul_ct(&t2, &d2, s);
   bls12_381_g2_jac_add_aff(&B2, &pb2, &zk->beta2);
   bls12_381_g2_jac_add(&B2, &B2, &t2);
   /* B1 = beta1 + pi_B1 + s delta1 */
@@ -143,9 +146,9 @@ cuzk_status groth16_prove_zkey(groth16_proof *proof, const zkey_file *zk, const 
   bls12_381_g1_jac_add(&B1, &B1, &t1);
   /* C = pi_C + pi_H + s A + r B1 - r s delta1 */
   C = pch;
-  bls12_381_g1_jac_mul_vartime(&t1, &A, s, 4);
+  bls12_381_g1_jac_mul_ct(&t1, &A, s);
   bls12_381_g1_jac_add(&C, &C, &t1);
-  bls12_381_g1_jac_mul_vartime(&t1, &B1, r, 4);
+  bls12_381_g1_jac_mul_ct(&t1, &B1, r);
   bls12_381_g1_jac_add(&C, &C, &t1);
   g1_mul(&t1, &zk->delta1, rs);
   bls12_381_g1_jac_neg(&t1, &t1);

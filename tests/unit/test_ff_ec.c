@@ -235,3 +235,41 @@ TEST(g1_off_curve_and_off_subgroup_rejected) {
   CHECK(bls12_381_g1_aff_is_on_curve(&q));
   CHECK(!bls12_381_g1_aff_in_subgroup(&q));
 }
+
+/* jac_mul_ct against jac_mul_vartime: random full-width scalars (also above
+ * r: any 256-bit k), edge scalars, random and infinite points, and points
+ * given in Jacobian form with Z != 1. */
+#define MUL_CT(G, seed)                                                                     \
+  do {                                                                                      \
+    test_rng g = {seed};                                                                    \
+    G##_jac gen, p, want, got;                                                              \
+    G##_jac_from_aff(&gen, &G##_generator);                                                 \
+    limb_t rm1[4];                                                                          \
+    memcpy(rm1, bls12_381_fr_modulus, sizeof rm1);                                          \
+    rm1[0] -= 1;                                                                            \
+    const limb_t edge[][4] = {{0}, {1}, {2}, {15}, {16}, {17}, {0, 0, 0, 1ULL << 60},       \
+                              {~0ULL, ~0ULL, ~0ULL, ~0ULL}, {rm1[0], rm1[1], rm1[2], rm1[3]}}; \
+    for (int it = 0; it < 24; it++) {                                                       \
+      limb_t j[4] = {test_rng_next(&g), test_rng_next(&g), 0, 0}, k[4];                     \
+      G##_jac_mul_vartime(&p, &gen, j, 4); /* a point with Z != 1 */                        \
+      if (it == 0)                                                                          \
+        G##_jac_set_inf(&p);                                                                \
+      if (it == 1)                                                                          \
+        p = gen;                                                                            \
+      size_t ne = sizeof edge / sizeof edge[0];                                             \
+      if (it < (int)ne)                                                                     \
+        memcpy(k, edge[it], sizeof k);                                                      \
+      else                                                                                  \
+        for (int i = 0; i < 4; i++) k[i] = test_rng_next(&g);                               \
+      G##_jac_mul_vartime(&want, &p, k, 4);                                                 \
+      G##_jac_mul_ct(&got, &p, k);                                                          \
+      CHECK_MSG(G##_jac_eq(&got, &want), #G " mul_ct case %d differs", it);                \
+      G##_jac_mul_ct(&p, &p, k); /* aliasing */                                             \
+      CHECK(G##_jac_eq(&p, &want));                                                         \
+    }                                                                                       \
+    G##_jac_mul_ct(&got, &gen, bls12_381_fr_modulus); /* [r]G = O */                        \
+    CHECK(G##_jac_is_inf(&got));                                                            \
+  } while (0)
+
+TEST(g1_mul_ct) { MUL_CT(bls12_381_g1, 7); }
+TEST(g2_mul_ct) { MUL_CT(bls12_381_g2, 8); }
