@@ -1,5 +1,8 @@
 /* Montgomery arithmetic micro-benchmark: dependent chains (a <- a*b,
- * a <- a^2, a <- a+b, a <- a-b), reference vs fast, 4 and 6 limbs.
+ * a <- a^2, a <- a+b, a <- a-b), reference vs fast, 4 and 6 limbs, and
+ * Fp2 (x <- x*y, x <- x^2): the reference, the product composed of fast
+ * base-field operations (3M, as before mont384_fp2_mul) and the fused
+ * routine, the squaring (2M), and a wide product with its reduction.
  *
  * Build and run (nothing in the Makefile builds bench/ yet; the assembly is
  * src/ff/mont_x86.c, also in build/libcuzk.a):
@@ -15,6 +18,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "base/bytes.h"
@@ -43,6 +47,29 @@ static double ns_per_cycle(void) {
     if (t < best) best = t;
   }
   return best;
+}
+
+/* Fp2 over the fast base-field operations: the product as fp2_tmpl.h
+ * composed it before mont384_fp2_mul (3M + 5 add/sub), and the squaring
+ * as it still does (2M + 3 add/sub). */
+static void fp2_mul_3m(limb_t *r, const limb_t *a, const limb_t *b) {
+  limb_t t0[6], t1[6], s0[6], s1[6];
+  mont384_mul(t0, a, b, fp, fp_n0);
+  mont384_mul(t1, a + 6, b + 6, fp, fp_n0);
+  mont384_add(s0, a, a + 6, fp);
+  mont384_add(s1, b, b + 6, fp);
+  mont384_mul(s0, s0, s1, fp, fp_n0);
+  mont384_sub(r, t0, t1, fp);
+  mont384_sub(s0, s0, t0, fp);
+  mont384_sub(r + 6, s0, t1, fp);
+}
+static void fp2_sqr_2m(limb_t *r, const limb_t *a) {
+  limb_t s[6], d[6], m[6];
+  mont384_add(s, a, a + 6, fp);
+  mont384_sub(d, a, a + 6, fp);
+  mont384_mul(m, a, a + 6, fp, fp_n0);
+  mont384_mul(r, s, d, fp, fp_n0);
+  mont384_add(r + 6, m, m, fp);
 }
 
 #define ROUND 1000000L
@@ -79,6 +106,18 @@ int main(int argc, char **argv) {
   BENCH("384 add", mont384_add(a, a, b, fp));
   BENCH("384 sub ref", mont384_sub_ref(a, a, b, fp));
   BENCH("384 sub", mont384_sub(a, a, b, fp));
+  /* Fp2: x <- x*y and x <- x^2, x = a:b, y = b:a (u^2 = -1) */
+  limb_t x[12], y[12], w[12];
+  memcpy(x, a, sizeof a);
+  memcpy(x + 6, b, sizeof b);
+  memcpy(y, b, sizeof b);
+  memcpy(y + 6, a, sizeof a);
+  BENCH("fp2 mul ref", mont384_fp2_mul_ref(x, x, y, fp, fp_n0));
+  BENCH("fp2 mul 3M", fp2_mul_3m(x, x, y));
+  BENCH("fp2 mul", mont384_fp2_mul(x, x, y, fp, fp_n0));
+  BENCH("fp2 sqr (2M)", fp2_sqr_2m(x, x));
+  /* the lazy pieces: w = x0*x1 (12 limbs), x0 <- redc(w) */
+  BENCH("384 wide+redc", (mont384_mul_wide(w, x, x + 6), mont384_redc(x, w, fp, fp_n0)));
   BENCH("256 mul ref", mont256_mul_ref(c, c, d, fr, fr_n0));
   BENCH("256 mul", mont256_mul(c, c, d, fr, fr_n0));
   BENCH("256 sqr ref", mont256_sqr_ref(c, c, fr, fr_n0));
@@ -88,6 +127,6 @@ int main(int argc, char **argv) {
   BENCH("256 sub ref", mont256_sub_ref(c, c, d, fr));
   BENCH("256 sub", mont256_sub(c, c, d, fr));
   /* print the chains' ends so nothing is optimised away */
-  printf("(%016" PRIx64 " %016" PRIx64 ")\n", a[0], c[0]);
+  printf("(%016" PRIx64 " %016" PRIx64 " %016" PRIx64 ")\n", a[0], c[0], x[0]);
   return 0;
 }

@@ -40,6 +40,14 @@ static inline void F_FN(mul)(FIELD *r, const FIELD *a, const FIELD *b) {
 static inline void F_FN(sqr)(FIELD *r, const FIELD *a) {
   F_M(sqr)(r->l, a->l, F_FN(modulus), F_K(N0));
 }
+/* Multiplication in F[u]/(u^2 + 1) over this field, for ff/fp2_tmpl.h:
+ * x = x[0] + x[1] u, two adjacent elements (FIELD is its limbs alone, so
+ * the pair is 2N limbs), each pointer the start of an object that holds
+ * both (an Fp2 element); r may alias a or b.  The 6-limb assembly shares
+ * work between the halves (mont_x86.c). */
+static inline void F_FN(fp2_mul)(FIELD *r, const FIELD *a, const FIELD *b) {
+  F_M(fp2_mul)((limb_t *)r, (const limb_t *)a, (const limb_t *)b, F_FN(modulus), F_K(N0));
+}
 static inline int F_FN(is_zero)(const FIELD *a) { return F_M(is_zero)(a->l); }
 static inline int F_FN(eq)(const FIELD *a, const FIELD *b) { return F_M(eq)(a->l, b->l); }
 static inline int F_FN(is_one)(const FIELD *a) { return F_M(eq)(a->l, F_FN(one_mont).l); }

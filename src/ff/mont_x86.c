@@ -1,9 +1,13 @@
 /* Montgomery multiplication and squaring for x86-64 with BMI2 and ADX
  * (mulx, adcx, adox): mont256_mul_x86, mont384_mul_x86 and mont384_sqr_x86,
  * declared in ff/mont_x86.h and bound to mont*_mul/sqr by ff/mont.h (the
- * 4-limb squaring is the 4-limb multiplication; mont_x86.h says why).  The
- * portable C in ff/mont_tmpl.h is their reference (tests/unit/test_mont.c
- * compares them on four moduli).
+ * 4-limb squaring is the 4-limb multiplication; mont_x86.h says why); and
+ * lazy reduction for 6 limbs: mont384_mul_wide_x86 (768-bit product),
+ * mont384_redc_x86 (its reduction) and mont384_fp2_mul_x86 (the Fp2
+ * product from three of the one and two of the other; bounds and
+ * measurements in its section).  The portable C in ff/mont_tmpl.h is their
+ * reference (tests/unit/test_mont.c compares them on four moduli,
+ * tests/unit/test_fp2.c the lazy ones on BLS12-381 p).
  *
  * DESIGN
  *
@@ -14,7 +18,8 @@
  * which failed with the inline version.  Here every register is ours; the
  * call costs a few cycles.  SysV ABI: arguments in rdi, rsi, rdx, rcx, r8;
  * rbx, rbp, r12-r15 are saved and restored where used; the squaring keeps
- * 80 bytes of scratch in the red zone below rsp (a leaf function).
+ * 80 bytes of scratch in the red zone below rsp (a leaf function), the Fp2
+ * product 432 bytes in a frame of its own.
  *
  * Contract (the reference's): a, b < p; r < p on return; r may alias a or
  * b (r is written only after the last read of a and b); n0 = -p^-1 mod
@@ -48,6 +53,19 @@
  *   Zen 1, 2.5 GHz    66  (148)    57  (155)    33  (67)
  *   Xeon,  2.8 GHz    41   (68)    34   (64)    23  (33)
  * Independent multiplications run within ~8 % of the 150-cycle bound.
+ * What the rest is, measured on Zen 1 with loops of one instruction
+ * pattern: mulx 2.0 cycles; a mulx with its adox and adcx 2.0 (the flag
+ * chains keep up); a 6x6 product alone 76 for its 72; a reduction step
+ * ~15 when each step waits on the last (imul, mulx, adds) and 13.5 when
+ * two reductions alternate.  The CIOS rows give each reduction step
+ * products to overlap, so the mul's remaining ~15 cycles are its ends: a
+ * dependent chain (a <- a*b) waits for the final subtraction and the
+ * stores before the next row 0 (66.0 ns dependent, 63.4 independent).
+ * Rescheduling within the body cannot reach the ends.  The squaring (56.5
+ * and 53.3 ns, 133 cycles independent against 120) already runs two carry
+ * chains with the reduction interleaved; its last rows (1-3 products)
+ * probably leave their reduction steps less to overlap.  Neither was
+ * rewritten.
  * Fewer multiplies do not pay here: a one-level Karatsuba 6-limb mul (27
  * mulx for the product, 63 in all, the reduction split in two halves)
  * measured 75-77 ns against 66, its extra additions, loads and stores
@@ -100,63 +118,68 @@
 
 /* ---- multiplication (CIOS) ---- */
 
+/* Operand addresses.  The row macros take each operand as an address macro
+ * (a byte offset in, an operand string out), so that one body reads its
+ * operands from the argument pointers or from scratch on the stack. */
+#define AT_A(off) #off "(" RA ")"
+#define AT_B(off) #off "(" RB ")"
+#define AT_R(off) #off "(" RR ")"
+
 /* Row 0: T0..TN = a * b_0 (one carry chain, nothing to add to). */
-#define MX_ROW0_4(T0, T1, T2, T3, T4)                                                              \
-  "movq 0(" RB "), %rdx\n"                                                                         \
-  "mulxq 0(" RA "), " X(T0) ", " X(T1) "\n"                                                        \
-  "mulxq 8(" RA "), " LO ", " X(T2) "\n"                                                           \
+#define MX_ROW0_4(A, B, T0, T1, T2, T3, T4)                                                        \
+  "movq " B(0) ", %rdx\n"                                                                          \
+  "mulxq " A(0) ", " X(T0) ", " X(T1) "\n"                                                         \
+  "mulxq " A(8) ", " LO ", " X(T2) "\n"                                                            \
   "addq " LO ", " X(T1) "\n"                                                                       \
-  "mulxq 16(" RA "), " LO ", " X(T3) "\n"                                                          \
+  "mulxq " A(16) ", " LO ", " X(T3) "\n"                                                           \
   "adcq " LO ", " X(T2) "\n"                                                                       \
-  "mulxq 24(" RA "), " LO ", " X(T4) "\n"                                                          \
+  "mulxq " A(24) ", " LO ", " X(T4) "\n"                                                           \
   "adcq " LO ", " X(T3) "\n"                                                                       \
   "adcq $0, " X(T4) "\n"
 
-#define MX_ROW0_6(T0, T1, T2, T3, T4, T5, T6)                                                      \
-  "movq 0(" RB "), %rdx\n"                                                                         \
-  "mulxq 0(" RA "), " X(T0) ", " X(T1) "\n"                                                        \
-  "mulxq 8(" RA "), " LO ", " X(T2) "\n"                                                           \
+#define MX_ROW0_6(A, B, T0, T1, T2, T3, T4, T5, T6)                                                \
+  "movq " B(0) ", %rdx\n"                                                                          \
+  "mulxq " A(0) ", " X(T0) ", " X(T1) "\n"                                                         \
+  "mulxq " A(8) ", " LO ", " X(T2) "\n"                                                            \
   "addq " LO ", " X(T1) "\n"                                                                       \
-  "mulxq 16(" RA "), " LO ", " X(T3) "\n"                                                          \
+  "mulxq " A(16) ", " LO ", " X(T3) "\n"                                                           \
   "adcq " LO ", " X(T2) "\n"                                                                       \
-  "mulxq 24(" RA "), " LO ", " X(T4) "\n"                                                          \
+  "mulxq " A(24) ", " LO ", " X(T4) "\n"                                                           \
   "adcq " LO ", " X(T3) "\n"                                                                       \
-  "mulxq 32(" RA "), " LO ", " X(T5) "\n"                                                          \
+  "mulxq " A(32) ", " LO ", " X(T5) "\n"                                                           \
   "adcq " LO ", " X(T4) "\n"                                                                       \
-  "mulxq 40(" RA "), " LO ", " X(T6) "\n"                                                          \
+  "mulxq " A(40) ", " LO ", " X(T6) "\n"                                                           \
   "adcq " LO ", " X(T5) "\n"                                                                       \
   "adcq $0, " X(T6) "\n"
 
-/* One product of a row: X += lo(a_j * rdx) on OF, Y (the next limb) += hi
- * on CF. */
-#define MX_MAC(OFF, XR, YR)                                                                        \
-  "mulxq " OFF "(" RA "), " LO ", " HI "\n"                                                        \
+/* One product of a row: X += lo(rdx * the limb at address S) on OF, Y (the
+ * next limb) += hi on CF. */
+#define MX_MAC(S, XR, YR)                                                                          \
+  "mulxq " S ", " LO ", " HI "\n"                                                                  \
   "adoxq " LO ", " X(XR) "\n"                                                                      \
   "adcxq " HI ", " X(YR) "\n"
+/* The last product of a row: its high half straight into the top TN (free
+ * on entry), which then takes both chains' carries through lo, zeroed by mov
+ * (mov keeps the flags). */
+#define MX_LAST(S, XR, TN)                                                                         \
+  "mulxq " S ", " LO ", " X(TN) "\n"                                                               \
+  "adoxq " LO ", " X(XR) "\n"                                                                      \
+  "movl $0, " LO32 "\n"                                                                            \
+  "adcxq " LO ", " X(TN) "\n"                                                                      \
+  "adoxq " LO ", " X(TN) "\n"
 
-/* Row i >= 1: T0..T(N-1) += a * b_i, TN = the new top (free on entry).  The
- * last product's high half goes straight to TN, which then takes both
- * chains' carries through lo, zeroed by mov (mov keeps the flags). */
-#define MX_ROW_4(OFF, T0, T1, T2, T3, T4)                                                          \
-  "movq " OFF "(" RB "), %rdx\n"                                                                   \
+/* Row i >= 1 (OFF = 8i): T0..T(N-1) += a * b_i, TN = the new top, cleared
+ * with the flags. */
+#define MX_ROW_4(A, B, OFF, T0, T1, T2, T3, T4)                                                    \
+  "movq " B(OFF) ", %rdx\n"                                                                        \
   "xorq " X(T4) ", " X(T4) "\n"                                                                    \
-  MX_MAC("0", T0, T1) MX_MAC("8", T1, T2) MX_MAC("16", T2, T3)                                     \
-  "mulxq 24(" RA "), " LO ", " X(T4) "\n"                                                          \
-  "adoxq " LO ", " X(T3) "\n"                                                                      \
-  "movl $0, " LO32 "\n"                                                                            \
-  "adcxq " LO ", " X(T4) "\n"                                                                      \
-  "adoxq " LO ", " X(T4) "\n"
+  MX_MAC(A(0), T0, T1) MX_MAC(A(8), T1, T2) MX_MAC(A(16), T2, T3) MX_LAST(A(24), T3, T4)
 
-#define MX_ROW_6(OFF, T0, T1, T2, T3, T4, T5, T6)                                                  \
-  "movq " OFF "(" RB "), %rdx\n"                                                                   \
+#define MX_ROW_6(A, B, OFF, T0, T1, T2, T3, T4, T5, T6)                                            \
+  "movq " B(OFF) ", %rdx\n"                                                                        \
   "xorq " X(T6) ", " X(T6) "\n"                                                                    \
-  MX_MAC("0", T0, T1) MX_MAC("8", T1, T2) MX_MAC("16", T2, T3) MX_MAC("24", T3, T4)                \
-  MX_MAC("32", T4, T5)                                                                             \
-  "mulxq 40(" RA "), " LO ", " X(T6) "\n"                                                          \
-  "adoxq " LO ", " X(T5) "\n"                                                                      \
-  "movl $0, " LO32 "\n"                                                                            \
-  "adcxq " LO ", " X(T6) "\n"                                                                      \
-  "adoxq " LO ", " X(T6) "\n"
+  MX_MAC(A(0), T0, T1) MX_MAC(A(8), T1, T2) MX_MAC(A(16), T2, T3) MX_MAC(A(24), T3, T4)            \
+  MX_MAC(A(32), T4, T5) MX_LAST(A(40), T5, T6)
 
 /* One product of a reduction step: X += lo(p_j * m) on CF, Y += hi on OF. */
 #define MX_RED(OFF, XR, YR)                                                                        \
@@ -182,22 +205,43 @@
   MX_RED("32", T4, T5) MX_RED("40", T5, T6)                                                        \
   "adcxq " X(T0) ", " X(T6) "\n"
 
-/* r = V - p if V >= p, else V (V < 2p): subtract into the copies S, then
- * store V or S by the borrow. */
+/* DST(0..) = V - p if V >= p, else V (V < 2p): subtract into the copies S,
+ * then store V or S by the borrow. */
 #define MX_SUBP(OP, OFF, V, S)                                                                     \
   "movq " X(V) ", " X(S) "\n" OP " " OFF "(" RP "), " X(S) "\n"
-#define MX_PICK(OFF, V, S)                                                                         \
+#define MX_PICK(D, V, S)                                                                           \
   "cmovncq " X(S) ", " X(V) "\n"                                                                   \
-  "movq " X(V) ", " OFF "(" RR ")\n"
-#define MX_CSUB_STORE_4(V0, V1, V2, V3, S0, S1, S2, S3)                                            \
+  "movq " X(V) ", " D "\n"
+#define MX_CSUB_STORE_4(DST, V0, V1, V2, V3, S0, S1, S2, S3)                                       \
   MX_SUBP("subq", "0", V0, S0) MX_SUBP("sbbq", "8", V1, S1) MX_SUBP("sbbq", "16", V2, S2)          \
   MX_SUBP("sbbq", "24", V3, S3)                                                                    \
-  MX_PICK("0", V0, S0) MX_PICK("8", V1, S1) MX_PICK("16", V2, S2) MX_PICK("24", V3, S3)
-#define MX_CSUB_STORE_6(V0, V1, V2, V3, V4, V5, S0, S1, S2, S3, S4, S5)                            \
+  MX_PICK(DST(0), V0, S0) MX_PICK(DST(8), V1, S1) MX_PICK(DST(16), V2, S2)                         \
+  MX_PICK(DST(24), V3, S3)
+#define MX_CSUB_STORE_6(DST, V0, V1, V2, V3, V4, V5, S0, S1, S2, S3, S4, S5)                       \
   MX_SUBP("subq", "0", V0, S0) MX_SUBP("sbbq", "8", V1, S1) MX_SUBP("sbbq", "16", V2, S2)          \
   MX_SUBP("sbbq", "24", V3, S3) MX_SUBP("sbbq", "32", V4, S4) MX_SUBP("sbbq", "40", V5, S5)        \
-  MX_PICK("0", V0, S0) MX_PICK("8", V1, S1) MX_PICK("16", V2, S2) MX_PICK("24", V3, S3)            \
-  MX_PICK("32", V4, S4) MX_PICK("40", V5, S5)
+  MX_PICK(DST(0), V0, S0) MX_PICK(DST(8), V1, S1) MX_PICK(DST(16), V2, S2)                         \
+  MX_PICK(DST(24), V3, S3) MX_PICK(DST(32), V4, S4) MX_PICK(DST(40), V5, S5)
+
+/* The whole 6-limb CIOS multiplication, DST(0..40) = A * B / 2^384 mod p.
+ * Accumulators t0..t6 = rbx r10 r11 r12 r13 r14 r15; clobbers rax, rbp,
+ * rdx, r9 and rsi (the last two only in the final subtraction, after the
+ * operands' last reads). */
+#define MX_MONT_6(A, B, DST)                                                                       \
+  MX_ROW0_6(A, B, rbx, r10, r11, r12, r13, r14, r15)                                               \
+  MX_REDC_6(rbx, r10, r11, r12, r13, r14, r15)                                                     \
+  MX_ROW_6(A, B, 8, r10, r11, r12, r13, r14, r15, rbx)                                             \
+  MX_REDC_6(r10, r11, r12, r13, r14, r15, rbx)                                                     \
+  MX_ROW_6(A, B, 16, r11, r12, r13, r14, r15, rbx, r10)                                            \
+  MX_REDC_6(r11, r12, r13, r14, r15, rbx, r10)                                                     \
+  MX_ROW_6(A, B, 24, r12, r13, r14, r15, rbx, r10, r11)                                            \
+  MX_REDC_6(r12, r13, r14, r15, rbx, r10, r11)                                                     \
+  MX_ROW_6(A, B, 32, r13, r14, r15, rbx, r10, r11, r12)                                            \
+  MX_REDC_6(r13, r14, r15, rbx, r10, r11, r12)                                                     \
+  MX_ROW_6(A, B, 40, r14, r15, rbx, r10, r11, r12, r13)                                            \
+  MX_REDC_6(r14, r15, rbx, r10, r11, r12, r13)                                                     \
+  /* value r15 rbx r10 r11 r12 r13 < 2p; r14 = 0 */                                               \
+  MX_CSUB_STORE_6(DST, r15, rbx, r10, r11, r12, r13, rax, rbp, rdx, r14, r9, rsi)
 
 /* void mont256_mul_x86(limb_t r[4], const limb_t a[4], const limb_t b[4],
  *                      const limb_t p[4], limb_t n0)
@@ -205,38 +249,24 @@
  * Accumulators t0..t4 = rbx r10 r11 r12 r13. */
 __asm__(".pushsection .text\n" MX_BEGIN(mont256_mul_x86) MX_SAVE4
         "movq %rdx, " RB "\n"
-        MX_ROW0_4(rbx, r10, r11, r12, r13)
+        MX_ROW0_4(AT_A, AT_B, rbx, r10, r11, r12, r13)
         MX_REDC_4(rbx, r10, r11, r12, r13)
-        MX_ROW_4("8", r10, r11, r12, r13, rbx)
+        MX_ROW_4(AT_A, AT_B, 8, r10, r11, r12, r13, rbx)
         MX_REDC_4(r10, r11, r12, r13, rbx)
-        MX_ROW_4("16", r11, r12, r13, rbx, r10)
+        MX_ROW_4(AT_A, AT_B, 16, r11, r12, r13, rbx, r10)
         MX_REDC_4(r11, r12, r13, rbx, r10)
-        MX_ROW_4("24", r12, r13, rbx, r10, r11)
+        MX_ROW_4(AT_A, AT_B, 24, r12, r13, rbx, r10, r11)
         MX_REDC_4(r12, r13, rbx, r10, r11)
         /* value r13 rbx r10 r11 < 2p; r12 = 0 */
-        MX_CSUB_STORE_4(r13, rbx, r10, r11, rax, rbp, rdx, r12)
+        MX_CSUB_STORE_4(AT_R, r13, rbx, r10, r11, rax, rbp, rdx, r12)
         MX_RESTORE4 MX_END(mont256_mul_x86) ".popsection\n");
 
 /* void mont384_mul_x86(limb_t r[6], const limb_t a[6], const limb_t b[6],
  *                      const limb_t p[6], limb_t n0)
- * r = a*b / 2^384 mod p.  72 mulx + 6 imul.
- * Accumulators t0..t6 = rbx r10 r11 r12 r13 r14 r15. */
+ * r = a*b / 2^384 mod p.  72 mulx + 6 imul. */
 __asm__(".pushsection .text\n" MX_BEGIN(mont384_mul_x86) MX_SAVE
         "movq %rdx, " RB "\n"
-        MX_ROW0_6(rbx, r10, r11, r12, r13, r14, r15)
-        MX_REDC_6(rbx, r10, r11, r12, r13, r14, r15)
-        MX_ROW_6("8", r10, r11, r12, r13, r14, r15, rbx)
-        MX_REDC_6(r10, r11, r12, r13, r14, r15, rbx)
-        MX_ROW_6("16", r11, r12, r13, r14, r15, rbx, r10)
-        MX_REDC_6(r11, r12, r13, r14, r15, rbx, r10)
-        MX_ROW_6("24", r12, r13, r14, r15, rbx, r10, r11)
-        MX_REDC_6(r12, r13, r14, r15, rbx, r10, r11)
-        MX_ROW_6("32", r13, r14, r15, rbx, r10, r11, r12)
-        MX_REDC_6(r13, r14, r15, rbx, r10, r11, r12)
-        MX_ROW_6("40", r14, r15, rbx, r10, r11, r12, r13)
-        MX_REDC_6(r14, r15, rbx, r10, r11, r12, r13)
-        /* value r15 rbx r10 r11 r12 r13 < 2p; r14 = 0 */
-        MX_CSUB_STORE_6(r15, rbx, r10, r11, r12, r13, rax, rbp, rdx, r14, r9, rsi)
+        MX_MONT_6(AT_A, AT_B, AT_R)
         MX_RESTORE MX_END(mont384_mul_x86) ".popsection\n");
 
 /* ---- squaring: CIOS over a doubled operand ----
@@ -278,20 +308,6 @@ __asm__(".pushsection .text\n" MX_BEGIN(mont384_mul_x86) MX_SAVE
   "mulxq %rdx, " LO ", " HI "\n"                                                                   \
   "adoxq " LO ", " X(XR) "\n"                                                                      \
   "adcxq " HI ", " X(YR) "\n"
-/* A cross product a_i * (d_j or e_j, at scratch address S). */
-#define MX_SMAC(S, XR, YR)                                                                         \
-  "mulxq " S ", " LO ", " HI "\n"                                                                  \
-  "adoxq " LO ", " X(XR) "\n"                                                                      \
-  "adcxq " HI ", " X(YR) "\n"
-/* The last cross product of a 6-limb row: its high half straight into the
- * top T6, which then takes both chains' carries. */
-#define MX_SLAST6(S, T5, T6)                                                                       \
-  "mulxq " S ", " LO ", " X(T6) "\n"                                                               \
-  "adoxq " LO ", " X(T5) "\n"                                                                      \
-  "movl $0, " LO32 "\n"                                                                            \
-  "adcxq " LO ", " X(T6) "\n"                                                                      \
-  "adoxq " LO ", " X(T6) "\n"
-
 #define MX_SROW0_6(T0, T1, T2, T3, T4, T5, T6)                                                     \
   "movq 0(" RA "), %rdx\n"                                                                         \
   "mulxq %rdx, " X(T0) ", " X(T1) "\n"                                                             \
@@ -307,15 +323,15 @@ __asm__(".pushsection .text\n" MX_BEGIN(mont384_mul_x86) MX_SAVE
   "adcq " LO ", " X(T5) "\n"                                                                       \
   "adcq $0, " X(T6) "\n"
 #define MX_SROW1_6(T0, T1, T2, T3, T4, T5, T6)                                                     \
-  MX_SQ_START("8", T1, T2, T6) MX_SMAC(SQ6(64), T2, T3) MX_SMAC(SQ6(24), T3, T4)                   \
-  MX_SMAC(SQ6(32), T4, T5) MX_SLAST6(SQ6(40), T5, T6)
+  MX_SQ_START("8", T1, T2, T6) MX_MAC(SQ6(64), T2, T3) MX_MAC(SQ6(24), T3, T4)                   \
+  MX_MAC(SQ6(32), T4, T5) MX_LAST(SQ6(40), T5, T6)
 #define MX_SROW2_6(T0, T1, T2, T3, T4, T5, T6)                                                     \
-  MX_SQ_START("16", T2, T3, T6) MX_SMAC(SQ6(72), T3, T4) MX_SMAC(SQ6(32), T4, T5)                  \
-  MX_SLAST6(SQ6(40), T5, T6)
+  MX_SQ_START("16", T2, T3, T6) MX_MAC(SQ6(72), T3, T4) MX_MAC(SQ6(32), T4, T5)                  \
+  MX_LAST(SQ6(40), T5, T6)
 #define MX_SROW3_6(T0, T1, T2, T3, T4, T5, T6)                                                     \
-  MX_SQ_START("24", T3, T4, T6) MX_SMAC(SQ6(80), T4, T5) MX_SLAST6(SQ6(40), T5, T6)
+  MX_SQ_START("24", T3, T4, T6) MX_MAC(SQ6(80), T4, T5) MX_LAST(SQ6(40), T5, T6)
 #define MX_SROW4_6(T0, T1, T2, T3, T4, T5, T6)                                                     \
-  MX_SQ_START("32", T4, T5, T6) MX_SLAST6(SQ6(88), T5, T6)
+  MX_SQ_START("32", T4, T5, T6) MX_LAST(SQ6(88), T5, T6)
 /* Row 5: a_5^2 into T5 and the new top T6. */
 #define MX_SROW5_6(T0, T1, T2, T3, T4, T5, T6)                                                     \
   "movq 40(" RA "), %rdx\n"                                                                        \
@@ -352,8 +368,205 @@ __asm__(".pushsection .text\n" MX_BEGIN(mont384_sqr_x86) MX_SAVE
         MX_SROW5_6(r14, r15, rbx, r10, r11, r12, r13)
         MX_REDC_6(r14, r15, rbx, r10, r11, r12, r13)
         /* value r15 rbx r10 r11 r12 r13 < 2p; r14 = 0 */
-        MX_CSUB_STORE_6(r15, rbx, r10, r11, r12, r13, rax, rbp, rdx, r14, r9, rsi)
+        MX_CSUB_STORE_6(AT_R, r15, rbx, r10, r11, r12, r13, rax, rbp, rdx, r14, r9, rsi)
         MX_RESTORE MX_END(mont384_sqr_x86) ".popsection\n");
+
+/* ---- lazy reduction: the 768-bit product, its reduction, Fp2 ----
+ *
+ * Bounds, with R = 2^384, p < 2^381 and elements < p:
+ *   product:   a*b < p^2 < 2^762 for a, b < p; (a0+a1)(b0+b1) < 4p^2 < 2^764
+ *              (sums of two elements are < 2p < 2^382: six limbs, no carry
+ *              out, and no reduction needed before multiplying).
+ *   reduction: t < pR gives (t + M p) / R < 2p, M < R: one conditional
+ *              subtraction.  It reduces the low half only:
+ *                (t + M p) / R = (t_lo + M p) / R + t_hi,  t = t_lo + t_hi R,
+ *              since the M's low-limb choices see only t_lo; the running
+ *              value (t_lo + ...)/2^(64k) stays below R/2^64 + p < R (six
+ *              limbs between steps, a seventh during one, as in the CIOS
+ *              steps), and t_hi < p is added at the end.
+ *   Fp2 mul:   c0 = redc(a0b0 - a1b1): in (-p^2, p^2); when negative, p R
+ *              is added (pR - p^2 > 0), so 0 <= t < pR either way.  The
+ *              12-limb difference wraps mod 2^768 and the addition touches
+ *              t_hi only, so it is made at the end: u + t_hi + p, mod 2^384
+ *              (the true sum is < 2p).
+ *              c1 = redc((a0+a1)(b0+b1) - a0b0 - a1b1) = redc(a0b1 + a1b0):
+ *              0 <= t < 2p^2 < pR (2p < R) with nothing added.
+ *
+ * Measured on Zen 1 (bench/bench_mont.c, dependent chains): the Fp2
+ * product 181 ns against 214-224 for 3M and 5 add/sub over the 6-limb
+ * routines.  Its parts: a wide product ~76 cycles (72 for its mulx), a
+ * reduction alone ~91-100 (a chain: each step's m waits on the limb the
+ * step before made - imul, mulx, two adds), and ~70 cycles of sums,
+ * differences and final subtractions that the multiplier does not hide.
+ * Tried and not kept (no faster here):
+ *   - running the two reductions step by step in turn (all 15 registers,
+ *     p, n0 and r moved to the frame): the pair takes 162 cycles against
+ *     ~190 one after the other, but the moves and the frame ate the gain
+ *     (184-188 ns in all); so did t0 + t1 made once for c1, and reordering
+ *     the products and reductions (181-187 ns).
+ *   - the Fp2 squaring as one routine, (a0+a1)(a0+p-a1) and a0 (2 a1)
+ *     with the sums unreduced (the CIOS multiplication holds for inputs
+ *     < 2p: t < 4p between rows, result < 4p^2/R + p < 1.5p): 143 ns
+ *     against 144 for 2M and 3 add/sub; as two wide products and two
+ *     reductions, 148. */
+
+#define MX_ST(D, R) "movq " X(R) ", " D "\n"
+
+/* The 6x6-limb product D(0..88) = A * B, 36 mulx: the CIOS rows with no
+ * reduction between them; after row i limb i is final and stored, and its
+ * register becomes the next row's top. */
+#define MX_WIDE_6(A, B, D)                                                                         \
+  MX_ROW0_6(A, B, rbx, r10, r11, r12, r13, r14, r15) MX_ST(D(0), rbx)                              \
+  MX_ROW_6(A, B, 8, r10, r11, r12, r13, r14, r15, rbx) MX_ST(D(8), r10)                            \
+  MX_ROW_6(A, B, 16, r11, r12, r13, r14, r15, rbx, r10) MX_ST(D(16), r11)                          \
+  MX_ROW_6(A, B, 24, r12, r13, r14, r15, rbx, r10, r11) MX_ST(D(24), r12)                          \
+  MX_ROW_6(A, B, 32, r13, r14, r15, rbx, r10, r11, r12) MX_ST(D(32), r13)                          \
+  MX_ROW_6(A, B, 40, r14, r15, rbx, r10, r11, r12, r13) MX_ST(D(40), r14)                          \
+  MX_ST(D(48), r15) MX_ST(D(56), rbx) MX_ST(D(64), r10) MX_ST(D(72), r11) MX_ST(D(80), r12)        \
+  MX_ST(D(88), r13)
+
+/* Six reduction steps on the low half t_lo in rbx r10 r11 r12 r13 r14 (36
+ * mulx + 6 imul): leaves u = (t_lo + M p) / R in r15 rbx r10 r11 r12 r13
+ * and r14 = 0.  Each step's top starts at zero: r15 first, then the
+ * register the step before zeroed. */
+#define MX_REDC_LO_6                                                                               \
+  "xorl %r15d, %r15d\n"                                                                            \
+  MX_REDC_6(rbx, r10, r11, r12, r13, r14, r15)                                                     \
+  MX_REDC_6(r10, r11, r12, r13, r14, r15, rbx)                                                     \
+  MX_REDC_6(r11, r12, r13, r14, r15, rbx, r10)                                                     \
+  MX_REDC_6(r12, r13, r14, r15, rbx, r10, r11)                                                     \
+  MX_REDC_6(r13, r14, r15, rbx, r10, r11, r12)                                                     \
+  MX_REDC_6(r14, r15, rbx, r10, r11, r12, r13)
+
+/* u += t_hi at H(0..40): the sum is < 2p, no carry out. */
+#define MX_ADD_HI_6(H)                                                                             \
+  "addq " H(0) ", %r15\n"                                                                          \
+  "adcq " H(8) ", %rbx\n"                                                                          \
+  "adcq " H(16) ", %r10\n"                                                                         \
+  "adcq " H(24) ", %r11\n"                                                                         \
+  "adcq " H(32) ", %r12\n"                                                                         \
+  "adcq " H(40) ", %r13\n"
+
+/* u += t_hi at H(0..40) plus p where rsi (all ones or zero) says so, mod
+ * 2^384.  "test" sets ZF = (rsi == 0) and clears CF and OF; adcx adds H on
+ * CF, adox adds p_j or zero (cmovz: rsi itself) on OF, and neither touches
+ * ZF.  Both chains' last carries are dropped: the true sum is < 2p. */
+#define MX_ADDHP(H, OFF, V)                                                                        \
+  "adcxq " H(OFF) ", " X(V) "\n"                                                                   \
+  "movq " #OFF "(" RP "), %r9\n"                                                                   \
+  "cmovzq %rsi, %r9\n"                                                                             \
+  "adoxq %r9, " X(V) "\n"
+#define MX_ADD_HI_P_6(H)                                                                           \
+  "testq %rsi, %rsi\n"                                                                             \
+  MX_ADDHP(H, 0, r15) MX_ADDHP(H, 8, rbx) MX_ADDHP(H, 16, r10) MX_ADDHP(H, 24, r11)                \
+  MX_ADDHP(H, 32, r12) MX_ADDHP(H, 40, r13)
+
+/* The final subtraction of a reduction, into DST(0..40). */
+#define MX_REDC_STORE_6(DST)                                                                       \
+  MX_CSUB_STORE_6(DST, r15, rbx, r10, r11, r12, r13, rax, rbp, rdx, r14, r9, rsi)
+
+/* The twelve registers of a 768-bit value in the Fp2 passes, limb 0 first:
+ * limbs 0..5 where MX_REDC_LO_6 wants them, 6..11 in the rest. */
+#define MX_L12(OP, S)                                                                              \
+  OP(S, 0, rbx) OP(S, 8, r10) OP(S, 16, r11) OP(S, 24, r12) OP(S, 32, r13) OP(S, 40, r14)          \
+  OP(S, 48, r15) OP(S, 56, rax) OP(S, 64, rbp) OP(S, 72, rdx) OP(S, 80, rsi) OP(S, 88, r9)
+#define MX_LD(S, OFF, R) "movq " S(OFF) ", " X(R) "\n"
+#define MX_SBB(S, OFF, R) "sbbq " S(OFF) ", " X(R) "\n"
+/* The twelve registers -= S(0..88): a clear CF first ("sub" would need the
+ * first limb apart). */
+#define MX_SUB12(S) "clc\n" MX_L12(MX_SBB, S)
+/* Limbs 6..11 to H(0..40). */
+#define MX_ST_HI12(H)                                                                              \
+  MX_ST(H(0), r15) MX_ST(H(8), rax) MX_ST(H(16), rbp) MX_ST(H(24), rdx) MX_ST(H(32), rsi)          \
+  MX_ST(H(40), r9)
+
+/* D(0..40) = X1 + Y1, two elements, 6 limbs: < 2p < 2^382, no carry out. */
+#define MX_SUM6(X1, Y1, D)                                                                         \
+  "movq " X1(0) ", %rbx\n"                                                                         \
+  "addq " Y1(0) ", %rbx\n"                                                                         \
+  "movq " X1(8) ", %r10\n"                                                                         \
+  "adcq " Y1(8) ", %r10\n"                                                                         \
+  "movq " X1(16) ", %r11\n"                                                                        \
+  "adcq " Y1(16) ", %r11\n"                                                                        \
+  "movq " X1(24) ", %r12\n"                                                                        \
+  "adcq " Y1(24) ", %r12\n"                                                                        \
+  "movq " X1(32) ", %r13\n"                                                                        \
+  "adcq " Y1(32) ", %r13\n"                                                                        \
+  "movq " X1(40) ", %r14\n"                                                                        \
+  "adcq " Y1(40) ", %r14\n"                                                                        \
+  MX_ST(D(0), rbx) MX_ST(D(8), r10) MX_ST(D(16), r11) MX_ST(D(24), r12) MX_ST(D(32), r13)          \
+  MX_ST(D(40), r14)
+
+#define MX_FRAME(n)                                                                                \
+  "subq $" #n ", %rsp\n"                                                                           \
+  ".cfi_adjust_cfa_offset " #n "\n"
+#define MX_UNFRAME(n)                                                                              \
+  "addq $" #n ", %rsp\n"                                                                           \
+  ".cfi_adjust_cfa_offset -" #n "\n"
+
+/* void mont384_mul_wide_x86(limb_t r[12], const limb_t a[6], const limb_t b[6])
+ * r = a*b (768 bits), 36 mulx.  r must not overlap a or b. */
+__asm__(".pushsection .text\n" MX_BEGIN(mont384_mul_wide_x86) MX_SAVE
+        "movq %rdx, " RB "\n"
+        MX_WIDE_6(AT_A, AT_B, AT_R)
+        MX_RESTORE MX_END(mont384_mul_wide_x86) ".popsection\n");
+
+/* void mont384_redc_x86(limb_t r[6], const limb_t t[12], const limb_t p[6], limb_t n0)
+ * r = t / 2^384 mod p for t < p 2^384.  36 mulx + 6 imul. */
+#define AT_THI(off) "48+" #off "(" RA ")"
+__asm__(".pushsection .text\n" MX_BEGIN(mont384_redc_x86) MX_SAVE
+        "movq %rcx, " N0 "\n"
+        "movq %rdx, " RP "\n"
+        MX_LD(AT_A, 0, rbx) MX_LD(AT_A, 8, r10) MX_LD(AT_A, 16, r11) MX_LD(AT_A, 24, r12)
+        MX_LD(AT_A, 32, r13) MX_LD(AT_A, 40, r14)
+        MX_REDC_LO_6
+        MX_ADD_HI_6(AT_THI)
+        MX_REDC_STORE_6(AT_R)
+        MX_RESTORE MX_END(mont384_redc_x86) ".popsection\n");
+
+/* void mont384_fp2_mul_x86(limb_t r[12], const limb_t a[12], const limb_t b[12],
+ *                          const limb_t p[6], limb_t n0)
+ * (a0 + a1 u)(b0 + b1 u), u^2 = -1, x0 in x[0..5] and x1 in x[6..11]:
+ *   t0 = a0 b0, t1 = a1 b1, t2 = (a0 + a1)(b0 + b1)     3 x 36 mulx
+ *   c0 = redc(t0 - t1 [+ p R]), c1 = redc(t2 - t0 - t1)  2 x (36 mulx + 6 imul)
+ * 180 mulx + 12 imul against 3M's 216 + 18.  r may alias a or b: it is
+ * written after the last reads of a and b (t0 and t1).
+ * Stack: sa = a0+a1 at 0, sb = b0+b1 at 48, t0 at 96, t1 at 192, t2 at
+ * 288 (12 limbs each), c0's high half at 384. */
+#define AT_A1(off) "48+" #off "(" RA ")"
+#define AT_B1(off) "48+" #off "(" RB ")"
+#define AT_R1(off) "48+" #off "(" RR ")"
+#define AT_SA(off) #off "(%rsp)"
+#define AT_SB(off) "48+" #off "(%rsp)"
+#define AT_T0(off) "96+" #off "(%rsp)"
+#define AT_T1(off) "192+" #off "(%rsp)"
+#define AT_T2(off) "288+" #off "(%rsp)"
+#define AT_T2HI(off) "336+" #off "(%rsp)"
+#define AT_C0HI(off) "384+" #off "(%rsp)"
+__asm__(".pushsection .text\n" MX_BEGIN(mont384_fp2_mul_x86) MX_SAVE MX_FRAME(432)
+        "movq %rdx, " RB "\n"
+        MX_SUM6(AT_A, AT_A1, AT_SA)
+        MX_SUM6(AT_B, AT_B1, AT_SB)
+        MX_WIDE_6(AT_A, AT_B, AT_T0)
+        MX_WIDE_6(AT_A1, AT_B1, AT_T1)
+        /* c0: t0 - t1 in the twelve registers, rsi = -borrow (p R to add) */
+        MX_L12(MX_LD, AT_T0)
+        MX_SUB12(AT_T1)
+        MX_ST_HI12(AT_C0HI)
+        "sbbq %rsi, %rsi\n"
+        MX_REDC_LO_6
+        MX_ADD_HI_P_6(AT_C0HI)
+        MX_REDC_STORE_6(AT_R)
+        /* c1: t2 - t0 - t1 */
+        MX_WIDE_6(AT_SA, AT_SB, AT_T2)
+        MX_L12(MX_LD, AT_T2)
+        MX_SUB12(AT_T0)
+        MX_SUB12(AT_T1)
+        MX_ST_HI12(AT_T2HI)
+        MX_REDC_LO_6
+        MX_ADD_HI_6(AT_T2HI)
+        MX_REDC_STORE_6(AT_R1)
+        MX_UNFRAME(432) MX_RESTORE MX_END(mont384_fp2_mul_x86) ".popsection\n");
 
 #else
 typedef int mont_x86_unused; /* an empty translation unit is not C */

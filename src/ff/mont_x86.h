@@ -1,10 +1,11 @@
-/* Montgomery arithmetic for x86-64 with BMI2 and ADX: the multiplication
- * and squaring of mont_x86.c (top-level assembly, out of line; its DESIGN
- * comment has the algorithms, bounds and measurements) and the addition
- * and subtraction below (inline asm).  Included by ff/mont.h only
- * when CUZK_MONT_X86 is defined (x86-64, __BMI2__, __ADX__, no
- * CUZK_NO_ASM); mont.h then binds mont*_add/sub/mul/sqr to these, and the
- * portable C of mont_tmpl.h (mont*_*_ref) is their reference.
+/* Montgomery arithmetic for x86-64 with BMI2 and ADX: the multiplication,
+ * squaring, lazy-reduction pieces and Fp2 product of mont_x86.c (top-level
+ * assembly, out of line; its DESIGN comment has the algorithms, bounds and
+ * measurements) and the addition and subtraction below (inline asm).
+ * Included by ff/mont.h only when CUZK_MONT_X86 is defined (x86-64,
+ * __BMI2__, __ADX__, no CUZK_NO_ASM); mont.h then binds mont*_add/sub/mul/
+ * sqr (and mont384_mul_wide/redc/fp2_mul) to these, and the portable C of
+ * mont_tmpl.h (mont*_*_ref) is their reference.
  *
  * Contract, as for the references: inputs < p, output < p, the output may
  * alias an input, p < 2^(64N-1) (the top bit of p clear, which BLS12-381
@@ -31,6 +32,14 @@
 void mont256_mul_x86(limb_t *r, const limb_t *a, const limb_t *b, const limb_t *p, limb_t n0);
 void mont384_mul_x86(limb_t *r, const limb_t *a, const limb_t *b, const limb_t *p, limb_t n0);
 void mont384_sqr_x86(limb_t *r, const limb_t *a, const limb_t *p, limb_t n0);
+/* Lazy reduction (mont_x86.c has the bounds).  r = a*b, 12 limbs, r not
+ * overlapping a or b; r = t / 2^384 mod p for a 12-limb t < p 2^384. */
+void mont384_mul_wide_x86(limb_t *r, const limb_t *a, const limb_t *b);
+void mont384_redc_x86(limb_t *r, const limb_t *t, const limb_t *p, limb_t n0);
+/* Fp2 = F[u]/(u^2 + 1) on 12-limb pairs (x0 in x[0..5], x1 in x[6..11]),
+ * r = a*b (3 wide products, 2 reductions); r may alias a or b. */
+void mont384_fp2_mul_x86(limb_t *r, const limb_t *a, const limb_t *b, const limb_t *p,
+                         limb_t n0);
 
 /* The 4-limb squaring is the multiplication.  A dedicated one (10 + 16
  * mulx instead of 32, over a doubled operand, as mont384_sqr_x86) measured
