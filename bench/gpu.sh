@@ -29,8 +29,9 @@ stage=0
 if [ "${1:-}" = "--stage" ]; then stage=1; shift; fi
 build=${1:-build}
 
-src_hash() { # the sources the GPU binaries are built from (they link cuda, ff, base)
-  find include src/base src/ff src/cuda tests/gpu tests/harness.c tests/harness.h Makefile \
+src_hash() { # the sources the GPU binaries are built from (cuda, ff, base; the NTT test's
+  # CPU references also poly, backend and what the CPU backend links: msm, ec)
+  find include src/base src/ff src/cuda src/poly src/backend src/msm src/ec tests/gpu tests/harness.c tests/harness.h Makefile \
     -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' -o -name Makefile \) \
     -print0 | LC_ALL=C sort -z | xargs -0 cat | sha256sum | cut -c1-16
 }

@@ -5,6 +5,7 @@
 
 #include "cuda/cuda.h"
 #include "cuda/field_ops.h"
+#include "cuda/ntt_gpu.h"
 
 #define NO_CUDA "this build has no CUDA code (nvcc was not found, or CUDA=0)"
 
@@ -33,5 +34,58 @@ cuzk_status cuda_field_apply_emulated(cuda_field f, cuda_field_op op, void *r, c
 
 cuzk_status cuda_field_bench(cuda_field f, cuda_field_op op, const cuda_field_bench_cfg *cfg,
                              void *out, const void *x, const void *y, double *ms, cuzk_err *err) {
+  return cuzk_err_set(err, CUZK_UNSUPPORTED, "%s", NO_CUDA);
+}
+
+/* ntt_gpu.h */
+cuzk_status cuda_ntt_plan_new(cuda_ntt_plan **out, unsigned lg_n, int roots,
+                              const cuda_ntt_config *cfg, cuzk_err *err) {
+  if (out)
+    *out = NULL;
+  return cuzk_err_set(err, CUZK_UNSUPPORTED, "%s", NO_CUDA);
+}
+void cuda_ntt_plan_free(cuda_ntt_plan *p) {}
+void *cuda_ntt_plan_buffer(const cuda_ntt_plan *p, unsigned i) { return NULL; }
+size_t cuda_ntt_plan_bytes(const cuda_ntt_plan *p) { return 0; }
+void cuda_ntt_plan_describe(const cuda_ntt_plan *p, char *buf, size_t n) {
+  if (buf && n)
+    snprintf(buf, n, "%s", NO_CUDA);
+}
+cuzk_status cuda_ntt_forward(const cuda_ntt_plan *p, void *a, void *stream, cuzk_err *err) {
+  return cuzk_err_set(err, CUZK_UNSUPPORTED, "%s", NO_CUDA);
+}
+cuzk_status cuda_ntt_forward_bitrev(const cuda_ntt_plan *p, void *a, void *stream, cuzk_err *err) {
+  return cuzk_err_set(err, CUZK_UNSUPPORTED, "%s", NO_CUDA);
+}
+cuzk_status cuda_ntt_inverse(const cuda_ntt_plan *p, void *a, void *stream, cuzk_err *err) {
+  return cuzk_err_set(err, CUZK_UNSUPPORTED, "%s", NO_CUDA);
+}
+cuzk_status cuda_ntt_to_odd_coset(const cuda_ntt_plan *p, void *a, void *stream, cuzk_err *err) {
+  return cuzk_err_set(err, CUZK_UNSUPPORTED, "%s", NO_CUDA);
+}
+cuzk_status cuda_ntt_quotient_dev(const cuda_ntt_plan *p, void *h, void *a, void *b, void *c,
+                                  bool compute_c, void *stream, cuzk_err *err) {
+  return cuzk_err_set(err, CUZK_UNSUPPORTED, "%s", NO_CUDA);
+}
+cuzk_status cuda_ntt_quotient(cuda_ntt_plan *p, void *h, const void *a, const void *b,
+                              const void *c, void *stream, cuzk_err *err) {
+  return cuzk_err_set(err, CUZK_UNSUPPORTED, "%s", NO_CUDA);
+}
+cuzk_status cuda_ntt_upload(cuda_ntt_plan *p, unsigned i, const void *host, void *stream,
+                            cuzk_err *err) {
+  return cuzk_err_set(err, CUZK_UNSUPPORTED, "%s", NO_CUDA);
+}
+cuzk_status cuda_ntt_download(cuda_ntt_plan *p, void *host, unsigned i, void *stream,
+                              cuzk_err *err) {
+  return cuzk_err_set(err, CUZK_UNSUPPORTED, "%s", NO_CUDA);
+}
+cuzk_status cuda_ntt_fill(cuda_ntt_plan *p, unsigned i, int byte, void *stream, cuzk_err *err) {
+  return cuzk_err_set(err, CUZK_UNSUPPORTED, "%s", NO_CUDA);
+}
+cuzk_status cuda_ntt_sync(const cuda_ntt_plan *p, void *stream, cuzk_err *err) {
+  return cuzk_err_set(err, CUZK_UNSUPPORTED, "%s", NO_CUDA);
+}
+cuzk_status cuda_ntt_time(cuda_ntt_plan *p, cuda_ntt_op op, unsigned reps, double *ms,
+                          cuzk_err *err) {
   return cuzk_err_set(err, CUZK_UNSUPPORTED, "%s", NO_CUDA);
 }

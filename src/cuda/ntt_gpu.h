@@ -1,0 +1,132 @@
+/* NTT over BLS12-381 Fr on the GPU: forward, inverse, the snarkjs odd-coset
+ * evaluation and the Groth16 quotient step, in place on device buffers.
+ *
+ * DESIGN: a plan is made once per size 2^lg_n (1..30; tested to 2^28) and
+ * root chain (an ntt_roots value of poly/ntt.h: NTT_ROOTS_SNARKJS 5^t or
+ * NTT_ROOTS_BELLPERSON 7^t).  It holds every twiddle table in one device
+ * allocation made at creation, and optionally `buffers` device vectors of
+ * n elements for the caller; the operations allocate nothing, enqueue
+ * kernels on the caller's stream and never synchronize the device.  A plan
+ * is immutable after creation, so several streams may use one plan at once
+ * on different data.  The operations have the semantics, and give the
+ * bytes, of the CPU's poly/ntt.h on the same chain (the tests check exact
+ * equality): elements are 32 bytes, Montgomery form, little-endian limbs,
+ * natural order in and out.
+ *
+ * `stream` is a cudaStream_t passed as void * (C callers see no CUDA type);
+ * NULL is the legacy default stream.  Device pointers must be 16-byte
+ * aligned (cudaMalloc gives 256).  Errors: CUZK_INVALID_ARGUMENT for bad
+ * arguments, CUDA failures as a status with file and line (check.cuh);
+ * a build without CUDA returns CUZK_UNSUPPORTED from every function.
+ *
+ * Emulation: a plan made with cfg.emulate runs the very same per-thread
+ * kernel code on the host, block by block, with host pointers and no GPU
+ * (the carry chains of ptx.cuh emulated).  It is slow and exists for tests:
+ * CI checks the device algorithm, index for index, without a GPU. */
+#ifndef CUZK_CUDA_NTT_GPU_H
+#define CUZK_CUDA_NTT_GPU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+#include "base/err.h"
+
+#define CUDA_NTT_LG_MAX 30
+#define CUDA_NTT_MAX_BUFFERS 4
+
+typedef struct cuda_ntt_plan cuda_ntt_plan;
+
+/* Plan options; an all-zero struct gives the defaults. */
+typedef struct {
+  unsigned buffers;     /* device vectors of n elements owned by the plan (0..4) */
+  unsigned max_pass_lg; /* radix-2 stages per pass over memory, 1..10 (0: 10) */
+  unsigned elems_lg;    /* each thread holds 2^elems_lg elements: 1..3 (0: 2) */
+  unsigned threads;     /* threads per block: 32..256, a power of two (0: 256) */
+  /* One table of all n powers of omega (32n bytes) instead of two of about
+   * sqrt(n) each: saves one multiplication per element in the first pass. */
+  bool full_twiddles;
+  /* Kernels of elems_lg <= 2 are compiled for 4 blocks of 256 threads per
+   * SM (at most 64 registers): more warps hide the latency of the multiply
+   * chains.  true runs the elems_lg = 2 kernel without that cap. */
+  bool uncapped_regs;
+  bool emulate;         /* run on the host (see above); no GPU used */
+} cuda_ntt_config;
+
+/* Makes a plan for size 2^lg_n.  On success *out owns the device memory
+ * (twiddles: about 32 (2 sqrt(n) + 1536) bytes, or 32 n more with
+ * full_twiddles; plus 32 n per buffer).  Synchronous: it uploads the tables
+ * and waits for them.  CUZK_NO_MEMORY when the device memory is not there. */
+cuzk_status cuda_ntt_plan_new(cuda_ntt_plan **out, unsigned lg_n, int roots,
+                              const cuda_ntt_config *cfg, cuzk_err *err);
+/* Frees the plan and its device memory (NULL is fine).  No operation on the
+ * plan may be in flight. */
+void cuda_ntt_plan_free(cuda_ntt_plan *p);
+
+/* Device pointer of the plan's buffer i (n elements, 32 n bytes), NULL if
+ * there is no such buffer.  For an emulated plan, a host pointer. */
+void *cuda_ntt_plan_buffer(const cuda_ntt_plan *p, unsigned i);
+/* Device bytes the plan holds (tables and buffers). */
+size_t cuda_ntt_plan_bytes(const cuda_ntt_plan *p);
+/* One line: size, passes, kernel shapes, twiddle layout. */
+void cuda_ntt_plan_describe(const cuda_ntt_plan *p, char *buf, size_t n);
+
+/* a[i] := sum_j a[j] omega^(ij) (ntt_forward). */
+cuzk_status cuda_ntt_forward(const cuda_ntt_plan *p, void *a, void *stream, cuzk_err *err);
+/* The same transform with the output left in bit-reversed order:
+ * a[bitrev(i)] := sum_j a[j] omega^(ij).  One memory pass fewer. */
+cuzk_status cuda_ntt_forward_bitrev(const cuda_ntt_plan *p, void *a, void *stream, cuzk_err *err);
+/* a[i] := (1/n) sum_j a[j] omega^(-ij) (ntt_inverse). */
+cuzk_status cuda_ntt_inverse(const cuda_ntt_plan *p, void *a, void *stream, cuzk_err *err);
+/* ntt_to_odd_coset: a holds evaluations on {omega^i}; on return a[j] is the
+ * same polynomial at omega_2n^(2j+1) (FORMATS.md 3.6 step 3). */
+cuzk_status cuda_ntt_to_odd_coset(const cuda_ntt_plan *p, void *a, void *stream, cuzk_err *err);
+
+/* The quotient step of the CPU backend's `quotient` op (FORMATS.md 3.6
+ * steps 3-4) on device buffers: with c = a o b when compute_c (else c as
+ * given), evaluate a, b, c on the odd coset in place and write
+ * h_j = a_j b_j - c_j as canonical 32-byte little-endian integers to h
+ * (n entries; h may be c, or any buffer of 32 n bytes). */
+cuzk_status cuda_ntt_quotient_dev(const cuda_ntt_plan *p, void *h, void *a, void *b, void *c,
+                                  bool compute_c, void *stream, cuzk_err *err);
+/* The same from host memory, on one stream: uploads a and b (and c when not
+ * NULL; NULL means c = a o b, as the backend op) into the plan's buffers
+ * 0..2 (the plan needs 3), runs cuda_ntt_quotient_dev with h in buffer 2,
+ * downloads h (32 n bytes) and waits for the stream.  Host memory that is
+ * pinned (cudaHostAlloc) copies about 8 times faster than pageable. */
+cuzk_status cuda_ntt_quotient(cuda_ntt_plan *p, void *h, const void *a, const void *b,
+                              const void *c, void *stream, cuzk_err *err);
+
+/* Stream-ordered copies between host memory and the plan's buffer i
+ * (32 n bytes), a fill of buffer i with one byte value (to poison outputs),
+ * and a wait for the stream.  Emulated plans copy at once. */
+cuzk_status cuda_ntt_upload(cuda_ntt_plan *p, unsigned i, const void *host, void *stream,
+                            cuzk_err *err);
+cuzk_status cuda_ntt_download(cuda_ntt_plan *p, void *host, unsigned i, void *stream,
+                              cuzk_err *err);
+cuzk_status cuda_ntt_fill(cuda_ntt_plan *p, unsigned i, int byte, void *stream, cuzk_err *err);
+cuzk_status cuda_ntt_sync(const cuda_ntt_plan *p, void *stream, cuzk_err *err);
+
+/* Timing (benchmarks): runs `op` on the plan's buffers (one for the
+ * transforms; the quotient uses 0..3 with h in 3, so it needs 4 buffers, and
+ * recomputes c each run) once to warm up and then `reps` times (1..63) on a
+ * private stream, each run timed by CUDA events; *ms gets the median.  The
+ * transforms run on their own output again and again: upload fresh input
+ * afterwards to check a result. */
+typedef enum {
+  CUDA_NTT_OP_FORWARD,
+  CUDA_NTT_OP_FORWARD_BITREV,
+  CUDA_NTT_OP_INVERSE,
+  CUDA_NTT_OP_TO_ODD_COSET,
+  CUDA_NTT_OP_QUOTIENT,
+  CUDA_NTT_OP_COUNT
+} cuda_ntt_op;
+cuzk_status cuda_ntt_time(cuda_ntt_plan *p, cuda_ntt_op op, unsigned reps, double *ms,
+                          cuzk_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
