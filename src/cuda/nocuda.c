@@ -37,6 +37,52 @@ cuzk_status cuda_field_bench(cuda_field f, cuda_field_op op, const cuda_field_be
   return cuzk_err_set(err, CUZK_UNSUPPORTED, "%s", NO_CUDA);
 }
 
+/* ---- GPU MSM (msm_gpu_impl.h); msm_gpu_host.c's typed entry points call these ---- */
+
+#include "cuda/msm_gpu_impl.h"
+
+cuzk_status msm_gpu_new(msm_gpu **ctx, msm_gpu_group g, size_t n_max, unsigned flags,
+                        cuzk_err *err) {
+  if (ctx)
+    *ctx = NULL;
+  return cuzk_err_set(err, CUZK_UNSUPPORTED, "not compiled with CUDA: %s", NO_CUDA);
+}
+
+void msm_gpu_free(msm_gpu *ctx) {}
+
+size_t msm_gpu_device_bytes(msm_gpu_group g, size_t n_max, unsigned flags) { return 0; }
+
+cuzk_status msm_gpu_last_counts(const msm_gpu *ctx, msm_gpu_counts *counts, cuzk_err *err) {
+  return cuzk_err_set(err, CUZK_UNSUPPORTED, "not compiled with CUDA: %s", NO_CUDA);
+}
+
+cuzk_status msm_gpu_profile(msm_gpu *ctx, double ms[MSM_GPU_PHASES], unsigned *runs,
+                            cuzk_err *err) {
+  return cuzk_err_set(err, CUZK_UNSUPPORTED, "not compiled with CUDA: %s", NO_CUDA);
+}
+
+cuzk_status msm_gpu_run_(msm_gpu *ctx, msm_gpu_group g, void *out, const void *bases,
+                         const void *scalars, size_t n, const msm_gpu_opts *opts, void *stream,
+                         cuzk_err *err) {
+  return cuzk_err_set(err, CUZK_UNSUPPORTED, "not compiled with CUDA: %s", NO_CUDA);
+}
+
+cuzk_status msm_gpu_parts_(msm_gpu *ctx, msm_gpu_group g, void *out, const msm_gpu_part *parts,
+                           size_t nparts, const msm_gpu_opts *opts, cuzk_err *err) {
+  return cuzk_err_set(err, CUZK_UNSUPPORTED, "not compiled with CUDA: %s", NO_CUDA);
+}
+
+cuzk_status msm_gpu_upload(msm_gpu *ctx, const void *bases, const void *scalars, size_t n,
+                           double *ms, cuzk_err *err) {
+  return cuzk_err_set(err, CUZK_UNSUPPORTED, "not compiled with CUDA: %s", NO_CUDA);
+}
+
+cuzk_status msm_gpu_time_(msm_gpu *ctx, msm_gpu_group g, void *out, size_t n,
+                          const msm_gpu_opts *opts, unsigned reps, double *ms_median,
+                          cuzk_err *err) {
+  return cuzk_err_set(err, CUZK_UNSUPPORTED, "not compiled with CUDA: %s", NO_CUDA);
+}
+
 /* ntt_gpu.h */
 cuzk_status cuda_ntt_plan_new(cuda_ntt_plan **out, unsigned lg_n, int roots,
                               const cuda_ntt_config *cfg, cuzk_err *err) {

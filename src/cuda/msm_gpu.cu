@@ -1,0 +1,522 @@
+/* The GPU MSM's context, entry points, sort and scalar classification
+ * (msm_gpu.h); the pipeline itself is msm_gpu.cuh, instantiated per group
+ * in msm_gpu_g1.cu and msm_gpu_g2.cu.
+ *
+ * DESIGN: see msm_gpu.cuh.  All device memory is allocated here, by
+ * msm_gpu_new, from capacities derived from n_max; a run allocates
+ * nothing.  The CUB sort is compiled here only. */
+#include <algorithm>
+#include <cub/cub.cuh>
+#include <stdlib.h>
+#include <string.h>
+#include <vector>
+
+#include "cuda/msm_gpu.cuh"
+
+namespace msmg {
+
+unsigned nwin_of(unsigned c) { return (SCALAR_BITS + c - 1) / c; }
+
+unsigned c_auto(size_t n) {
+  unsigned best = C_MIN;
+  double best_cost = 0;
+  for (unsigned c = C_MIN; c <= 22; c++) {
+    const double cost = nwin_of(c) * ((double)n + 3.0 * (double)(1u << (c - 1)) + 65536.0);
+    if (c == C_MIN || cost < best_cost)
+      best = c, best_cost = cost;
+  }
+  return best;
+}
+
+uint32_t pow2_floor(size_t x) {
+  uint32_t p = 1;
+  while ((size_t)p * 2 <= x && p < (1u << 31)) p *= 2;
+  return p;
+}
+uint32_t pow2_ceil(size_t x) {
+  uint32_t p = 1;
+  while (p < x && p < (1u << 31)) p *= 2;
+  return p;
+}
+unsigned bit_length(uint32_t x) {
+  unsigned b = 0;
+  while (x >> b) b++;
+  return b;
+}
+uint32_t chunk_auto(size_t items) {
+  return std::min<uint32_t>(128, std::max<uint32_t>(4, pow2_floor(items >> 18)));
+}
+
+caps caps_for(size_t n_max) {
+  caps k;
+  k.n_max = n_max;
+  k.items = std::max(n_max, std::min(GROUP_ITEMS, (size_t)NWIN_MAX * n_max));
+  k.buckets = 0;
+  for (unsigned c = C_MIN; c <= c_auto(n_max); c++)
+    k.buckets = std::max(k.buckets, (size_t)nwin_of(c) << (c - 1));
+  /* 2 ceil(x / chunk_auto(x)) over x <= items: chunk_auto is a step
+   * function, so the largest counts are at items and just below each step;
+   * small contexts (tests) also take chunk = 1 */
+  k.part0 = 0;
+  for (size_t x = 1; x / 2 < k.items; x *= 2) {
+    const size_t xi = std::min(x - 1 ? x - 1 : 1, k.items);
+    k.part0 = std::max(k.part0, 2 * ceil_div(xi, chunk_auto(xi)));
+  }
+  k.part0 = std::max(k.part0, 2 * ceil_div(k.items, chunk_auto(k.items)));
+  if (k.items <= (1u << 16))
+    k.part0 = 2 * k.items;
+  k.part1 = 2 * ceil_div(k.part0, 4) + 2;
+  k.segs0 = std::min<size_t>(RED_THREADS, k.buckets);
+  k.segs1 = k.segs0 / SUM_FANIN + NWIN_MAX;
+  return k;
+}
+
+cuzk_status plan_for(plan *p, size_t n, const msm_gpu_opts *o, const caps &k, cuzk_err *err) {
+  p->c = o && o->c ? o->c : c_auto(n);
+  if (p->c < C_MIN || p->c > C_MAX)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "msm_gpu: window of %u bits (%u..%u)", p->c,
+                        C_MIN, C_MAX);
+  p->nwin = nwin_of(p->c);
+  p->nb = 1u << (p->c - 1);
+  if ((size_t)p->nwin * p->nb > k.buckets)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
+                        "msm_gpu: %u-bit windows need %zu buckets, the context has %zu", p->c,
+                        (size_t)p->nwin * p->nb, k.buckets);
+  p->g = o && o->group ? std::min(o->group, p->nwin)
+                       : (unsigned)std::min<size_t>(
+                             p->nwin, std::max<size_t>(1, std::min(GROUP_ITEMS, k.items) / n));
+  const size_t items = (size_t)p->g * n;
+  if (items > k.items)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
+                        "msm_gpu: %u windows of %zu points in one sort, the context holds %zu",
+                        p->g, n, k.items);
+  p->chunk = o && o->chunk ? o->chunk : chunk_auto(items);
+  p->merge_chunk = o && o->merge_chunk ? o->merge_chunk : MERGE_CHUNK;
+  if (p->merge_chunk < 4)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "msm_gpu: merge_chunk %u < 4", p->merge_chunk);
+  if (2 * ceil_div(items, p->chunk) > k.part0)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
+                        "msm_gpu: chunk %u over %zu items needs more partial sums than the "
+                        "context has (%zu)", p->chunk, items, k.part0);
+  const size_t total = (size_t)p->nwin * p->nb;
+  p->len = std::min<uint32_t>(p->nb, std::max<uint32_t>(std::min<uint32_t>(p->nb, 8),
+                                                        pow2_ceil(ceil_div(total, RED_THREADS))));
+  p->S = p->nb / p->len;
+  if ((size_t)p->nwin * p->S > k.segs0 ||
+      (size_t)p->nwin * ceil_div(p->S, SUM_FANIN) > k.segs1)
+    return cuzk_err_set(err, CUZK_INTERNAL, "msm_gpu: reduction segments over capacity");
+  return CUZK_OK;
+}
+
+size_t cub_sort_bytes(size_t items) {
+  cub::DoubleBuffer<uint32_t> dk(nullptr, nullptr), dv(nullptr, nullptr);
+  size_t bytes = 0;
+  if (cub::DeviceRadixSort::SortPairs(nullptr, bytes, dk, dv, (int)items, 0, 32) != cudaSuccess)
+    return 0;
+  return bytes;
+}
+
+void layout_for(layout *l, msm_gpu_group g, size_t n_max, unsigned flags, size_t cub) {
+  const caps k = caps_for(n_max);
+  const size_t ps = g == MSM_GPU_G1 ? sizeof(g1_xyzz) : sizeof(g2_xyzz);
+  const size_t as = g == MSM_GPU_G1 ? sizeof(g1_xyzz::aff) : sizeof(g2_xyzz::aff);
+  const bool in = flags & MSM_GPU_HOST_INPUTS;
+  size_t *b = l->bytes;
+  b[B_KEYS0] = b[B_KEYS1] = b[B_VALS0] = b[B_VALS1] = 4 * k.items;
+  b[B_BUCKETS] = ps * k.buckets;
+  b[B_PK0] = 4 * k.part0;
+  b[B_PK1] = 4 * k.part1;
+  b[B_PP0] = ps * k.part0;
+  b[B_PP1] = ps * k.part1;
+  b[B_SEGS0] = ps * k.segs0;
+  b[B_SEGS1] = ps * k.segs1;
+  b[B_ONES] = ps;
+  b[B_IDX1] = b[B_IDX2] = 4 * n_max;
+  b[B_COUNTS] = 16;
+  b[B_CUB] = cub;
+  b[B_IN_BASES] = in ? as * n_max : 0;
+  b[B_IN_SCALARS] = in ? 32 * n_max : 0;
+}
+
+/* Split: counts[k] += points of class k; the indices of class 1 go to
+ * idx1, of class 2 to idx2, one atomic per warp and class. */
+__global__ void classify_kernel(const uint8_t *scalars, uint32_t n, uint32_t *idx1,
+                                uint32_t *idx2, uint32_t *counts) {
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  const unsigned lane = threadIdx.x & 31;
+  const unsigned cls = i < n ? scalar_class(scalars, i) : 3;
+  for (unsigned k = 0; k < 3; k++) {
+    const unsigned mask = __ballot_sync(0xffffffffu, cls == k);
+    if (!mask)
+      continue;
+    const unsigned leader = __ffs(mask) - 1;
+    uint32_t base = 0;
+    if (lane == leader)
+      base = atomicAdd(&counts[k], (uint32_t)__popc(mask));
+    base = __shfl_sync(0xffffffffu, base, leader);
+    if (cls == k && k)
+      (k == 1 ? idx1 : idx2)[base + __popc(mask & ((1u << lane) - 1))] = i;
+  }
+}
+
+cuzk_status exec::fill(void *p, int byte, size_t bytes) const {
+  if (ctx->host) {
+    memset(p, byte, bytes);
+    return CUZK_OK;
+  }
+  CUDA_TRY(err, cudaMemsetAsync(p, byte, bytes, st));
+  return CUZK_OK;
+}
+cuzk_status exec::to_host(void *dst, const void *src, size_t bytes) const {
+  if (ctx->host) {
+    memcpy(dst, src, bytes);
+    return CUZK_OK;
+  }
+  CUDA_TRY(err, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, st));
+  return CUZK_OK;
+}
+cuzk_status exec::sort(size_t items, unsigned bits, const uint32_t **K,
+                       const uint32_t **V) const {
+  if (ctx->host) {
+    std::vector<std::pair<uint32_t, uint32_t>> v(items);
+    for (size_t i = 0; i < items; i++) v[i] = {ctx->keys[0][i], ctx->vals[0][i]};
+    std::stable_sort(v.begin(), v.end(), [](const std::pair<uint32_t, uint32_t> &a,
+                                            const std::pair<uint32_t, uint32_t> &b) {
+      return a.first < b.first;
+    });
+    for (size_t i = 0; i < items; i++) ctx->keys[0][i] = v[i].first, ctx->vals[0][i] = v[i].second;
+    *K = ctx->keys[0];
+    *V = ctx->vals[0];
+    return CUZK_OK;
+  }
+  cub::DoubleBuffer<uint32_t> dk(ctx->keys[0], ctx->keys[1]), dv(ctx->vals[0], ctx->vals[1]);
+  size_t bytes = 0;
+  CUDA_TRY(err, cub::DeviceRadixSort::SortPairs(nullptr, bytes, dk, dv, (int)items, 0, (int)bits,
+                                                st));
+  if (bytes > ctx->cub_bytes)
+    return cuzk_err_set(err, CUZK_INTERNAL, "msm_gpu: sort of %zu items needs %zu bytes, "
+                        "the context has %zu", items, bytes, ctx->cub_bytes);
+  CUDA_TRY(err, cub::DeviceRadixSort::SortPairs(ctx->cub_tmp, bytes, dk, dv, (int)items, 0,
+                                                (int)bits, st));
+  *K = dk.Current();
+  *V = dv.Current();
+  return CUZK_OK;
+}
+cuzk_status exec::classify(const uint8_t *scalars, uint32_t n) const {
+  if (ctx->host) {
+    uint32_t c[3] = {0, 0, 0};
+    for (uint32_t i = 0; i < n; i++) {
+      const unsigned k = scalar_class(scalars, i);
+      if (k == 1)
+        ctx->idx1[c[1]] = i;
+      else if (k == 2)
+        ctx->idx2[c[2]] = i;
+      c[k]++;
+    }
+    memcpy(ctx->counts_host, c, sizeof c);
+    return CUZK_OK;
+  }
+  CUDA_TRY(err, cudaMemsetAsync(ctx->counts_dev, 0, 16, st));
+  classify_kernel<<<(unsigned)ceil_div(n, 256), 256, 0, st>>>(scalars, n, ctx->idx1, ctx->idx2,
+                                                              ctx->counts_dev);
+  CUDA_TRY(err, cudaGetLastError());
+  CUDA_TRY(err, cudaMemcpyAsync(ctx->counts_host, ctx->counts_dev, 16, cudaMemcpyDeviceToHost, st));
+  CUDA_TRY(err, cudaStreamSynchronize(st));
+  return CUZK_OK;
+}
+
+cuzk_status exec::mark(int phase) const {
+  if (!ctx->pev || ctx->npev == ctx->pev_cap)
+    return CUZK_OK;
+  CUDA_TRY(err, cudaEventRecord(ctx->pev[ctx->npev], st));
+  ctx->pphase[ctx->npev++] = phase;
+  return CUZK_OK;
+}
+
+cuzk_status prof_collect(msm_gpu *ctx, cuzk_err *err) {
+  if (!ctx->pev || ctx->npev < 2) {
+    if (ctx->pev)
+      ctx->npev = 0;
+    return CUZK_OK;
+  }
+  CUDA_TRY(err, cudaEventSynchronize(ctx->pev[ctx->npev - 1]));
+  for (unsigned i = 1; i < ctx->npev; i++) {
+    float f = 0;
+    CUDA_TRY(err, cudaEventElapsedTime(&f, ctx->pev[i - 1], ctx->pev[i]));
+    if (ctx->pphase[i] >= 0 && ctx->pphase[i] < MSM_GPU_PHASES)
+      ctx->prof_ms[ctx->pphase[i]] += f;
+  }
+  ctx->prof_runs++;
+  ctx->npev = 0;
+  return CUZK_OK;
+}
+
+void CUDART_CB finish_cb(void *p) {
+  msm_gpu *ctx = (msm_gpu *)p;
+  msm_gpu_finish(ctx->group, ctx->job_out, ctx->win_host, ctx->job_nwin, ctx->job_c,
+                 ctx->job_ones ? (const uint8_t *)ctx->win_host + NWIN_MAX * ctx->psize : nullptr);
+}
+
+cuzk_status check_ctx(const msm_gpu *ctx, msm_gpu_group g, size_t n, cuzk_err *err) {
+  if (!ctx)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "msm_gpu: no context");
+  if (ctx->group != g)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "msm_gpu: a G%d context asked for a G%d MSM",
+                        (int)ctx->group, (int)g);
+  if (n > ctx->n_max)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "msm_gpu: %zu points, the context holds %zu",
+                        n, ctx->n_max);
+  return CUZK_OK;
+}
+
+cuzk_status run_any(msm_gpu *ctx, msm_gpu_group g, void *out, const void *bases,
+                    const void *scalars, size_t n, const msm_gpu_opts *opts, void *stream,
+                    cuzk_err *err) {
+  CUZK_TRY(check_ctx(ctx, g, n, err));
+  if (n && (!out || !bases || !scalars || ((uintptr_t)bases | (uintptr_t)scalars) % 16))
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "msm_gpu: missing or misaligned buffer");
+  cudaStream_t st = stream ? (cudaStream_t)stream : ctx->stream;
+  return g == MSM_GPU_G1 ? run_g1(ctx, out, bases, scalars, n, opts, st, err)
+                         : run_g2(ctx, out, bases, scalars, n, opts, st, err);
+}
+
+} // namespace msmg
+
+using namespace msmg;
+
+/* ---- entry points ---- */
+
+extern "C" size_t msm_gpu_device_bytes(msm_gpu_group g, size_t n_max, unsigned flags) {
+  if (n_max == 0 || n_max >= (1u << 31))
+    return 0;
+  layout l;
+  size_t cub = flags & MSM_GPU_EMULATE ? 0 : cub_sort_bytes(caps_for(n_max).items);
+  layout_for(&l, g, n_max, flags, cub);
+  size_t total = 0;
+  for (unsigned i = 0; i < B_COUNT; i++) total += l.bytes[i];
+  return total;
+}
+
+extern "C" void msm_gpu_free(msm_gpu *ctx) {
+  if (!ctx)
+    return;
+  for (unsigned i = 0; i < ctx->ndev; i++) {
+    if (ctx->host)
+      free(ctx->dev_allocs[i]);
+    else
+      cudaFree(ctx->dev_allocs[i]);
+  }
+  for (unsigned i = 0; i < ctx->npinned; i++) {
+    if (ctx->host)
+      free(ctx->pinned_allocs[i]);
+    else
+      cudaFreeHost(ctx->pinned_allocs[i]);
+  }
+  if (ctx->pev) {
+    for (unsigned i = 0; i < ctx->pev_cap; i++)
+      if (ctx->pev[i])
+        cudaEventDestroy(ctx->pev[i]);
+    free(ctx->pev);
+  }
+  free(ctx->pphase);
+  if (!ctx->host) {
+    if (ctx->done)
+      cudaEventDestroy(ctx->done);
+    if (ctx->ev0)
+      cudaEventDestroy(ctx->ev0);
+    if (ctx->ev1)
+      cudaEventDestroy(ctx->ev1);
+    if (ctx->stream)
+      cudaStreamDestroy(ctx->stream);
+  }
+  free(ctx);
+}
+
+namespace {
+
+cuzk_status ctx_alloc(msm_gpu *ctx, void **p, size_t bytes, bool pinned, cuzk_err *err) {
+  *p = nullptr;
+  if (bytes == 0)
+    return CUZK_OK;
+  if (ctx->host) {
+    if (posix_memalign(p, 256, bytes) != 0)
+      return cuzk_err_set(err, CUZK_NO_MEMORY, "msm_gpu: %zu bytes of host memory", bytes);
+  } else if (pinned) {
+    CUDA_TRY(err, cudaMallocHost(p, bytes));
+  } else {
+    CUDA_TRY(err, cudaMalloc(p, bytes));
+  }
+  if (pinned)
+    ctx->pinned_allocs[ctx->npinned++] = *p;
+  else
+    ctx->dev_allocs[ctx->ndev++] = *p;
+  return CUZK_OK;
+}
+
+cuzk_status ctx_init(msm_gpu *ctx, cuzk_err *err) {
+  if (!ctx->host) {
+    CUDA_TRY(err, cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking));
+    CUDA_TRY(err, cudaEventCreateWithFlags(&ctx->done, cudaEventDisableTiming));
+    CUDA_TRY(err, cudaEventCreate(&ctx->ev0));
+    CUDA_TRY(err, cudaEventCreate(&ctx->ev1));
+    if (ctx->flags & MSM_GPU_PROFILE) {
+      ctx->pev_cap = 8 * NWIN_MAX + 16;
+      ctx->pev = (cudaEvent_t *)calloc(ctx->pev_cap, sizeof *ctx->pev);
+      ctx->pphase = (int *)calloc(ctx->pev_cap, sizeof *ctx->pphase);
+      if (!ctx->pev || !ctx->pphase)
+        return cuzk_err_set(err, CUZK_NO_MEMORY, "msm_gpu: profile events");
+      for (unsigned i = 0; i < ctx->pev_cap; i++) CUDA_TRY(err, cudaEventCreate(&ctx->pev[i]));
+    }
+    ctx->cub_bytes = cub_sort_bytes(ctx->k.items);
+    if (ctx->cub_bytes == 0)
+      return cuzk_err_set(err, CUZK_INTERNAL, "msm_gpu: CUB sort size query failed");
+  }
+  layout l;
+  layout_for(&l, ctx->group, ctx->n_max, ctx->flags, ctx->cub_bytes);
+  void **dst[B_COUNT] = {(void **)&ctx->keys[0], (void **)&ctx->keys[1], (void **)&ctx->vals[0],
+                         (void **)&ctx->vals[1], &ctx->buckets, (void **)&ctx->part_keys[0],
+                         (void **)&ctx->part_keys[1], &ctx->part_pts[0], &ctx->part_pts[1],
+                         &ctx->segs[0], &ctx->segs[1], &ctx->ones_dev, (void **)&ctx->idx1,
+                         (void **)&ctx->idx2, (void **)&ctx->counts_dev, &ctx->cub_tmp,
+                         &ctx->in_bases, &ctx->in_scalars};
+  for (unsigned i = 0; i < B_COUNT; i++) CUZK_TRY(ctx_alloc(ctx, dst[i], l.bytes[i], false, err));
+  CUZK_TRY(ctx_alloc(ctx, &ctx->win_host, WIN_SLOTS * ctx->psize, true, err));
+  CUZK_TRY(ctx_alloc(ctx, (void **)&ctx->counts_host, 16, true, err));
+  return CUZK_OK;
+}
+
+} // namespace
+
+extern "C" cuzk_status msm_gpu_new(msm_gpu **out, msm_gpu_group g, size_t n_max, unsigned flags,
+                                   cuzk_err *err) {
+  *out = nullptr;
+  if (g != MSM_GPU_G1 && g != MSM_GPU_G2)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "msm_gpu_new: group %d", (int)g);
+  if (n_max == 0 || n_max >= (1u << 31))
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "msm_gpu_new: n_max %zu (1..2^31-1)", n_max);
+  msm_gpu *ctx = (msm_gpu *)calloc(1, sizeof *ctx);
+  if (!ctx)
+    return cuzk_err_set(err, CUZK_NO_MEMORY, "msm_gpu_new: context");
+  ctx->group = g;
+  ctx->n_max = n_max;
+  ctx->flags = flags;
+  ctx->host = flags & MSM_GPU_EMULATE;
+  ctx->psize = g == MSM_GPU_G1 ? sizeof(g1_xyzz) : sizeof(g2_xyzz);
+  ctx->asize = g == MSM_GPU_G1 ? sizeof(g1_xyzz::aff) : sizeof(g2_xyzz::aff);
+  ctx->k = caps_for(n_max);
+  ctx->counts.split = -1;
+  cuzk_status s = ctx_init(ctx, err);
+  if (s != CUZK_OK) {
+    msm_gpu_free(ctx);
+    return s;
+  }
+  *out = ctx;
+  return CUZK_OK;
+}
+
+extern "C" cuzk_status msm_gpu_last_counts(const msm_gpu *ctx, msm_gpu_counts *counts,
+                                           cuzk_err *err) {
+  if (!ctx || ctx->counts.split < 0)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "msm_gpu: no classified run yet");
+  *counts = ctx->counts;
+  return CUZK_OK;
+}
+
+extern "C" cuzk_status msm_gpu_profile(msm_gpu *ctx, double ms[MSM_GPU_PHASES], unsigned *runs,
+                                       cuzk_err *err) {
+  if (!ctx || !ctx->pev)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "msm_gpu_profile: needs MSM_GPU_PROFILE");
+  if (ctx->done_recorded)
+    CUDA_TRY(err, cudaEventSynchronize(ctx->done));
+  CUZK_TRY(prof_collect(ctx, err));
+  for (int i = 0; i < MSM_GPU_PHASES; i++) ms[i] = ctx->prof_ms[i], ctx->prof_ms[i] = 0;
+  *runs = ctx->prof_runs;
+  ctx->prof_runs = 0;
+  return CUZK_OK;
+}
+
+extern "C" cuzk_status msm_gpu_run_(msm_gpu *ctx, msm_gpu_group g, void *out, const void *bases,
+                                    const void *scalars, size_t n, const msm_gpu_opts *opts,
+                                    void *stream, cuzk_err *err) {
+  return run_any(ctx, g, out, bases, scalars, n, opts, stream, err);
+}
+
+extern "C" cuzk_status msm_gpu_parts_(msm_gpu *ctx, msm_gpu_group g, void *out,
+                                      const msm_gpu_part *parts, size_t nparts,
+                                      const msm_gpu_opts *opts, cuzk_err *err) {
+  size_t n = 0;
+  for (size_t i = 0; i < nparts; i++) n += parts[i].n;
+  CUZK_TRY(check_ctx(ctx, g, n, err));
+  if (!ctx->in_bases)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
+                        "msm_gpu: host inputs need a context made with MSM_GPU_HOST_INPUTS");
+  size_t off = 0;
+  for (size_t i = 0; i < nparts; i++) {
+    const size_t k = parts[i].n;
+    uint8_t *b = (uint8_t *)ctx->in_bases + off * ctx->asize, *s = (uint8_t *)ctx->in_scalars + off * 32;
+    if (ctx->host) {
+      memcpy(b, parts[i].bases, k * ctx->asize);
+      memcpy(s, parts[i].scalars, k * 32);
+    } else if (k) {
+      CUDA_TRY(err, cudaMemcpyAsync(b, parts[i].bases, k * ctx->asize, cudaMemcpyHostToDevice,
+                                    ctx->stream));
+      CUDA_TRY(err, cudaMemcpyAsync(s, parts[i].scalars, k * 32, cudaMemcpyHostToDevice,
+                                    ctx->stream));
+    }
+    off += k;
+  }
+  CUZK_TRY(run_any(ctx, g, out, ctx->in_bases, ctx->in_scalars, n, opts, ctx->stream, err));
+  if (!ctx->host)
+    CUDA_TRY(err, cudaStreamSynchronize(ctx->stream));
+  return CUZK_OK;
+}
+
+extern "C" cuzk_status msm_gpu_upload(msm_gpu *ctx, const void *bases, const void *scalars,
+                                      size_t n, double *ms, cuzk_err *err) {
+  if (!ctx || !ctx->in_bases || n > ctx->n_max)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
+                        "msm_gpu_upload: needs an MSM_GPU_HOST_INPUTS context of >= %zu points", n);
+  if (ctx->host) {
+    memcpy(ctx->in_bases, bases, n * ctx->asize);
+    memcpy(ctx->in_scalars, scalars, n * 32);
+    if (ms)
+      *ms = 0;
+    return CUZK_OK;
+  }
+  CUDA_TRY(err, cudaEventRecord(ctx->ev0, ctx->stream));
+  CUDA_TRY(err, cudaMemcpyAsync(ctx->in_bases, bases, n * ctx->asize, cudaMemcpyHostToDevice,
+                                ctx->stream));
+  CUDA_TRY(err, cudaMemcpyAsync(ctx->in_scalars, scalars, n * 32, cudaMemcpyHostToDevice,
+                                ctx->stream));
+  CUDA_TRY(err, cudaEventRecord(ctx->ev1, ctx->stream));
+  CUDA_TRY(err, cudaEventSynchronize(ctx->ev1));
+  float f = 0;
+  CUDA_TRY(err, cudaEventElapsedTime(&f, ctx->ev0, ctx->ev1));
+  if (ms)
+    *ms = f;
+  return CUZK_OK;
+}
+
+extern "C" cuzk_status msm_gpu_time_(msm_gpu *ctx, msm_gpu_group g, void *out, size_t n,
+                                     const msm_gpu_opts *opts, unsigned reps, double *ms_median,
+                                     cuzk_err *err) {
+  CUZK_TRY(check_ctx(ctx, g, n, err));
+  if (!ctx->in_bases || ctx->host || reps == 0)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
+                        "msm_gpu_time: needs a device context with MSM_GPU_HOST_INPUTS, reps >= 1");
+  CUZK_TRY(run_any(ctx, g, out, ctx->in_bases, ctx->in_scalars, n, opts, ctx->stream, err));
+  CUDA_TRY(err, cudaStreamSynchronize(ctx->stream));
+  std::vector<double> t(reps);
+  for (unsigned r = 0; r < reps; r++) {
+    CUDA_TRY(err, cudaEventRecord(ctx->ev0, ctx->stream));
+    CUZK_TRY(run_any(ctx, g, out, ctx->in_bases, ctx->in_scalars, n, opts, ctx->stream, err));
+    CUDA_TRY(err, cudaEventRecord(ctx->ev1, ctx->stream));
+    CUDA_TRY(err, cudaEventSynchronize(ctx->ev1));
+    float f = 0;
+    CUDA_TRY(err, cudaEventElapsedTime(&f, ctx->ev0, ctx->ev1));
+    t[r] = f;
+  }
+  std::sort(t.begin(), t.end());
+  *ms_median = reps % 2 ? t[reps / 2] : (t[reps / 2 - 1] + t[reps / 2]) / 2;
+  return CUZK_OK;
+}

@@ -1,0 +1,623 @@
+/* The GPU MSM's internals, shared by msm_gpu.cu (context, entry points,
+ * sort and classification) and msm_gpu_g1.cu / msm_gpu_g2.cu (the pipeline
+ * instantiated per group, compiled in parallel): Pippenger written once
+ * over the point type, G1 = ec_xyzz<Fp>, G2 = ec_xyzz<Fp2>.
+ *
+ * DESIGN
+ *   Scalars are read mod r and folded to s <= (r-1)/2 (s -> r - s, point
+ *   negated), then cut into nwin windows of c bits recoded as signed digits
+ *   |d| <= 2^(c-1): exactly the CPU MSM's recoding (msm_internal.h,
+ *   msm_digit), so bucket k of window w holds the same points on both
+ *   sides.  A run is a fixed sequence of launches on one stream:
+ *
+ *   1. keys (per group of g windows): one thread per point reads its scalar
+ *      once and writes, for each window of the group, the key
+ *      (window-in-group << c) | bucket, bucket = |d| - 1, or the window's
+ *      sentinel bucket 2^(c-1) for d = 0, and the value (point index, sign).
+ *   2. sort: CUB radix sort of the group's g n (key, value) pairs on the key
+ *      bits.  Each key's points are now one contiguous block.
+ *   3. accumulate: the sorted list is cut into fixed chunks of `chunk`
+ *      entries, one thread each, whatever the bucket sizes: a thread adds
+ *      its entries into XYZZ sums run by run (mixed additions, 8M + 2S);
+ *      runs strictly inside its chunk are whole buckets and are stored
+ *      directly, its first and last runs may continue in the neighbouring
+ *      chunks and go to a list of 2 partial sums per thread (key, XYZZ).
+ *      That list keeps every key's entries contiguous, so the same kernel
+ *      (XYZZ additions, 12M + 2S) merges it, in rounds of merge_chunk
+ *      entries per thread, until one thread holds the whole list and stores
+ *      everything.  Work per thread is bounded by the chunk, never by a
+ *      bucket's size: all-equal scalars (one bucket holding every point)
+ *      cost log_{merge_chunk}(n / chunk) extra rounds, not a serial sum.
+ *      Buckets no run reaches keep the memset's infinity (all-zero bytes).
+ *   4. reduce: sum_k k B_k per window by running sums over segments of
+ *      `len` buckets, one thread each (2 XYZZ additions per bucket); a
+ *      segment starting at bucket j len contributes T + (j len) U, with T
+ *      its running-sum total and U its plain sum ([j len] U by
+ *      double-and-add).  Then a tree of 16-way sums gives one point per
+ *      window.
+ *   5. the window sums go to pinned host memory, and a host callback on the
+ *      stream computes sum_w 2^(c w) W_w (Horner, msm_gpu_host.c) into the
+ *      caller's point.
+ *   Every kernel is a functor whose operator() is __host__ __device__ and
+ *   is launched by one generic kernel; the emulated mode (MSM_GPU_EMULATE)
+ *   runs the same functors in host loops, sorts with std::stable_sort and
+ *   compacts serially, so CI checks the whole pipeline without a GPU.
+ *
+ *   Bit-scalar split (opts.split): a classification kernel counts scalars
+ *   equal to 0, to 1 and others, and compacts the indices of the ones and
+ *   of the others (warp-aggregated atomics: order within the lists is not
+ *   fixed, results are).  The run waits for the counts, then runs the
+ *   Pippenger steps over the others only, and sums the ones as a single
+ *   bucket with the accumulate kernel (chunked mixed additions + merges).
+ *   Without a split, zero scalars cost a sort slot (their keys are
+ *   sentinels, skipped) and ones land in window 0's bucket 1.
+ *
+ *   Memory: all of it is allocated by msm_gpu_new from capacities derived
+ *   from n_max (caps_for); a run checks its plan against them.  Nothing is
+ *   allocated, freed or synchronised device-wide during a run.
+ *
+ * Tuning constants and why:
+ *   window c: minimises nwin (n + 3 2^(c-1) + 2^16) (mixed additions,
+ *     reduction additions weighted 3 for 2 XYZZ additions of 1.4x the cost,
+ *     a per-window launch overhead); c = 16 at 2^20, 20 at 2^24, 22 at 2^26.
+ *   chunk: items / 2^18 in [4, 128], so that a launch has >= 2^18 threads
+ *     (about 6 waves of 128-thread blocks on 132 SMs at ~10 warps per SM) and
+ *     merges add about 2.8 / chunk of the mixed additions' cost.
+ *   group: windows are sorted and accumulated together up to 2^25 items, so
+ *     that small n still fills the GPU. */
+#ifndef CUZK_CUDA_MSM_GPU_CUH
+#define CUZK_CUDA_MSM_GPU_CUH
+
+#include <algorithm>
+#include <stdint.h>
+#include <string.h>
+
+#include "cuda/bls12_381.cuh"
+#include "cuda/check.cuh"
+#include "cuda/ec.cuh"
+#include "cuda/msm_gpu_impl.h"
+
+namespace msmg {
+
+typedef ec_xyzz<bls12_381_fp_t> g1_xyzz;
+typedef ec_xyzz<bls12_381_fp2_t> g2_xyzz;
+static_assert(sizeof(g1_xyzz) == 192 && sizeof(g1_xyzz::aff) == 96, "G1 layouts");
+static_assert(sizeof(g2_xyzz) == 384 && sizeof(g2_xyzz::aff) == 192, "G2 layouts");
+
+/* After the fold every scalar is < 2^254; signed digits need c nwin >= 255
+ * (msm.h, MSM_SCALAR_BITS + 1). */
+constexpr unsigned SCALAR_BITS = 255;
+constexpr unsigned C_MIN = 2, C_MAX = 23;
+constexpr unsigned NWIN_MAX = (SCALAR_BITS + C_MIN - 1) / C_MIN; /* 128 */
+constexpr size_t GROUP_ITEMS = (size_t)1 << 25;
+constexpr uint32_t RED_THREADS = 1u << 17;
+constexpr uint32_t SUM_FANIN = 16;
+constexpr uint32_t MERGE_CHUNK = 32;
+constexpr uint32_t SENT_ALL = 0xffffffffu; /* an empty partial-sum slot */
+constexpr uint32_t NEG_BIT = 0x80000000u;
+
+/* ---- scalars ---- */
+
+struct limbs64 {
+  uint64_t v[4];
+};
+namespace fr_k {
+constexpr uint64_t r64[4] = BLS12_381_FR_P;
+constexpr limbs64 r_h = {{r64[0], r64[1], r64[2], r64[3]}};
+/* (r - 1) / 2 = r >> 1 (r is odd) */
+constexpr limbs64 half_h = {{(r64[0] >> 1) | (r64[1] << 63), (r64[1] >> 1) | (r64[2] << 63),
+                             (r64[2] >> 1) | (r64[3] << 63), r64[3] >> 1}};
+static constexpr __device__ limbs64 r_d = r_h, half_d = half_h;
+} // namespace fr_k
+
+CZ_HD const limbs64 &fr_r() { return CZ_HOST_DEV(fr_k::r_h, fr_k::r_d); }
+CZ_HD const limbs64 &fr_half() { return CZ_HOST_DEV(fr_k::half_h, fr_k::half_d); }
+
+CZ_HD bool lt4(const uint64_t *a, const uint64_t *b) {
+  bool lt = false, decided = false;
+#pragma unroll
+  for (int i = 3; i >= 0; i--) {
+    if (!decided && a[i] != b[i]) {
+      lt = a[i] < b[i];
+      decided = true;
+    }
+  }
+  return lt;
+}
+
+CZ_HD void sub4(uint64_t *r, const uint64_t *a, const uint64_t *b) {
+  uint64_t borrow = 0;
+#pragma unroll
+  for (int i = 0; i < 4; i++) {
+    const uint64_t d = a[i] - b[i], b1 = a[i] < b[i];
+    r[i] = d - borrow;
+    borrow = b1 | (d < borrow);
+  }
+}
+
+/* The 32-byte little-endian scalar j (16-byte aligned array), reduced mod r:
+ * at most twice, 2^256 < 3r. */
+CZ_HD void scalar_load(uint64_t s[4], const uint8_t *scalars, uint32_t j) {
+  const uint4 *p = reinterpret_cast<const uint4 *>(scalars) + 2 * (size_t)j;
+  const uint4 a = p[0], b = p[1];
+  s[0] = a.x | (uint64_t)a.y << 32;
+  s[1] = a.z | (uint64_t)a.w << 32;
+  s[2] = b.x | (uint64_t)b.y << 32;
+  s[3] = b.z | (uint64_t)b.w << 32;
+  const uint64_t *r = fr_r().v;
+  if (!lt4(s, r))
+    sub4(s, s, r);
+  if (!lt4(s, r))
+    sub4(s, s, r);
+}
+
+/* s -> r - s when s > (r-1)/2; returns 1 then (the point must be negated). */
+CZ_HD unsigned scalar_fold(uint64_t s[4]) {
+  if (lt4(fr_half().v, s)) {
+    sub4(s, fr_r().v, s);
+    return 1;
+  }
+  return 0;
+}
+
+/* s[i] without a run-time index into the array (which would put it in local
+ * memory on the device). */
+CZ_HD uint64_t limb_at(const uint64_t s[4], unsigned i) {
+  return i == 0 ? s[0] : i == 1 ? s[1] : i == 2 ? s[2] : i == 3 ? s[3] : 0;
+}
+
+/* Signed digit of window w, as msm_digit (msm_internal.h): with the c+1
+ * bits v = s[cw-1 .. cw+c-1] (the lowest borrowed from the window below,
+ * zero for w = 0), d = (v + 1)/2 - v_c 2^c; returns |d| with NEG_BIT set
+ * when d, negated once more if neg, is negative. */
+CZ_HD uint32_t scalar_digit(const uint64_t s[4], unsigned w, unsigned c, unsigned neg) {
+  uint64_t v;
+  if (w == 0) {
+    v = s[0] << 1;
+  } else {
+    const unsigned pos = c * w - 1, li = pos / 64, sh = pos % 64;
+    v = limb_at(s, li) >> sh;
+    if (sh)
+      v |= limb_at(s, li + 1) << (64 - sh);
+  }
+  v &= (2ull << c) - 1;
+  const uint64_t top = v >> c;
+  const int64_t d = (int64_t)((v + 1) >> 1) - (int64_t)(top << c);
+  const uint32_t mag = (uint32_t)(d < 0 ? -d : d);
+  return mag | (((unsigned)(d < 0) ^ neg) ? NEG_BIT : 0);
+}
+
+/* 0: s = 0 mod r, 1: s = 1 mod r, 2: anything else. */
+CZ_HD unsigned scalar_class(const uint8_t *scalars, uint32_t j) {
+  uint64_t s[4];
+  scalar_load(s, scalars, j);
+  if ((s[1] | s[2] | s[3]) != 0 || s[0] > 1)
+    return 2;
+  return (unsigned)s[0];
+}
+
+/* ---- the kernels' bodies ---- */
+
+/* Step 1: keys and values of points i < n (through idx when not NULL) for
+ * windows w0 .. w0+g-1; window k of the group at offset k n. */
+struct keys_fn {
+  static constexpr int block = 256;
+  const uint8_t *scalars;
+  const uint32_t *idx;
+  uint32_t *keys, *vals;
+  uint32_t n;
+  unsigned w0, g, c;
+  CZ_HD void operator()(uint32_t i) const {
+    const uint32_t j = idx ? idx[i] : i;
+    uint64_t s[4];
+    scalar_load(s, scalars, j);
+    const unsigned neg = scalar_fold(s);
+    for (unsigned k = 0; k < g; k++) {
+      const uint32_t d = scalar_digit(s, w0 + k, c, neg), mag = d & ~NEG_BIT;
+      keys[(size_t)k * n + i] = (k << c) | (mag ? mag - 1 : 1u << (c - 1));
+      vals[(size_t)k * n + i] = j | (d & NEG_BIT);
+    }
+  }
+};
+
+/* Entry sources of the accumulate kernel: affine bases through (index,
+ * sign) values (round 0), or XYZZ partial sums (merge rounds). */
+template <class P>
+struct src_bases {
+  const typename P::aff *bases;
+  const uint32_t *vals;
+  CZ_HD typename P::aff load(uint32_t i) const {
+    const uint32_t v = vals[i];
+    typename P::aff q = bases[v & ~NEG_BIT];
+    if (v & NEG_BIT)
+      q.y = P::field::neg(q.y);
+    return q;
+  }
+  CZ_HD P first(uint32_t i) const { return P::from_aff(load(i)); }
+  CZ_HD P add(const P &acc, uint32_t i) const { return P::add_aff(acc, load(i)); }
+};
+template <class P>
+struct src_partials {
+  const P *pts;
+  CZ_HD P first(uint32_t i) const { return pts[i]; }
+  CZ_HD P add(const P &acc, uint32_t i) const { return P::add(acc, pts[i]); }
+};
+
+/* Step 3, one round: thread t sums entries [t chunk, (t+1) chunk) of the
+ * list (keys[i], src entry i), i < m, run by run.  A key is a sentinel
+ * (skipped) when its bit c-1 is set: a zero digit's, or SENT_ALL.  Runs
+ * inside the chunk go to buckets[(key >> c) nb + (key & (nb-1))]; the
+ * first and the last to partial slots 2t and 2t+1 (SENT_ALL and infinity
+ * when there is no such run), unless `last_round`, when all runs are
+ * whole and everything is stored. */
+template <class P, class S>
+struct accumulate_fn {
+  static constexpr int block = 128;
+  S src;
+  const uint32_t *keys;
+  uint32_t m, chunk;
+  unsigned c;
+  P *buckets;
+  uint32_t *part_keys;
+  P *part_pts;
+  bool last_round;
+
+  CZ_HD bool sentinel(uint32_t key) const { return (key >> (c - 1)) & 1; }
+  CZ_HD void store(uint32_t key, const P &v) const {
+    const uint32_t nb = 1u << (c - 1);
+    buckets[(size_t)(key >> c) * nb + (key & (nb - 1))] = v;
+  }
+  CZ_HD void partial(uint32_t slot, uint32_t key, const P &v) const {
+    part_keys[slot] = key;
+    part_pts[slot] = v;
+  }
+  CZ_HD void operator()(uint32_t t) const {
+    const uint32_t lo = t * chunk, hi = m - lo < chunk ? m : lo + chunk;
+    uint32_t i = lo;
+    while (i < hi && sentinel(keys[i])) i++;
+    if (i == hi) {
+      if (!last_round) {
+        partial(2 * t, SENT_ALL, P::inf());
+        partial(2 * t + 1, SENT_ALL, P::inf());
+      }
+      return;
+    }
+    uint32_t key = keys[i];
+    P acc = src.first(i);
+    bool first = true;
+    for (i++; i < hi; i++) {
+      const uint32_t k = keys[i];
+      if (sentinel(k))
+        continue;
+      if (k == key) {
+        acc = src.add(acc, i);
+        continue;
+      }
+      if (first && !last_round)
+        partial(2 * t, key, acc);
+      else
+        store(key, acc);
+      first = false;
+      key = k;
+      acc = src.first(i);
+    }
+    if (last_round) {
+      store(key, acc);
+    } else if (first) {
+      partial(2 * t, key, acc);
+      partial(2 * t + 1, SENT_ALL, P::inf());
+    } else {
+      partial(2 * t + 1, key, acc);
+    }
+  }
+};
+
+/* Step 4: thread t = w S + j: segment j of window w, buckets j len ..
+ * (j+1) len - 1, bucket b holding digit b + 1:
+ *   T = sum_i (i+1) B_(j len + i) by running sums from the top, U = sum_i B,
+ *   out[t] = T + (j len) U. */
+template <class P>
+struct reduce_fn {
+  static constexpr int block = 128;
+  const P *buckets;
+  P *out;
+  uint32_t nb, len, S;
+  CZ_HD void operator()(uint32_t t) const {
+    const uint32_t w = t / S, j = t % S;
+    const P *b = buckets + (size_t)w * nb + (size_t)j * len;
+    P run = P::inf(), tot = P::inf();
+    for (uint32_t i = len; i-- > 0;) {
+      run = P::add(run, b[i]);
+      tot = P::add(tot, run);
+    }
+    if (j)
+      tot = P::add(tot, P::mul_small(run, j * len));
+    out[t] = tot;
+  }
+};
+
+/* Row r of `rows` rows of cin points: out[r cout + i] = the sum of
+ * in[r cin + i F .. r cin + min((i+1) F, cin) - 1], F = SUM_FANIN. */
+template <class P>
+struct sum_fn {
+  static constexpr int block = 128;
+  const P *in;
+  P *out;
+  uint32_t cin, cout;
+  CZ_HD void operator()(uint32_t t) const {
+    const uint32_t r = t / cout, i = t % cout;
+    const uint32_t lo = i * SUM_FANIN, hi = cin - lo < SUM_FANIN ? cin : lo + SUM_FANIN;
+    const P *x = in + (size_t)r * cin;
+    P acc = x[lo];
+    for (uint32_t k = lo + 1; k < hi; k++) acc = P::add(acc, x[k]);
+    out[t] = acc;
+  }
+};
+
+template <class K>
+__global__ void __launch_bounds__(K::block) for_each_kernel(const K k, uint32_t n) {
+  const uint32_t i = blockIdx.x * (uint32_t)K::block + threadIdx.x;
+  if (i < n)
+    k(i);
+}
+
+/* ---- plans and capacities (msm_gpu.cu) ---- */
+
+inline size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
+unsigned nwin_of(unsigned c);
+/* The window size for n points (see the tuning notes above). */
+unsigned c_auto(size_t n);
+/* Entries per accumulation thread for a list of `items`. */
+uint32_t chunk_auto(size_t items);
+/* Bits of x (0 for 0). */
+unsigned bit_length(uint32_t x);
+
+/* Element counts of the scratch buffers, for n_max points. */
+struct caps {
+  size_t items;        /* keys and values per buffer: one window group */
+  size_t buckets;      /* XYZZ buckets of all windows */
+  size_t part0;        /* partial sums of the first accumulation round */
+  size_t part1;        /* ... of the second (rounds alternate between the two) */
+  size_t segs0, segs1; /* reduction segments, then the first tree level */
+  size_t n_max;
+};
+caps caps_for(size_t n_max);
+
+struct plan {
+  unsigned c, nwin, g; /* window bits, windows, windows per group */
+  uint32_t nb;         /* buckets per window, 2^(c-1) */
+  uint32_t chunk, merge_chunk;
+  uint32_t len, S; /* reduction: buckets per segment, segments per window */
+};
+/* The plan for n points under opts (may be NULL), checked against k. */
+cuzk_status plan_for(plan *p, size_t n, const msm_gpu_opts *o, const caps &k, cuzk_err *err);
+
+/* The sizes of the context's buffers (B_*), for allocation and poisoning. */
+enum { B_KEYS0, B_KEYS1, B_VALS0, B_VALS1, B_BUCKETS, B_PK0, B_PK1, B_PP0, B_PP1, B_SEGS0, B_SEGS1,
+       B_ONES, B_IDX1, B_IDX2, B_COUNTS, B_CUB, B_IN_BASES, B_IN_SCALARS, B_COUNT };
+struct layout {
+  size_t bytes[B_COUNT];
+};
+void layout_for(layout *l, msm_gpu_group g, size_t n_max, unsigned flags, size_t cub);
+
+} // namespace msmg
+
+/* ---- the context ---- */
+
+/* Owns every buffer of the MSM (see msm_gpu_new); one run at a time. */
+struct msm_gpu {
+  msm_gpu_group group;
+  size_t n_max;
+  unsigned flags;
+  bool host; /* MSM_GPU_EMULATE */
+  size_t psize, asize; /* bytes of an XYZZ point and of an affine base */
+  msmg::caps k;
+  cudaStream_t stream;
+  cudaEvent_t done, ev0, ev1;
+  bool done_recorded;
+  uint32_t *keys[2], *vals[2], *part_keys[2], *idx1, *idx2, *counts_dev, *counts_host;
+  void *buckets, *part_pts[2], *segs[2], *ones_dev, *win_host, *cub_tmp, *in_bases, *in_scalars;
+  size_t cub_bytes;
+  msm_gpu_counts counts;
+  /* the run whose host callback is pending */
+  void *job_out;
+  unsigned job_nwin, job_c;
+  bool job_ones;
+  /* MSM_GPU_PROFILE: the events of the current run and the phase each one
+   * ends; totals per phase over the collected runs */
+  cudaEvent_t *pev;
+  int *pphase;
+  unsigned npev, pev_cap, prof_runs;
+  double prof_ms[MSM_GPU_PHASES];
+  /* allocations, for msm_gpu_free */
+  void *dev_allocs[24], *pinned_allocs[4];
+  unsigned ndev, npinned;
+};
+
+
+#define WIN_SLOTS (msmg::NWIN_MAX + 1) /* window sums, then the ones' sum */
+
+namespace msmg {
+
+/* Launches and primitives, on the device or (emulated) on the host. */
+struct exec {
+  msm_gpu *ctx;
+  cudaStream_t st;
+  cuzk_err *err;
+
+  template <class K>
+  cuzk_status run(const K &k, size_t n) const {
+    if (n == 0)
+      return CUZK_OK;
+    if (ctx->host) {
+      for (size_t i = 0; i < n; i++) k((uint32_t)i);
+      return CUZK_OK;
+    }
+    const size_t grid = ceil_div(n, K::block);
+    for_each_kernel<K><<<(unsigned)grid, K::block, 0, st>>>(k, (uint32_t)n);
+    CUDA_TRY(err, cudaGetLastError());
+    return CUZK_OK;
+  }
+  /* memset on the stream */
+  cuzk_status fill(void *p, int byte, size_t bytes) const;
+  /* device to (pinned) host on the stream */
+  cuzk_status to_host(void *dst, const void *src, size_t bytes) const;
+  /* Sorts ctx's keys[0], vals[0] (items pairs) by the key bits [0, bits);
+   * *K, *V: the sorted arrays (in either buffer). */
+  cuzk_status sort(size_t items, unsigned bits, const uint32_t **K, const uint32_t **V) const;
+  /* counts_host[0..2] = scalars equal to 0, 1, other; idx1, idx2: the
+   * indices of the ones and of the others.  Waits for the counts (a stream
+   * synchronisation). */
+  cuzk_status classify(const uint8_t *scalars, uint32_t n) const;
+  /* MSM_GPU_PROFILE: an event on the stream closing `phase`; nothing otherwise */
+  cuzk_status mark(int phase) const;
+};
+
+/* Step 3 over a sorted list of m entries from src; results into buckets
+ * (window-group base) or, at the last round, all stored. */
+template <class P, class S>
+cuzk_status accumulate(const exec &ex, const S &src, const uint32_t *keys, size_t m,
+                       uint32_t chunk, uint32_t merge_chunk, unsigned c, P *buckets) {
+  msm_gpu *ctx = ex.ctx;
+  size_t T = ceil_div(m, chunk);
+  bool last = T == 1;
+  CUZK_TRY(ex.run(accumulate_fn<P, S>{src, keys, (uint32_t)m, chunk, c, buckets, ctx->part_keys[0],
+                                      (P *)ctx->part_pts[0], last},
+                  T));
+  CUZK_TRY(ex.mark(MSM_GPU_PH_ACCUMULATE));
+  int cur = 0;
+  while (!last) {
+    m = 2 * T;
+    T = ceil_div(m, merge_chunk);
+    last = T == 1;
+    src_partials<P> ps{(const P *)ctx->part_pts[cur]};
+    CUZK_TRY(ex.run(accumulate_fn<P, src_partials<P>>{ps, ctx->part_keys[cur], (uint32_t)m,
+                                                      merge_chunk, c, buckets,
+                                                      ctx->part_keys[cur ^ 1],
+                                                      (P *)ctx->part_pts[cur ^ 1], last},
+                    T));
+    cur ^= 1;
+  }
+  return ex.mark(MSM_GPU_PH_MERGE);
+}
+
+/* Steps 1-4 over n points (idx: their indices, or NULL for 0..n-1); the
+ * nwin window sums are copied to win_host. */
+template <class P>
+cuzk_status pippenger(const exec &ex, const plan &pl, const typename P::aff *bases,
+                      const uint8_t *scalars, const uint32_t *idx, uint32_t n) {
+  msm_gpu *ctx = ex.ctx;
+  P *buckets = (P *)ctx->buckets;
+  CUZK_TRY(ex.fill(buckets, 0, sizeof(P) * pl.nwin * pl.nb));
+  CUZK_TRY(ex.mark(MSM_GPU_PH_OTHER));
+  for (unsigned w0 = 0; w0 < pl.nwin; w0 += pl.g) {
+    const unsigned g = std::min(pl.g, pl.nwin - w0);
+    CUZK_TRY(ex.run(keys_fn{scalars, idx, ctx->keys[0], ctx->vals[0], n, w0, g, pl.c}, n));
+    CUZK_TRY(ex.mark(MSM_GPU_PH_KEYS));
+    const uint32_t *K, *V;
+    CUZK_TRY(ex.sort((size_t)g * n, pl.c + bit_length(g - 1), &K, &V));
+    CUZK_TRY(ex.mark(MSM_GPU_PH_SORT));
+    CUZK_TRY(accumulate<P>(ex, src_bases<P>{bases, V}, K, (size_t)g * n, pl.chunk,
+                           pl.merge_chunk, pl.c, buckets + (size_t)w0 * pl.nb));
+  }
+  P *a = (P *)ctx->segs[0], *b = (P *)ctx->segs[1];
+  CUZK_TRY(ex.run(reduce_fn<P>{buckets, a, pl.nb, pl.len, pl.S}, (size_t)pl.nwin * pl.S));
+  CUZK_TRY(ex.mark(MSM_GPU_PH_REDUCE));
+  for (uint32_t cin = pl.S; cin > 1;) {
+    const uint32_t cout = (uint32_t)ceil_div(cin, SUM_FANIN);
+    CUZK_TRY(ex.run(sum_fn<P>{a, b, cin, cout}, (size_t)pl.nwin * cout));
+    std::swap(a, b);
+    cin = cout;
+  }
+  CUZK_TRY(ex.to_host(ctx->win_host, a, sizeof(P) * pl.nwin));
+  return ex.mark(MSM_GPU_PH_FINISH);
+}
+
+/* MSM_GPU_PROFILE: adds the phase times of the context's last run (which
+ * has completed) to its totals. */
+cuzk_status prof_collect(msm_gpu *ctx, cuzk_err *err);
+
+/* The stream's host callback: msm_gpu_finish with the pending job. */
+void CUDART_CB finish_cb(void *ctx);
+
+template <class P>
+cuzk_status run_group(msm_gpu *ctx, void *out, const void *bases_v, const void *scalars_v,
+                      size_t n, const msm_gpu_opts *opts, cudaStream_t st, cuzk_err *err) {
+  const exec ex{ctx, st, err};
+  const typename P::aff *bases = (const typename P::aff *)bases_v;
+  const uint8_t *scalars = (const uint8_t *)scalars_v;
+  if (!ctx->host && ctx->done_recorded)
+    CUDA_TRY(err, cudaEventSynchronize(ctx->done)); /* the previous run's callback has run */
+  CUZK_TRY(prof_collect(ctx, err));
+  CUZK_TRY(ex.mark(-1));
+  if (ctx->flags & MSM_GPU_POISON) {
+    layout l;
+    layout_for(&l, ctx->group, ctx->n_max, ctx->flags, ctx->cub_bytes);
+    const int poisoned[] = {B_KEYS0, B_KEYS1, B_VALS0, B_VALS1, B_BUCKETS, B_PK0, B_PK1, B_PP0,
+                            B_PP1, B_SEGS0, B_SEGS1, B_ONES, B_IDX1, B_IDX2};
+    void *ptr[] = {ctx->keys[0], ctx->keys[1], ctx->vals[0], ctx->vals[1], ctx->buckets,
+                   ctx->part_keys[0], ctx->part_keys[1], ctx->part_pts[0], ctx->part_pts[1],
+                   ctx->segs[0], ctx->segs[1], ctx->ones_dev, ctx->idx1, ctx->idx2};
+    for (unsigned i = 0; i < sizeof poisoned / sizeof *poisoned; i++)
+      CUZK_TRY(ex.fill(ptr[i], 0xA5, l.bytes[poisoned[i]]));
+    memset(ctx->win_host, 0xA5, WIN_SLOTS * ctx->psize);
+  }
+  CUZK_TRY(ex.mark(MSM_GPU_PH_OTHER));
+
+  const unsigned split = opts ? opts->split : MSM_GPU_SPLIT_OFF;
+  const uint32_t *idx = nullptr;
+  size_t m = n, m1 = 0;
+  if (split != MSM_GPU_SPLIT_OFF && n) {
+    CUZK_TRY(ex.classify(scalars, (uint32_t)n));
+    CUZK_TRY(ex.mark(MSM_GPU_PH_CLASSIFY));
+    const uint32_t *c = ctx->counts_host;
+    const bool do_split = split == MSM_GPU_SPLIT_ON || 4 * (size_t)c[2] <= 3 * n;
+    ctx->counts = {c[0], c[1], c[2], do_split};
+    if (do_split) {
+      idx = ctx->idx2;
+      m = c[2];
+      m1 = c[1];
+    }
+  }
+  plan pl = {};
+  if (m) {
+    CUZK_TRY(plan_for(&pl, m, opts, ctx->k, err));
+    CUZK_TRY(pippenger<P>(ex, pl, bases, scalars, idx, (uint32_t)m));
+  }
+  if (m1) {
+    /* the ones: one bucket (c = 1: key 0), values = their indices */
+    CUZK_TRY(ex.fill(ctx->keys[0], 0, 4 * m1));
+    const uint32_t chunk = opts && opts->chunk ? opts->chunk : chunk_auto(m1);
+    const uint32_t mchunk = opts && opts->merge_chunk ? opts->merge_chunk : MERGE_CHUNK;
+    if (2 * ceil_div(m1, chunk) > ctx->k.part0 || mchunk < 4)
+      return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "msm_gpu: chunk %u / merge_chunk %u for "
+                          "%zu ones", chunk, mchunk, m1);
+    CUZK_TRY(accumulate<P>(ex, src_bases<P>{bases, ctx->idx1}, ctx->keys[0], m1, chunk, mchunk,
+                           1, (P *)ctx->ones_dev));
+    CUZK_TRY(ex.to_host((uint8_t *)ctx->win_host + NWIN_MAX * ctx->psize, ctx->ones_dev,
+                        sizeof(P)));
+  }
+  ctx->job_out = out;
+  ctx->job_nwin = m ? pl.nwin : 0;
+  ctx->job_c = pl.c;
+  ctx->job_ones = m1 != 0;
+  if (ctx->host) {
+    finish_cb(ctx);
+    return CUZK_OK;
+  }
+  CUDA_TRY(err, cudaLaunchHostFunc(st, finish_cb, ctx));
+  CUZK_TRY(ex.mark(MSM_GPU_PH_FINISH));
+  CUDA_TRY(err, cudaEventRecord(ctx->done, st));
+  ctx->done_recorded = true;
+  return CUZK_OK;
+}
+
+/* run_group per group, in msm_gpu_g1.cu and msm_gpu_g2.cu. */
+cuzk_status run_g1(msm_gpu *ctx, void *out, const void *bases, const void *scalars, size_t n,
+                   const msm_gpu_opts *opts, cudaStream_t st, cuzk_err *err);
+cuzk_status run_g2(msm_gpu *ctx, void *out, const void *bases, const void *scalars, size_t n,
+                   const msm_gpu_opts *opts, cudaStream_t st, cuzk_err *err);
+
+} // namespace msmg
+
+#endif

@@ -1,0 +1,77 @@
+/* Multi-scalar multiplication on the GPU: out = sum_i s_i P_i over
+ * BLS12-381 G1 and G2, equal as group elements to msm_g1 / msm_g2
+ * (src/msm), which stay the reference.
+ *
+ * DESIGN (the algorithm is described in msm_gpu.cu)
+ *   A context (msm_gpu_new) is made once per group and maximum size: it
+ *   allocates all its device memory then (msm_gpu_device_bytes says how
+ *   much), plus a stream and an event; a run allocates nothing and never
+ *   waits on the device as a whole.  A run is enqueued on the caller's
+ *   stream; its result, a Jacobian point on the host, is written by a host
+ *   callback at the end of the run's work on that stream, so it is valid
+ *   once the stream has passed it (cudaStreamSynchronize or an event
+ *   recorded after the call).  A context serves one run at a time: a run
+ *   first waits (on the host) for the context's previous run to finish.
+ *   With split = MSM_GPU_SPLIT_AUTO or _ON a run also waits, once, for its
+ *   own scalar classification (a stream synchronisation of the caller's
+ *   stream), to size the rest from the counts.
+ *
+ * Inputs are the CPU MSM's: bases in the zkey layout (affine x, y,
+ * little-endian Montgomery limbs; infinity is all zero bytes; in the
+ * prime-order subgroup), scalars 32-byte little-endian (taken mod r).
+ * Device buffers must be 16-byte aligned (cudaMalloc's are).  n < 2^31.
+ *
+ * Nothing here names a CUDA type: streams are `void *` (a cudaStream_t; NULL
+ * means the context's own stream).  A build without CUDA returns
+ * CUZK_UNSUPPORTED "not compiled with CUDA" from every entry point. */
+#ifndef CUZK_CUDA_MSM_GPU_H
+#define CUZK_CUDA_MSM_GPU_H
+
+#include "cuda/msm_gpu_impl.h"
+#include "ec/bls12_381.h"
+#include "msm/msm.h"
+
+/* Context lifetime (declared in msm_gpu_impl.h):
+ *   cuzk_status msm_gpu_new(msm_gpu **ctx, msm_gpu_group g, size_t n_max,
+ *                           unsigned flags, cuzk_err *err);
+ *       flags: MSM_GPU_HOST_INPUTS, MSM_GPU_EMULATE, MSM_GPU_POISON,
+ *       MSM_GPU_PROFILE.
+ *       CUZK_NO_MEMORY when the device memory is not there.
+ *   void msm_gpu_free(msm_gpu *ctx);           (NULL is fine)
+ *   size_t msm_gpu_device_bytes(g, n_max, flags);
+ *   cuzk_status msm_gpu_last_counts(ctx, counts, err);   after a split run
+ *   cuzk_status msm_gpu_profile(ctx, ms[MSM_GPU_PHASES], &runs, err);
+ *       time per phase (a context made with MSM_GPU_PROFILE) */
+
+/* *out = sum_i scalars[i] * bases[i] over n points held in device memory,
+ * enqueued on stream; *out is written when the stream reaches the end of the
+ * run (see above), so it must stay valid until then.  opts may be NULL. */
+cuzk_status msm_gpu_g1(msm_gpu *ctx, bls12_381_g1_jac *out, const void *bases_dev,
+                       const void *scalars_dev, size_t n, const msm_gpu_opts *opts, void *stream,
+                       cuzk_err *err);
+cuzk_status msm_gpu_g2(msm_gpu *ctx, bls12_381_g2_jac *out, const void *bases_dev,
+                       const void *scalars_dev, size_t n, const msm_gpu_opts *opts, void *stream,
+                       cuzk_err *err);
+
+/* The same over host arrays, like msm_g1_parts: the parts are copied to the
+ * device buffers of a context made with MSM_GPU_HOST_INPUTS (sum of n at most
+ * n_max), and the call returns with *out written. */
+cuzk_status msm_gpu_g1_parts(msm_gpu *ctx, bls12_381_g1_jac *out, const msm_part *parts,
+                             size_t nparts, const msm_gpu_opts *opts, cuzk_err *err);
+cuzk_status msm_gpu_g2_parts(msm_gpu *ctx, bls12_381_g2_jac *out, const msm_part *parts,
+                             size_t nparts, const msm_gpu_opts *opts, cuzk_err *err);
+
+/* Benchmarking (needs MSM_GPU_HOST_INPUTS):
+ *   msm_gpu_upload(ctx, bases, scalars, n, &ms, err) copies n host points
+ *       into the context's input buffers (ms: the copy's time, may be NULL);
+ *   msm_gpu_g1_time / _g2_time run the MSM over the first n uploaded points
+ *       once to warm up, then reps times, each timed with CUDA events on the
+ *       context's stream; *ms_median is the median and *out the last result. */
+cuzk_status msm_gpu_g1_time(msm_gpu *ctx, bls12_381_g1_jac *out, size_t n,
+                            const msm_gpu_opts *opts, unsigned reps, double *ms_median,
+                            cuzk_err *err);
+cuzk_status msm_gpu_g2_time(msm_gpu *ctx, bls12_381_g2_jac *out, size_t n,
+                            const msm_gpu_opts *opts, unsigned reps, double *ms_median,
+                            cuzk_err *err);
+
+#endif

@@ -1,0 +1,472 @@
+/* The GPU MSM (src/cuda/msm_gpu.h) against the CPU MSM (src/msm, msm_g1 /
+ * msm_g2) for equality as group elements (jac_eq).
+ *
+ * Inputs: bases from msm_g?_gen_bases and scalars from a test RNG, both from
+ * a seed that is fresh each run and printed ("seed 0x..."; CUZK_TEST_SEED=
+ * 0x... repeats a run).  Every context is made with MSM_GPU_POISON (the
+ * scratch is filled with 0xA5 before every run) and the host result is
+ * filled with 0x5A before every call, so neither an unwritten bucket nor an
+ * unwritten result can pass.
+ *
+ * Two kinds of test, as in test_gpu_field.c:
+ *   emu_*  the whole pipeline (every kernel's code, the sort, the merges,
+ *          the reduction, the split) run on the host with emulated carry
+ *          chains: wherever the build has CUDA code, CI included; small
+ *          windows and chunks force many buckets per thread, threads per
+ *          bucket and merge rounds at small n;
+ *   gpu_*  the same on device 0; skipped, with the reason, without one.
+ * Edge cases (each named in the output): zero scalars, infinity among the
+ * bases, duplicate bases, opposite bases, all-equal scalars (one bucket per
+ * window holds every point), scalars 1, r-1, (r-1)/2, (r+1)/2 and >= r,
+ * n = 1, n not a power of two, mostly-bit witnesses with the split. */
+#include <sys/random.h>
+#include <time.h>
+
+#include "harness.h"
+
+#include "cuda/cuda.h"
+#include "cuda/msm_gpu.h"
+
+/* ---- inputs ---- */
+
+typedef enum { SC_RANDOM, SC_ZERO, SC_HALF_ZERO, SC_EQUAL, SC_BITS, SC_EDGE } scalar_kind;
+typedef enum { BA_RANDOM, BA_SOME_INF, BA_DUPLICATE, BA_OPPOSITE, BA_SAME } base_kind;
+static const char *const scalar_names[] = {"random", "zero", "half zero", "all equal", "bits",
+                                           "edge values"};
+static const char *const base_names[] = {"random", "some infinity", "duplicates", "opposite pairs",
+                                         "all the same"};
+
+static uint64_t run_seed(void) {
+  const char *s = getenv("CUZK_TEST_SEED");
+  uint64_t seed = 0;
+  if (s && *s)
+    seed = strtoull(s, NULL, 0);
+  else if (getrandom(&seed, sizeof seed, 0) != sizeof seed)
+    seed = (uint64_t)time(NULL) ^ (uint64_t)clock();
+  printf("  seed 0x%016" PRIx64 " (CUZK_TEST_SEED=0x%016" PRIx64 " repeats this run)\n", seed, seed);
+  return seed;
+}
+
+/* A uniform scalar below r. */
+static void random_scalar(test_rng *rng, limb_t s[4]) {
+  do {
+    for (int i = 0; i < 4; i++) s[i] = test_rng_next(rng);
+    s[3] &= ~(limb_t)0 >> 1;
+  } while (!limbs_lt(s, bls12_381_fr_modulus, 4));
+}
+
+/* r + k for small signed k, and 2^256 - 1 (not canonical: the MSMs read
+ * scalars mod r). */
+static void r_plus(limb_t s[4], int64_t k) {
+  unsigned __int128 c = (unsigned __int128)(uint64_t)k;
+  limb_t ext = k < 0 ? ~(limb_t)0 : 0;
+  for (int i = 0; i < 4; i++) {
+    c += (unsigned __int128)bls12_381_fr_modulus[i] + (i ? ext : 0);
+    s[i] = (limb_t)c;
+    c >>= 64;
+  }
+}
+
+static void edge_scalar(test_rng *rng, size_t i, limb_t s[4]) {
+  memset(s, 0, 32);
+  switch (i % 11) {
+  case 0: break;                                   /* 0 */
+  case 1: s[0] = 1; break;                         /* 1 */
+  case 2: s[0] = 2; break;                         /* 2 */
+  case 3: r_plus(s, -1); break;                    /* r - 1 = -1 */
+  case 4: r_plus(s, -2); break;                    /* r - 2 */
+  case 5: /* (r - 1) / 2: the largest unfolded scalar */
+    r_plus(s, -1);
+    for (int j = 0; j < 4; j++) s[j] = (s[j] >> 1) | (j < 3 ? s[j + 1] << 63 : 0);
+    break;
+  case 6: /* (r + 1) / 2: the smallest folded one */
+    r_plus(s, 1);
+    for (int j = 0; j < 4; j++) s[j] = (s[j] >> 1) | (j < 3 ? s[j + 1] << 63 : 0);
+    break;
+  case 7: r_plus(s, 0); break;                     /* r = 0 */
+  case 8: r_plus(s, 1); break;                     /* r + 1 = 1 */
+  case 9: memset(s, 0xff, 32); break;              /* 2^256 - 1 */
+  default: random_scalar(rng, s); break;
+  }
+}
+
+typedef struct {
+  int g2;
+  size_t n;
+  uint8_t *bases, *scalars;
+} msm_case;
+
+static size_t base_size(int g2) { return g2 ? sizeof(bls12_381_g2_aff) : sizeof(bls12_381_g1_aff); }
+
+static void make_case(msm_case *c, int g2, size_t n, uint64_t seed, scalar_kind sk, base_kind bk) {
+  c->g2 = g2;
+  c->n = n;
+  const size_t bs = base_size(g2);
+  c->bases = malloc(n * bs + 1);
+  c->scalars = malloc(n * 32 + 1);
+  CHECK(c->bases && c->scalars);
+  cuzk_err err = {0};
+  cuzk_status st = g2 ? msm_g2_gen_bases(c->bases, n, seed, 0, &err)
+                      : msm_g1_gen_bases(c->bases, n, seed, 0, &err);
+  CHECK_MSG(st == CUZK_OK, "gen_bases: %s", err.msg);
+  for (size_t i = 0; i < n; i++) {
+    uint8_t *b = c->bases + i * bs;
+    switch (bk) {
+    case BA_SOME_INF:
+      if (i % 5 == 2)
+        memset(b, 0, bs);
+      break;
+    case BA_DUPLICATE:
+      if (i >= 3)
+        memcpy(b, c->bases + (i % 3) * bs, bs);
+      break;
+    case BA_OPPOSITE: /* base 2k+1 = -base 2k */
+      if (i % 2 == 1) {
+        if (g2)
+          bls12_381_g2_aff_neg((bls12_381_g2_aff *)b, (const bls12_381_g2_aff *)(b - bs));
+        else
+          bls12_381_g1_aff_neg((bls12_381_g1_aff *)b, (const bls12_381_g1_aff *)(b - bs));
+      }
+      break;
+    case BA_SAME:
+      if (i)
+        memcpy(b, c->bases, bs);
+      break;
+    default:
+      break;
+    }
+  }
+  test_rng rng = {seed ^ 0x5ca1a25ULL};
+  limb_t equal[4];
+  random_scalar(&rng, equal);
+  for (size_t i = 0; i < n; i++) {
+    limb_t s[4] = {0, 0, 0, 0};
+    switch (sk) {
+    case SC_RANDOM: random_scalar(&rng, s); break;
+    case SC_ZERO: break;
+    case SC_HALF_ZERO:
+      if (test_rng_next(&rng) & 1)
+        random_scalar(&rng, s);
+      break;
+    case SC_EQUAL: memcpy(s, equal, 32); break;
+    case SC_BITS: { /* a Filecoin-like witness: 60 % zeros, 36 % ones, 4 % others */
+      uint64_t u = test_rng_next(&rng) % 100;
+      if (u >= 60 && u < 96)
+        s[0] = 1;
+      else if (u >= 96)
+        random_scalar(&rng, s);
+      break;
+    }
+    case SC_EDGE: edge_scalar(&rng, i, s); break;
+    }
+    limbs_to_le(c->scalars + i * 32, s, 4);
+  }
+}
+
+static void free_case(msm_case *c) {
+  free(c->bases);
+  free(c->scalars);
+}
+
+/* ---- comparison ---- */
+
+static void print_jac(const char *name, const void *p, size_t bytes) {
+  fprintf(stderr, "    %s:", name);
+  for (size_t i = 0; i < bytes; i += 8) {
+    uint64_t l;
+    memcpy(&l, (const uint8_t *)p + i, 8);
+    fprintf(stderr, "%s%016" PRIx64, i % 48 ? " " : "\n      ", l);
+  }
+  fprintf(stderr, "\n");
+}
+
+/* Runs the case on ctx and on the CPU; fails the test on a difference. */
+static void check_case(msm_gpu *ctx, const msm_case *c, const msm_gpu_opts *opts, const char *what) {
+  cuzk_err err = {0};
+  msm_part part = {c->bases, c->scalars, c->n};
+  int equal;
+  if (c->g2) {
+    bls12_381_g2_jac got, want;
+    memset(&got, 0x5A, sizeof got);
+    cuzk_status st = msm_gpu_g2_parts(ctx, &got, &part, 1, opts, &err);
+    CHECK_MSG(st == CUZK_OK, "%s: msm_gpu_g2_parts: %s: %s", what, cuzk_status_name(st), err.msg);
+    CHECK(msm_g2(&want, c->bases, c->scalars, c->n, 0, &err) == CUZK_OK);
+    equal = bls12_381_g2_jac_eq(&got, &want);
+    if (!equal) {
+      print_jac("gpu", &got, sizeof got);
+      print_jac("cpu", &want, sizeof want);
+    }
+  } else {
+    bls12_381_g1_jac got, want;
+    memset(&got, 0x5A, sizeof got);
+    cuzk_status st = msm_gpu_g1_parts(ctx, &got, &part, 1, opts, &err);
+    CHECK_MSG(st == CUZK_OK, "%s: msm_gpu_g1_parts: %s: %s", what, cuzk_status_name(st), err.msg);
+    CHECK(msm_g1(&want, c->bases, c->scalars, c->n, 0, &err) == CUZK_OK);
+    equal = bls12_381_g1_jac_eq(&got, &want);
+    if (!equal) {
+      print_jac("gpu", &got, sizeof got);
+      print_jac("cpu", &want, sizeof want);
+    }
+  }
+  if (!equal)
+    TEST_FAIL("%s: G%d MSM of %zu points (c %u, chunk %u, merge %u, split %u): GPU != CPU", what,
+              c->g2 ? 2 : 1, c->n, opts ? opts->c : 0, opts ? opts->chunk : 0,
+              opts ? opts->merge_chunk : 0, opts ? opts->split : 0);
+}
+
+static void need_cuda_code(void) {
+  if (!cuzk_cuda_compiled()) {
+    char why[256];
+    cuzk_cuda_available(why, sizeof why);
+    TEST_SKIP("%s", why);
+  }
+}
+
+static void need_gpu(void) {
+  char why[512];
+  if (!cuzk_cuda_available(why, sizeof why))
+    TEST_SKIP("no usable GPU: %s", why);
+}
+
+static msm_gpu *new_ctx(int g2, size_t n_max, int emulate) {
+  msm_gpu *ctx = NULL;
+  cuzk_err err = {0};
+  unsigned flags = MSM_GPU_HOST_INPUTS | MSM_GPU_POISON | (emulate ? MSM_GPU_EMULATE : 0);
+  cuzk_status st = msm_gpu_new(&ctx, g2 ? MSM_GPU_G2 : MSM_GPU_G1, n_max, flags, &err);
+  CHECK_MSG(st == CUZK_OK, "msm_gpu_new(G%d, %zu): %s: %s", g2 ? 2 : 1, n_max,
+            cuzk_status_name(st), err.msg);
+  return ctx;
+}
+
+/* One case: make, check, free. */
+static void run_one(msm_gpu *ctx, int g2, size_t n, uint64_t seed, scalar_kind sk, base_kind bk,
+                    const msm_gpu_opts *opts) {
+  char what[128];
+  snprintf(what, sizeof what, "%s scalars, %s bases", scalar_names[sk], base_names[bk]);
+  msm_case c;
+  make_case(&c, g2, n, seed, sk, bk);
+  check_case(ctx, &c, opts, what);
+  free_case(&c);
+}
+
+/* Every size 1..nmax with random inputs; opts varied with n when `vary`. */
+static void sweep(int g2, size_t nmax, int emulate, int vary) {
+  uint64_t seed = run_seed();
+  msm_gpu *ctx = new_ctx(g2, nmax, emulate);
+  for (size_t n = 1; n <= nmax; n++) {
+    msm_gpu_opts o = {0};
+    if (vary)
+      o = (msm_gpu_opts){.c = 2 + (unsigned)(n % 5), .chunk = 1 + (unsigned)(n % 3),
+                         .merge_chunk = 4 + (unsigned)(n % 2), .group = 1 + (unsigned)(n % 4)};
+    run_one(ctx, g2, n, seed + n, SC_RANDOM, BA_RANDOM, vary ? &o : NULL);
+  }
+  printf("  G%d: n = 1..%zu equal to the CPU MSM\n", g2 ? 2 : 1, nmax);
+  msm_gpu_free(ctx);
+}
+
+/* Every scalar kind with every base kind at n points. */
+static void edges(int g2, size_t n, int emulate, const msm_gpu_opts *opts) {
+  uint64_t seed = run_seed();
+  msm_gpu *ctx = new_ctx(g2, n, emulate);
+  for (int sk = 0; sk <= SC_EDGE; sk++)
+    for (int bk = 0; bk <= BA_SAME; bk++) run_one(ctx, g2, n, seed + 7 * sk + bk, sk, bk, opts);
+  printf("  G%d: %d scalar kinds x %d base kinds at n = %zu equal to the CPU MSM\n", g2 ? 2 : 1,
+         SC_EDGE + 1, BA_SAME + 1, n);
+  msm_gpu_free(ctx);
+}
+
+/* Mostly-bit witnesses through the split: counts and result. */
+static void split_check(int g2, size_t n, int emulate, const msm_gpu_opts *base_opts) {
+  uint64_t seed = run_seed();
+  msm_gpu *ctx = new_ctx(g2, n, emulate);
+  msm_case c;
+  make_case(&c, g2, n, seed, SC_BITS, BA_SOME_INF);
+  size_t want[3] = {0, 0, 0};
+  for (size_t i = 0; i < n; i++) {
+    limb_t s[4];
+    limbs_from_le(s, c.scalars + i * 32, 4);
+    want[(s[1] | s[2] | s[3]) || s[0] > 1 ? 2 : s[0]]++;
+  }
+  const unsigned modes[] = {MSM_GPU_SPLIT_OFF, MSM_GPU_SPLIT_AUTO, MSM_GPU_SPLIT_ON};
+  for (int k = 0; k < 3; k++) {
+    msm_gpu_opts o = base_opts ? *base_opts : (msm_gpu_opts){0};
+    o.split = modes[k];
+    check_case(ctx, &c, &o, "bit witness");
+    if (modes[k] == MSM_GPU_SPLIT_OFF)
+      continue;
+    msm_gpu_counts got;
+    cuzk_err err = {0};
+    CHECK_MSG(msm_gpu_last_counts(ctx, &got, &err) == CUZK_OK, "%s", err.msg);
+    CHECK_EQ_INT(got.zeros, want[0]);
+    CHECK_EQ_INT(got.ones, want[1]);
+    CHECK_EQ_INT(got.others, want[2]);
+    CHECK_EQ_INT(got.split, 1); /* 4 % others: auto splits too */
+  }
+  /* dense scalars: auto keeps one MSM */
+  free_case(&c);
+  make_case(&c, g2, n, seed + 1, SC_RANDOM, BA_RANDOM);
+  msm_gpu_opts o = base_opts ? *base_opts : (msm_gpu_opts){0};
+  o.split = MSM_GPU_SPLIT_AUTO;
+  check_case(ctx, &c, &o, "dense through auto split");
+  msm_gpu_counts got;
+  CHECK(msm_gpu_last_counts(ctx, &got, NULL) == CUZK_OK);
+  CHECK_EQ_INT(got.split, 0);
+  printf("  G%d: bit witness of %zu points (%zu zeros, %zu ones, %zu others): split off, auto, "
+         "on equal to the CPU MSM\n", g2 ? 2 : 1, n, want[0], want[1], want[2]);
+  free_case(&c);
+  msm_gpu_free(ctx);
+}
+
+/* Sizes: powers of two lg_lo..lg_hi and `nrand` random sizes below 2^lg_hi. */
+static void sizes(int g2, unsigned lg_lo, unsigned lg_hi, unsigned nrand) {
+  uint64_t seed = run_seed();
+  msm_gpu *ctx = new_ctx(g2, (size_t)1 << lg_hi, 0);
+  test_rng rng = {seed};
+  for (unsigned k = 0; k < nrand; k++) {
+    size_t n = 65 + test_rng_next(&rng) % (((size_t)1 << lg_hi) - 65);
+    run_one(ctx, g2, n, seed + k, SC_RANDOM, BA_RANDOM, NULL);
+    printf("  G%d: n = %zu equal\n", g2 ? 2 : 1, n);
+  }
+  for (unsigned lg = lg_lo; lg <= lg_hi; lg++) {
+    run_one(ctx, g2, (size_t)1 << lg, seed + 100 + lg, SC_RANDOM, BA_RANDOM, NULL);
+    printf("  G%d: n = 2^%u equal\n", g2 ? 2 : 1, lg);
+  }
+  msm_gpu_free(ctx);
+}
+
+/* ---- emulated: CI ---- */
+
+TEST_TIMEOUT(emu_g1_sweep, 600) {
+  need_cuda_code();
+  sweep(0, 64, 1, 1);
+}
+TEST_TIMEOUT(emu_g2_sweep, 600) {
+  need_cuda_code();
+  sweep(1, 24, 1, 1);
+}
+TEST_TIMEOUT(emu_g1_edges, 600) {
+  need_cuda_code();
+  msm_gpu_opts o = {.c = 4, .chunk = 3, .merge_chunk = 4, .group = 5};
+  edges(0, 23, 1, &o);
+  o = (msm_gpu_opts){.c = 7, .chunk = 2, .merge_chunk = 4, .group = 2};
+  edges(0, 301, 1, &o);
+}
+TEST_TIMEOUT(emu_g2_edges, 600) {
+  need_cuda_code();
+  msm_gpu_opts o = {.c = 3, .chunk = 2, .merge_chunk = 5, .group = 7};
+  edges(1, 11, 1, &o);
+  o = (msm_gpu_opts){.c = 5, .chunk = 4, .merge_chunk = 4};
+  edges(1, 97, 1, &o);
+}
+/* The plan's own choices (13-bit windows at these sizes). */
+TEST_TIMEOUT(emu_g1_auto_plan, 600) {
+  need_cuda_code();
+  uint64_t seed = run_seed();
+  msm_gpu *ctx = new_ctx(0, 2000, 1);
+  run_one(ctx, 0, 40, seed, SC_RANDOM, BA_RANDOM, NULL);
+  run_one(ctx, 0, 37, seed + 1, SC_EQUAL, BA_DUPLICATE, NULL);
+  run_one(ctx, 0, 2000, seed + 2, SC_RANDOM, BA_RANDOM, NULL);
+  run_one(ctx, 0, 1999, seed + 3, SC_EQUAL, BA_RANDOM, NULL);
+  msm_gpu_free(ctx);
+  ctx = new_ctx(1, 300, 1);
+  run_one(ctx, 1, 300, seed + 4, SC_RANDOM, BA_SOME_INF, NULL);
+  msm_gpu_free(ctx);
+}
+TEST_TIMEOUT(emu_split, 600) {
+  need_cuda_code();
+  msm_gpu_opts o = {.c = 5, .chunk = 2, .merge_chunk = 4};
+  split_check(0, 200, 1, &o);
+  o.c = 3;
+  split_check(1, 60, 1, &o);
+}
+
+TEST(bad_arguments) {
+  need_cuda_code();
+  msm_gpu *ctx = new_ctx(0, 16, 1);
+  uint8_t buf[16 * 96] __attribute__((aligned(16))) = {0}, sc[16 * 32] __attribute__((aligned(16))) = {0};
+  bls12_381_g1_jac out;
+  bls12_381_g2_jac out2;
+  cuzk_err err = {0};
+  msm_gpu_opts o = {.c = 1};
+  CHECK_EQ_INT(msm_gpu_g1(ctx, &out, buf, sc, 4, &o, NULL, &err), CUZK_INVALID_ARGUMENT);
+  o.c = 24;
+  CHECK_EQ_INT(msm_gpu_g1(ctx, &out, buf, sc, 4, &o, NULL, &err), CUZK_INVALID_ARGUMENT);
+  o = (msm_gpu_opts){.merge_chunk = 3};
+  CHECK_EQ_INT(msm_gpu_g1(ctx, &out, buf, sc, 4, &o, NULL, &err), CUZK_INVALID_ARGUMENT);
+  CHECK_EQ_INT(msm_gpu_g1(ctx, &out, buf, sc, 17, NULL, NULL, &err), CUZK_INVALID_ARGUMENT);
+  CHECK_EQ_INT(msm_gpu_g2(ctx, &out2, buf, sc, 4, NULL, NULL, &err), CUZK_INVALID_ARGUMENT);
+  CHECK(strstr(err.msg, "G1 context") != NULL);
+  CHECK_EQ_INT(msm_gpu_g1(ctx, &out, buf + 8, sc, 4, NULL, NULL, &err), CUZK_INVALID_ARGUMENT);
+  /* n = 0 is infinity */
+  memset(&out, 0x5A, sizeof out);
+  CHECK_EQ_INT(msm_gpu_g1(ctx, &out, NULL, NULL, 0, NULL, NULL, &err), CUZK_OK);
+  CHECK(bls12_381_g1_jac_is_inf(&out));
+  msm_gpu_free(ctx);
+  CHECK_EQ_INT(msm_gpu_new(&ctx, MSM_GPU_G1, 0, MSM_GPU_EMULATE, &err), CUZK_INVALID_ARGUMENT);
+}
+
+/* ---- on the GPU ---- */
+
+TEST(gpu_device) {
+  char line[512];
+  need_gpu();
+  cuzk_cuda_describe(line, sizeof line);
+  printf("  %s\n", line);
+  printf("  device bytes for 2^27 G1 points: %.2f GiB; 2^26 G2: %.2f GiB (without inputs)\n",
+         msm_gpu_device_bytes(MSM_GPU_G1, (size_t)1 << 27, 0) / 1073741824.0,
+         msm_gpu_device_bytes(MSM_GPU_G2, (size_t)1 << 26, 0) / 1073741824.0);
+}
+TEST_TIMEOUT(gpu_g1_sweep, 600) {
+  need_gpu();
+  sweep(0, 64, 0, 0);
+  sweep(0, 40, 0, 1);
+}
+TEST_TIMEOUT(gpu_g2_sweep, 600) {
+  need_gpu();
+  sweep(1, 64, 0, 0);
+  sweep(1, 24, 0, 1);
+}
+TEST_TIMEOUT(gpu_g1_edges, 600) {
+  need_gpu();
+  edges(0, 4099, 0, NULL);
+  msm_gpu_opts o = {.c = 6, .chunk = 3, .merge_chunk = 4};
+  edges(0, 1001, 0, &o);
+}
+TEST_TIMEOUT(gpu_g2_edges, 600) {
+  need_gpu();
+  edges(1, 2051, 0, NULL);
+}
+/* All-equal scalars at sizes where one bucket per window holds 2^16 and 2^20
+ * points: the chunked accumulation must not serialise on it. */
+TEST_TIMEOUT(gpu_equal_scalars, 600) {
+  need_gpu();
+  uint64_t seed = run_seed();
+  msm_gpu *ctx = new_ctx(0, 1u << 20, 0);
+  run_one(ctx, 0, 1u << 16, seed, SC_EQUAL, BA_RANDOM, NULL);
+  run_one(ctx, 0, 1u << 20, seed + 1, SC_EQUAL, BA_RANDOM, NULL);
+  run_one(ctx, 0, (1u << 20) - 3, seed + 2, SC_EQUAL, BA_SAME, NULL);
+  msm_gpu_free(ctx);
+  ctx = new_ctx(1, 1u << 16, 0);
+  run_one(ctx, 1, 1u << 16, seed + 3, SC_EQUAL, BA_RANDOM, NULL);
+  msm_gpu_free(ctx);
+  printf("  all-equal scalars at 2^16, 2^20 (G1) and 2^16 (G2) equal to the CPU MSM\n");
+}
+TEST_TIMEOUT(gpu_split, 600) {
+  need_gpu();
+  split_check(0, (1u << 20) + 5, 0, NULL);
+  split_check(1, (1u << 16) + 3, 0, NULL);
+}
+TEST_TIMEOUT(gpu_g1_sizes, 900) {
+  need_gpu();
+  sizes(0, 7, 20, 12);
+}
+TEST_TIMEOUT(gpu_g2_sizes, 900) {
+  need_gpu();
+  sizes(1, 7, 18, 8);
+}
+/* One 2^22 and one 2^24 G1 MSM (the CPU reference takes seconds). */
+TEST_TIMEOUT(gpu_g1_large, 900) {
+  need_gpu();
+  sizes(0, 22, 22, 0);
+  sizes(0, 24, 24, 0);
+}
