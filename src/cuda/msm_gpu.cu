@@ -44,7 +44,7 @@ unsigned bit_length(uint32_t x) {
   return b;
 }
 uint32_t chunk_auto(size_t items) {
-  return std::min<uint32_t>(128, std::max<uint32_t>(4, pow2_floor(items >> 18)));
+  return std::min<uint32_t>(256, std::max<uint32_t>(4, pow2_floor(items >> 18)));
 }
 
 caps caps_for(size_t n_max) {

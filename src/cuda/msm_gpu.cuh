@@ -56,15 +56,25 @@
  *   from n_max (caps_for); a run checks its plan against them.  Nothing is
  *   allocated, freed or synchronised device-wide during a run.
  *
- * Tuning constants and why:
+ * Tuning constants and why (measured on the H200, bench_gpu_msm --sweep,
+ * 2026-11-30):
  *   window c: minimises nwin (n + 3 2^(c-1) + 2^16) (mixed additions,
  *     reduction additions weighted 3 for 2 XYZZ additions of 1.4x the cost,
  *     a per-window launch overhead); c = 16 at 2^20, 20 at 2^24, 22 at 2^26.
- *   chunk: items / 2^18 in [4, 128], so that a launch has >= 2^18 threads
- *     (about 6 waves of 128-thread blocks on 132 SMs at ~10 warps per SM) and
- *     merges add about 2.8 / chunk of the mixed additions' cost.
+ *     G1 2^26 at c = 19, 20, 21, 22: 671, 637, 642, 620 ms; G2 2^24 at
+ *     c = 18, 19, 20, 21: 788, 756, 735, 803 ms (chunk 256).
+ *   chunk: items / 2^18 in [4, 256], so that a launch has >= 2^18 threads
+ *     (G1: 128 registers, 16 warps per SM; 2^18 threads are ~6 waves) and
+ *     merges add about 2.8 / chunk of the mixed additions' cost.  G1 2^26,
+ *     c = 22, chunk 64 / 128 / 256: 630 / 621 / 620 ms; G2 2^24, c = 20:
+ *     786 / 745 / 735 ms.
  *   group: windows are sorted and accumulated together up to 2^25 items, so
- *     that small n still fills the GPU. */
+ *     that small n still fills the GPU.
+ * Where the time goes (G1 2^26, 622 ms): accumulation 504 ms (805M mixed
+ * additions, 0.63 ns each: 17.6e9 Fp mul/s, 75 % of the field benchmark's
+ * 23.4e9), merges 37, reduction 54, sort 17, keys 8.  G2 2^24 (747 ms):
+ * accumulation 607 (255 registers with spills, 8 warps per SM), reduction
+ * 77, merges 50. */
 #ifndef CUZK_CUDA_MSM_GPU_CUH
 #define CUZK_CUDA_MSM_GPU_CUH
 

@@ -24,10 +24,14 @@
 #include "cuda/cuda.h"
 #include "cuda/msm_gpu.h"
 
-/* PERF.md section 1: XYZZ floors at 100 % of the IMAD peak, linear in n;
+/* PERF.md section 1: XYZZ floors at 100 % of the IMAD peak (G1 2^26 297 ms,
+ * 2^27 570 ms; G2 2^27 1.43 s), scaled linearly in n to the other sizes;
  * section 2: sppark on this H200 (0 = not measured). */
-#define FLOOR_G1_MS_2P26 297.0
-#define FLOOR_G2_MS_2P27 1430.0
+static double floor_ms(int g2, unsigned lg) {
+  if (g2)
+    return 1430.0 * (double)((size_t)1 << lg) / (double)(1u << 27);
+  return lg == 27 ? 570.0 : 297.0 * (double)((size_t)1 << lg) / (double)(1u << 26);
+}
 static double sppark_ms(int g2, unsigned lg) {
   if (!g2)
     return lg == 20 ? 21 : lg == 24 ? 155 : lg == 26 ? 556 : lg == 27 ? 1094 : 0;
@@ -170,8 +174,7 @@ static int bench_group(int g2, unsigned lo, unsigned hi, unsigned reps, unsigned
       bad = 1;
       continue;
     }
-    const double floor = g2 ? FLOOR_G2_MS_2P27 * n / (double)(1u << 27)
-                            : FLOOR_G1_MS_2P26 * n / (double)(1u << 26);
+    const double floor = floor_ms(g2, lg);
     const double peer = sppark_ms(g2, lg), target = target_ms(g2, lg);
     char extra[160] = "";
     if (peer > 0)

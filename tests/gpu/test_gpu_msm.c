@@ -249,6 +249,44 @@ static void run_one(msm_gpu *ctx, int g2, size_t n, uint64_t seed, scalar_kind s
   free_case(&c);
 }
 
+/* The case cut into three parts (sizes n/3, n/3 and the rest; some may be
+ * empty) through the _parts entry point, against the CPU on the whole. */
+static void check_three_parts(msm_gpu *ctx, const msm_case *c) {
+  const size_t bs = base_size(c->g2), a = c->n / 3, b = c->n / 3;
+  msm_part parts[3] = {{c->bases, c->scalars, a},
+                       {c->bases + a * bs, c->scalars + a * 32, b},
+                       {c->bases + (a + b) * bs, c->scalars + (a + b) * 32, c->n - a - b}};
+  cuzk_err err = {0};
+  int equal;
+  if (c->g2) {
+    bls12_381_g2_jac got, want;
+    memset(&got, 0x5A, sizeof got);
+    CHECK_MSG(msm_gpu_g2_parts(ctx, &got, parts, 3, NULL, &err) == CUZK_OK, "%s", err.msg);
+    CHECK(msm_g2(&want, c->bases, c->scalars, c->n, 0, &err) == CUZK_OK);
+    equal = bls12_381_g2_jac_eq(&got, &want);
+  } else {
+    bls12_381_g1_jac got, want;
+    memset(&got, 0x5A, sizeof got);
+    CHECK_MSG(msm_gpu_g1_parts(ctx, &got, parts, 3, NULL, &err) == CUZK_OK, "%s", err.msg);
+    CHECK(msm_g1(&want, c->bases, c->scalars, c->n, 0, &err) == CUZK_OK);
+    equal = bls12_381_g1_jac_eq(&got, &want);
+  }
+  CHECK_MSG(equal, "G%d MSM of %zu points in three parts: GPU != CPU", c->g2 ? 2 : 1, c->n);
+}
+
+static void parts_check(int g2, size_t n, int emulate) {
+  uint64_t seed = run_seed();
+  msm_gpu *ctx = new_ctx(g2, n, emulate);
+  for (size_t k = 1; k <= n; k = k * 3 + 1) {
+    msm_case c;
+    make_case(&c, g2, k, seed + k, SC_RANDOM, BA_RANDOM);
+    check_three_parts(ctx, &c);
+    free_case(&c);
+  }
+  printf("  G%d: three-part MSMs up to n = %zu equal to the CPU MSM\n", g2 ? 2 : 1, n);
+  msm_gpu_free(ctx);
+}
+
 /* Every size 1..nmax with random inputs; opts varied with n when `vary`. */
 static void sweep(int g2, size_t nmax, int emulate, int vary) {
   uint64_t seed = run_seed();
@@ -380,6 +418,12 @@ TEST_TIMEOUT(emu_split, 600) {
   split_check(1, 60, 1, &o);
 }
 
+TEST_TIMEOUT(emu_parts, 600) {
+  need_cuda_code();
+  parts_check(0, 400, 1);
+  parts_check(1, 130, 1);
+}
+
 TEST(bad_arguments) {
   need_cuda_code();
   msm_gpu *ctx = new_ctx(0, 16, 1);
@@ -435,6 +479,11 @@ TEST_TIMEOUT(gpu_g1_edges, 600) {
 TEST_TIMEOUT(gpu_g2_edges, 600) {
   need_gpu();
   edges(1, 2051, 0, NULL);
+}
+TEST_TIMEOUT(gpu_parts, 600) {
+  need_gpu();
+  parts_check(0, 100000, 0);
+  parts_check(1, 30000, 0);
 }
 /* All-equal scalars at sizes where one bucket per window holds 2^16 and 2^20
  * points: the chunked accumulation must not serialise on it. */
