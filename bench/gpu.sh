@@ -37,7 +37,8 @@ src_hash() { # the sources the GPU binaries are built from (cuda, ff, base; the 
 }
 
 if [ $stage -eq 1 ]; then
-  make -s -j"$(nproc)" CUDA=1 BUILD="$build" gpu || exit 1
+  make -s -j"$(nproc)" CUDA=1 BUILD="$build" gpu "$build/cuzk" || exit 1
+  bench/gpu_prove.sh --stage "$build" || exit 1
   {
     echo "sources $(src_hash)"
     echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- src tests/gpu Makefile 2>/dev/null || echo '+changes')"
@@ -126,6 +127,14 @@ if command -v cuobjdump >/dev/null && [ -x "$build/gpu/bench_gpu_field" ]; then
     rows+=("| fp mul kernel SASS (ilp 1, whole kernel) | $mix|")
   fi
   gzip -f "$out/sass.txt"
+fi
+
+# The whole prove (bench/gpu_prove.sh): GPU against CPU bytes, timings.
+if [ -x "$build/gpu/cuzk" ]; then
+  echo "== prove"
+  bench/gpu_prove.sh "$build" "$out" 2>&1 | tee "$out/prove.log"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  while IFS= read -r s; do rows+=("| ${s%%: *} | ${s#*: } |"); done < <(sed -n 's/^summary: //p' "$out/prove.log")
 fi
 
 echo

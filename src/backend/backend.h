@@ -35,6 +35,12 @@ typedef struct backend backend;
 typedef struct {
   const char *name;
   bool (*supports)(const backend *b, cuzk_curve curve, backend_op op);
+  /* May be NULL.  Sets aside, before a proof's first operation, what the
+   * operations need for G1 MSMs of up to max_g1 points, G2 MSMs of up to
+   * max_g2 and a quotient over 2^lg_domain (0: none), so that they allocate
+   * nothing later (the GPU's device memory). */
+  cuzk_status (*reserve)(backend *b, size_t max_g1, size_t max_g2, unsigned lg_domain,
+                         cuzk_err *err);
   /* a[row] += c*w[wire] (m = 0) or b[row] += c*w[wire] (m = 1) for each
    * 44-byte zkey coefficient entry {u32 m, u32 row, u32 wire, 32-byte c*R^2};
    * a and b (n elements, Montgomery) are zeroed first.  Entries were
@@ -73,6 +79,10 @@ static inline bool backend_supports(const backend *b, cuzk_curve curve, backend_
 
 /* The CPU backend; threads = 0 means all online CPUs.  NULL on no memory. */
 backend *backend_cpu_new(unsigned threads);
+/* The CUDA backend on GPU 0 (threads: host threads for its CPU steps).
+ * NULL, with the reason in err (CUZK_UNSUPPORTED), when the build has no
+ * CUDA or there is no usable GPU. */
+backend *backend_cuda_new(unsigned threads, cuzk_err *err);
 void backend_free(backend *b);
 
 #endif

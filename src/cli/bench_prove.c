@@ -8,7 +8,8 @@
 #include "groth16/prove.h"
 
 static void usage(FILE *f) {
-  fprintf(f, "usage: cuzk bench prove [--reps R] [--threads T] <circuit.zkey> <witness.wtns>\n"
+  fprintf(f, "usage: cuzk bench prove [--reps R] [--threads T] [--device cpu|gpu|auto]\n"
+             "                        <circuit.zkey> <witness.wtns>\n"
              "  Proves R times (default 3) after one warm-up and prints the median time of\n"
              "  each stage and the proofs per hour.\n");
 }
@@ -29,12 +30,15 @@ int bench_prove(int argc, char **argv) {
     return CLI_OK;
   }
   unsigned long reps = 3, threads = 0;
+  const char *device = "auto";
   const char *pos[2];
   int npos = 0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--reps")) {
       if (!cli_parse_uint("--reps", i + 1 < argc ? argv[++i] : NULL, &reps))
         return CLI_USAGE;
+    } else if (!strcmp(argv[i], "--device")) {
+      device = i + 1 < argc ? argv[++i] : "";
     } else if (!strcmp(argv[i], "--threads")) {
       if (!cli_parse_uint("--threads", i + 1 < argc ? argv[++i] : NULL, &threads))
         return CLI_USAGE;
@@ -65,14 +69,16 @@ int bench_prove(int argc, char **argv) {
     zkey_close(&zk);
     return CLI_USAGE;
   }
-  backend *be = backend_cpu_new((unsigned)threads);
+  backend *be = cli_backend(device, (unsigned)threads, zk.lg_domain, &err);
   double *v = calloc(9 * (reps + 1), sizeof *v);
   int rc = CLI_USAGE;
-  if (!be || !v)
+  if (!be || !v) {
+    fprintf(stderr, "cuzk bench prove: %s\n", be ? "out of memory" : err.msg);
     goto done;
-  printf("prove %s: nVars %u, nPublic %u, domain 2^%u, %u coefficients, %u threads\n", pos[0],
-         (unsigned)zk.n_vars, (unsigned)zk.n_public, zk.lg_domain, (unsigned)zk.n_coefs,
-         be->threads);
+  }
+  printf("prove %s: nVars %u, nPublic %u, domain 2^%u, %u coefficients, %s backend, %u threads\n",
+         pos[0], (unsigned)zk.n_vars, (unsigned)zk.n_public, zk.lg_domain, (unsigned)zk.n_coefs,
+         be->ops->name, be->threads);
   for (unsigned long r = 0; r <= reps; r++) {
     groth16_proof proof;
     groth16_timings tm;

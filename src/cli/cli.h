@@ -5,6 +5,8 @@
 
 #include <stdio.h>
 
+#include "base/err.h"
+
 int cmd_prove(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_export_vk(int argc, char **argv);
@@ -20,6 +22,16 @@ int bench_prove(int argc, char **argv);
 int cli_wants_help(int argc, char **argv);
 /* Parses a positive integer option value; prints an error and returns 0 on failure. */
 int cli_parse_uint(const char *opt, const char *val, unsigned long *out);
+
+struct backend;
+/* The backend for --device NAME: "cpu", "gpu" (an error, in err, when there
+ * is no usable GPU: never a silent fallback) or "auto" (the GPU for domains
+ * of 2^CLI_AUTO_GPU_LG and more when one is usable, else the CPU).  NULL
+ * with err set on failure or an unknown name. */
+struct backend *cli_backend(const char *device, unsigned threads, unsigned lg_domain,
+                            cuzk_err *err);
+/* auto's threshold: measured on an H200 host against its own CPU (bench/RESULTS.md). */
+#define CLI_AUTO_GPU_LG 16
 
 /* Exit statuses. */
 enum { CLI_OK = 0, CLI_NO = 1, CLI_USAGE = 2 };

@@ -21,13 +21,17 @@ static void prove_usage(FILE *f) {
           "\n"
           "options:\n"
           "  --threads N   CPU threads (default: all online CPUs)\n"
+          "  --device D    cpu, gpu or auto (default auto: the GPU for domains of 2^%d and\n"
+          "                more when one is usable, else the CPU; gpu without a usable GPU\n"
+          "                is an error)\n"
           "  --quiet       no progress or timing lines on stderr\n"
           "  --insecure-fixed-rs R,S\n"
           "                TESTING ONLY: use the blinding factors R and S (decimal or 0x-hex) instead of\n"
           "                fresh random ones (reproducible proofs; never use in production)\n"
           "\n"
           "exit status: 0 proof written; 2 bad usage, unreadable or malformed input, or a\n"
-          "witness that does not satisfy the circuit.\n");
+          "witness that does not satisfy the circuit.\n",
+          CLI_AUTO_GPU_LG);
 }
 
 typedef struct {
@@ -91,6 +95,7 @@ int cmd_prove(int argc, char **argv) {
   }
   unsigned long threads = 0;
   int quiet = 0, have_rs = 0;
+  const char *device = "auto";
   limb_t fr[4], fs[4];
   const char *pos[4];
   int npos = 0;
@@ -98,6 +103,8 @@ int cmd_prove(int argc, char **argv) {
     if (!strcmp(argv[i], "--threads")) {
       if (!cli_parse_uint("--threads", i + 1 < argc ? argv[++i] : NULL, &threads))
         return CLI_USAGE;
+    } else if (!strcmp(argv[i], "--device")) {
+      device = i + 1 < argc ? argv[++i] : "";
     } else if (!strcmp(argv[i], "--quiet")) {
       quiet = 1;
     } else if (!strcmp(argv[i], "--insecure-fixed-rs")) {
@@ -141,9 +148,9 @@ int cmd_prove(int argc, char **argv) {
     zkey_close(&zk);
     return CLI_USAGE;
   }
-  backend *be = backend_cpu_new((unsigned)threads);
+  backend *be = cli_backend(device, (unsigned)threads, zk.lg_domain, &err);
   if (!be) {
-    fprintf(stderr, "cuzk prove: out of memory\n");
+    fprintf(stderr, "cuzk prove: %s\n", err.msg);
     goto done;
   }
   groth16_prove_opts opts = {have_rs ? fr : NULL, have_rs ? fs : NULL, on_stage, &pr};

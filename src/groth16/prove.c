@@ -73,6 +73,12 @@ cuzk_status groth16_prove_zkey(groth16_proof *proof, const zkey_file *zk, const 
     return cuzk_err_set(err, CUZK_UNSUPPORTED, "backend %s cannot prove BLS12-381", be->ops->name);
 
   const size_t n = zk->domain_size;
+  if (be->ops->reserve) {
+    size_t nv = zk->n_vars, nch = zk->n_vars - zk->n_public - 1 + n;
+    st = be->ops->reserve(be, nv > nch ? nv : nch, nv, zk->lg_domain, err);
+    if (st != CUZK_OK)
+      return st;
+  }
   bls12_381_fr *buf = malloc(3 * n * sizeof *buf);
   if (!buf)
     return cuzk_err_set(err, CUZK_NO_MEMORY, "no memory for 3 x %zu field elements (%zu MiB)", n,

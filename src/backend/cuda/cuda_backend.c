@@ -1,0 +1,149 @@
+/* The CUDA backend: backend.h's operations on GPU 0.
+ *
+ * DESIGN: the heavy steps run on the GPU through the C entry points of
+ * src/cuda (the NTT plan of cuda/ntt_gpu.h for the quotient, one MSM
+ * context per group from cuda/msm_gpu.h); zkey_ab, a single pass over the
+ * coefficient entries, stays on the host cores (the CPU backend's own
+ * operation).  Device memory is reserved up front by `reserve`, from the
+ * key's sizes, before the first stage: the NTT plan with its three vectors
+ * and the MSM contexts with their input buffers and scratch, so that no
+ * operation allocates.  A later `reserve` for a larger key frees and
+ * remakes what is too small; one for a smaller key keeps what is there.
+ * Results are the CPU backend's, bit for bit (tests/gpu).  Errors from CUDA
+ * come back as statuses with file and line; the backend does not fall back
+ * to the CPU on its own (the caller chooses: `cuzk prove --device`). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/backend.h"
+#include "cuda/cuda.h"
+#include "cuda/msm_gpu.h"
+#include "cuda/ntt_gpu.h"
+#include "poly/ntt.h"
+
+typedef struct {
+  backend *cpu;           /* zkey_ab */
+  cuda_ntt_plan *ntt;     /* for lg_domain, 3 buffers */
+  unsigned lg_domain;
+  msm_gpu *g1, *g2;
+  size_t g1_max, g2_max;
+} cuda_impl;
+
+static bool cuda_supports(const backend *b, cuzk_curve curve, backend_op op) {
+  (void)b;
+  return curve == CUZK_CURVE_BLS12_381 && op < BACKEND_OP_COUNT;
+}
+
+static cuzk_status cuda_reserve(backend *be, size_t max_g1, size_t max_g2, unsigned lg_domain,
+                                cuzk_err *err) {
+  cuda_impl *im = be->impl;
+  cuzk_status st;
+  if (lg_domain && (!im->ntt || im->lg_domain != lg_domain)) {
+    cuda_ntt_plan_free(im->ntt);
+    im->ntt = NULL;
+    cuda_ntt_config cfg = {.buffers = 3};
+    if ((st = cuda_ntt_plan_new(&im->ntt, lg_domain, NTT_ROOTS_SNARKJS, &cfg, err)) != CUZK_OK)
+      return st;
+    im->lg_domain = lg_domain;
+  }
+  if (max_g1 > im->g1_max) {
+    msm_gpu_free(im->g1);
+    im->g1 = NULL, im->g1_max = 0;
+    if ((st = msm_gpu_new(&im->g1, MSM_GPU_G1, max_g1, MSM_GPU_HOST_INPUTS, err)) != CUZK_OK)
+      return st;
+    im->g1_max = max_g1;
+  }
+  if (max_g2 > im->g2_max) {
+    msm_gpu_free(im->g2);
+    im->g2 = NULL, im->g2_max = 0;
+    if ((st = msm_gpu_new(&im->g2, MSM_GPU_G2, max_g2, MSM_GPU_HOST_INPUTS, err)) != CUZK_OK)
+      return st;
+    im->g2_max = max_g2;
+  }
+  return CUZK_OK;
+}
+
+static cuzk_status cuda_zkey_ab(backend *be, bls12_381_fr *a, bls12_381_fr *b, size_t n,
+                                const void *entries, size_t n_entries, const void *witness,
+                                size_t n_witness, cuzk_err *err) {
+  cuda_impl *im = be->impl;
+  return im->cpu->ops->zkey_ab(im->cpu, a, b, n, entries, n_entries, witness, n_witness, err);
+}
+
+static cuzk_status cuda_quotient(backend *be, void *h, bls12_381_fr *a, bls12_381_fr *bv,
+                                 bls12_381_fr *c, unsigned lg_n, cuzk_err *err) {
+  cuda_impl *im = be->impl;
+  (void)c;
+  cuzk_status st = cuda_reserve(be, 0, 0, lg_n, err);
+  if (st != CUZK_OK)
+    return st;
+  return cuda_ntt_quotient(im->ntt, h, a, bv, NULL, NULL, err);
+}
+
+static size_t parts_total(const msm_part *parts, size_t nparts) {
+  size_t n = 0;
+  for (size_t k = 0; k < nparts; k++) n += parts[k].n;
+  return n;
+}
+
+static cuzk_status cuda_msm_g1(backend *be, bls12_381_g1_jac *out, const msm_part *parts,
+                               size_t nparts, cuzk_err *err) {
+  cuda_impl *im = be->impl;
+  cuzk_status st = cuda_reserve(be, parts_total(parts, nparts), 0, 0, err);
+  if (st != CUZK_OK)
+    return st;
+  return msm_gpu_g1_parts(im->g1, out, parts, nparts, NULL, err);
+}
+
+static cuzk_status cuda_msm_g2(backend *be, bls12_381_g2_jac *out, const msm_part *parts,
+                               size_t nparts, cuzk_err *err) {
+  cuda_impl *im = be->impl;
+  cuzk_status st = cuda_reserve(be, 0, parts_total(parts, nparts), 0, err);
+  if (st != CUZK_OK)
+    return st;
+  return msm_gpu_g2_parts(im->g2, out, parts, nparts, NULL, err);
+}
+
+static void cuda_destroy(backend *b) {
+  cuda_impl *im = b->impl;
+  if (im) {
+    cuda_ntt_plan_free(im->ntt);
+    msm_gpu_free(im->g1);
+    msm_gpu_free(im->g2);
+    backend_free(im->cpu);
+    free(im);
+  }
+  free(b);
+}
+
+static const backend_ops cuda_ops = {
+    .name = "cuda",
+    .supports = cuda_supports,
+    .reserve = cuda_reserve,
+    .zkey_ab = cuda_zkey_ab,
+    .quotient = cuda_quotient,
+    .msm_g1 = cuda_msm_g1,
+    .msm_g2 = cuda_msm_g2,
+    .destroy = cuda_destroy,
+};
+
+backend *backend_cuda_new(unsigned threads, cuzk_err *err) {
+  char why[256];
+  if (!cuzk_cuda_available(why, sizeof why)) {
+    cuzk_err_set(err, CUZK_UNSUPPORTED, "no usable GPU: %s", why);
+    return NULL;
+  }
+  backend *b = calloc(1, sizeof *b);
+  cuda_impl *im = calloc(1, sizeof *im);
+  backend *cpu = backend_cpu_new(threads);
+  if (!b || !im || !cpu) {
+    free(b), free(im), backend_free(cpu);
+    cuzk_err_set(err, CUZK_NO_MEMORY, "cuda backend: no host memory");
+    return NULL;
+  }
+  im->cpu = cpu;
+  b->ops = &cuda_ops;
+  b->threads = cpu->threads;
+  b->impl = im;
+  return b;
+}
