@@ -1,6 +1,7 @@
 #include "harness.h"
 
 #include <signal.h>
+#include <sys/random.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -105,4 +106,15 @@ int main(int argc, char **argv) {
   }
   printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
   return failed ? 1 : 0;
+}
+
+uint64_t test_fresh_seed(void) {
+  const char *s = getenv("CUZK_TEST_SEED");
+  uint64_t seed = 0;
+  if (s && *s)
+    seed = strtoull(s, NULL, 0);
+  else if (getrandom(&seed, sizeof seed, 0) != sizeof seed)
+    seed = (uint64_t)time(NULL);
+  printf("  seed 0x%016" PRIx64 " (CUZK_TEST_SEED=0x%016" PRIx64 " repeats this run)\n", seed, seed);
+  return seed;
 }

@@ -90,4 +90,8 @@ const char *test_srcdir(void);
  * opened; a read error fails the test. */
 char *test_read_file(const char *path, size_t *len);
 
+/* A seed fresh each run (getrandom), or CUZK_TEST_SEED when set, printed
+ * with how to repeat the run. */
+uint64_t test_fresh_seed(void);
+
 #endif

@@ -12,17 +12,6 @@
 #include "backend/backend.h"
 #include "msm/msm.h"
 
-static uint64_t test_seed(void) {
-  const char *s = getenv("CUZK_TEST_SEED");
-  uint64_t seed = 0;
-  if (s && *s)
-    seed = strtoull(s, NULL, 0);
-  else if (getrandom(&seed, sizeof seed, 0) != sizeof seed)
-    seed = (uint64_t)time(NULL);
-  printf("  seed 0x%016" PRIx64 "\n", seed);
-  return seed;
-}
-
 static backend *gpu_or_skip(void) {
   cuzk_err err = {0};
   backend *g = backend_cuda_new(0, &err);
@@ -48,7 +37,7 @@ static void rand_fr(bls12_381_fr *a, size_t n, test_rng *g) {
 
 TEST_TIMEOUT(quotient_matches_cpu, 600) {
   backend *gb = gpu_or_skip(), *cb = backend_cpu_new(0);
-  test_rng g = {test_seed()};
+  test_rng g = {test_fresh_seed()};
   for (unsigned lg = 1; lg <= 20; lg += (lg < 12 ? 1 : 4)) {
     size_t n = (size_t)1 << lg;
     bls12_381_fr *in = malloc(2 * n * sizeof *in), *w = malloc(3 * n * sizeof *w);
@@ -113,7 +102,7 @@ static void msm_case(backend *gb, backend *cb, int group, size_t n, int sparse, 
 
 TEST_TIMEOUT(msm_g1_matches_cpu, 900) {
   backend *gb = gpu_or_skip(), *cb = backend_cpu_new(0);
-  test_rng g = {test_seed()};
+  test_rng g = {test_fresh_seed()};
   const size_t ns[] = {1, 2, 3, 31, 64, 1000, 4097, 65537, (1u << 18) + 11};
   for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
     for (int sparse = 0; sparse <= 1; sparse++) msm_case(gb, cb, 1, ns[i], sparse, &g);
@@ -122,7 +111,7 @@ TEST_TIMEOUT(msm_g1_matches_cpu, 900) {
 
 TEST_TIMEOUT(msm_g2_matches_cpu, 900) {
   backend *gb = gpu_or_skip(), *cb = backend_cpu_new(0);
-  test_rng g = {test_seed()};
+  test_rng g = {test_fresh_seed()};
   const size_t ns[] = {1, 5, 64, 1000, 20011};
   for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
     for (int sparse = 0; sparse <= 1; sparse++) msm_case(gb, cb, 2, ns[i], sparse, &g);
@@ -131,7 +120,7 @@ TEST_TIMEOUT(msm_g2_matches_cpu, 900) {
 
 TEST(zkey_ab_matches_cpu) {
   backend *gb = gpu_or_skip(), *cb = backend_cpu_new(0);
-  test_rng g = {test_seed()};
+  test_rng g = {test_fresh_seed()};
   const size_t n = 4096, nw = 1000, ne = 20000;
   uint8_t *ent = malloc(44 * ne), *wit = malloc(32 * nw);
   bls12_381_fr *a1 = malloc(n * sizeof *a1), *b1 = malloc(n * sizeof *b1),

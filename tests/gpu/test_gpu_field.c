@@ -30,17 +30,6 @@
 #define GPU_RANDOM (65536 + 37) /* not a multiple of the block size */
 #define EMU_RANDOM 20000
 
-static uint64_t test_seed(void) {
-  const char *s = getenv("CUZK_TEST_SEED");
-  uint64_t seed = 0;
-  if (s && *s)
-    seed = strtoull(s, NULL, 0);
-  else if (getrandom(&seed, sizeof seed, 0) != sizeof seed)
-    seed = (uint64_t)time(NULL);
-  printf("  seed 0x%016" PRIx64 " (CUZK_TEST_SEED=0x%016" PRIx64 " repeats this run)\n", seed, seed);
-  return seed;
-}
-
 /* ---- per-field description: modulus as limbs, the host operations ---- */
 
 typedef struct {
@@ -227,7 +216,7 @@ static void check_field(cuda_field f, apply_fn apply, size_t nrand) {
   const size_t es = cuda_field_elem_size(f);
   CHECK_EQ_INT(es, sizeof(limb_t) * (size_t)d.limbs * (size_t)d.coeffs);
   uint8_t *a, *b;
-  const size_t n = make_inputs(&d, nrand, test_seed(), &a, &b);
+  const size_t n = make_inputs(&d, nrand, test_fresh_seed(), &a, &b);
   uint8_t *got = malloc(n * es), *want = malloc(n * es);
   CHECK(got && want);
   for (int op = 0; op < CUDA_FOP_COUNT; op++) {

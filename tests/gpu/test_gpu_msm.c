@@ -36,17 +36,6 @@ static const char *const scalar_names[] = {"random", "zero", "half zero", "all e
 static const char *const base_names[] = {"random", "some infinity", "duplicates", "opposite pairs",
                                          "all the same"};
 
-static uint64_t run_seed(void) {
-  const char *s = getenv("CUZK_TEST_SEED");
-  uint64_t seed = 0;
-  if (s && *s)
-    seed = strtoull(s, NULL, 0);
-  else if (getrandom(&seed, sizeof seed, 0) != sizeof seed)
-    seed = (uint64_t)time(NULL) ^ (uint64_t)clock();
-  printf("  seed 0x%016" PRIx64 " (CUZK_TEST_SEED=0x%016" PRIx64 " repeats this run)\n", seed, seed);
-  return seed;
-}
-
 /* A uniform scalar below r. */
 static void random_scalar(test_rng *rng, limb_t s[4]) {
   do {
@@ -275,7 +264,7 @@ static void check_three_parts(msm_gpu *ctx, const msm_case *c) {
 }
 
 static void parts_check(int g2, size_t n, int emulate) {
-  uint64_t seed = run_seed();
+  uint64_t seed = test_fresh_seed();
   msm_gpu *ctx = new_ctx(g2, n, emulate);
   for (size_t k = 1; k <= n; k = k * 3 + 1) {
     msm_case c;
@@ -289,7 +278,7 @@ static void parts_check(int g2, size_t n, int emulate) {
 
 /* Every size 1..nmax with random inputs; opts varied with n when `vary`. */
 static void sweep(int g2, size_t nmax, int emulate, int vary) {
-  uint64_t seed = run_seed();
+  uint64_t seed = test_fresh_seed();
   msm_gpu *ctx = new_ctx(g2, nmax, emulate);
   for (size_t n = 1; n <= nmax; n++) {
     msm_gpu_opts o = {0};
@@ -304,7 +293,7 @@ static void sweep(int g2, size_t nmax, int emulate, int vary) {
 
 /* Every scalar kind with every base kind at n points. */
 static void edges(int g2, size_t n, int emulate, const msm_gpu_opts *opts) {
-  uint64_t seed = run_seed();
+  uint64_t seed = test_fresh_seed();
   msm_gpu *ctx = new_ctx(g2, n, emulate);
   for (int sk = 0; sk <= SC_EDGE; sk++)
     for (int bk = 0; bk <= BA_SAME; bk++) run_one(ctx, g2, n, seed + 7 * sk + bk, sk, bk, opts);
@@ -315,7 +304,7 @@ static void edges(int g2, size_t n, int emulate, const msm_gpu_opts *opts) {
 
 /* Mostly-bit witnesses through the split: counts and result. */
 static void split_check(int g2, size_t n, int emulate, const msm_gpu_opts *base_opts) {
-  uint64_t seed = run_seed();
+  uint64_t seed = test_fresh_seed();
   msm_gpu *ctx = new_ctx(g2, n, emulate);
   msm_case c;
   make_case(&c, g2, n, seed, SC_BITS, BA_SOME_INF);
@@ -357,7 +346,7 @@ static void split_check(int g2, size_t n, int emulate, const msm_gpu_opts *base_
 
 /* Sizes: powers of two lg_lo..lg_hi and `nrand` random sizes below 2^lg_hi. */
 static void sizes(int g2, unsigned lg_lo, unsigned lg_hi, unsigned nrand) {
-  uint64_t seed = run_seed();
+  uint64_t seed = test_fresh_seed();
   msm_gpu *ctx = new_ctx(g2, (size_t)1 << lg_hi, 0);
   test_rng rng = {seed};
   for (unsigned k = 0; k < nrand; k++) {
@@ -399,7 +388,7 @@ TEST_TIMEOUT(emu_g2_edges, 600) {
 /* The plan's own choices (13-bit windows at these sizes). */
 TEST_TIMEOUT(emu_g1_auto_plan, 600) {
   need_cuda_code();
-  uint64_t seed = run_seed();
+  uint64_t seed = test_fresh_seed();
   msm_gpu *ctx = new_ctx(0, 2000, 1);
   run_one(ctx, 0, 40, seed, SC_RANDOM, BA_RANDOM, NULL);
   run_one(ctx, 0, 37, seed + 1, SC_EQUAL, BA_DUPLICATE, NULL);
@@ -489,7 +478,7 @@ TEST_TIMEOUT(gpu_parts, 600) {
  * points: the chunked accumulation must not serialise on it. */
 TEST_TIMEOUT(gpu_equal_scalars, 600) {
   need_gpu();
-  uint64_t seed = run_seed();
+  uint64_t seed = test_fresh_seed();
   msm_gpu *ctx = new_ctx(0, 1u << 20, 0);
   run_one(ctx, 0, 1u << 16, seed, SC_EQUAL, BA_RANDOM, NULL);
   run_one(ctx, 0, 1u << 20, seed + 1, SC_EQUAL, BA_RANDOM, NULL);

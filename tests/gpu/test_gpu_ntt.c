@@ -30,17 +30,6 @@
 
 typedef bls12_381_fr fr;
 
-static uint64_t test_seed(void) {
-  const char *s = getenv("CUZK_TEST_SEED");
-  uint64_t seed = 0;
-  if (s && *s)
-    seed = strtoull(s, NULL, 0);
-  else if (getrandom(&seed, sizeof seed, 0) != sizeof seed)
-    seed = (uint64_t)time(NULL);
-  printf("  seed 0x%016" PRIx64 " (CUZK_TEST_SEED=0x%016" PRIx64 " repeats this run)\n", seed, seed);
-  return seed;
-}
-
 static void random_fr(test_rng *rng, fr *x, size_t n) {
   for (size_t i = 0; i < n; i++) {
     do {
@@ -245,7 +234,7 @@ static void describe(const cuda_ntt_config *cfg, unsigned lg) {
 static void emu_sweep(const cuda_ntt_config *base, unsigned lg_lo, unsigned lg_hi) {
   cuda_ntt_config cfg = *base;
   cfg.emulate = true;
-  test_rng rng = {test_seed()};
+  test_rng rng = {test_fresh_seed()};
   for (unsigned lg = lg_lo; lg <= lg_hi; lg++) check_size(&cfg, lg, NTT_ROOTS_SNARKJS, &rng);
   describe(&cfg, lg_hi);
   printf("  emulated: 2^%u..2^%u equal to the CPU (5 ops + round trip)\n", lg_lo, lg_hi);
@@ -264,14 +253,14 @@ TEST(emu_configs) {
 TEST_TIMEOUT(emu_two_passes_of_9, 600) {
   need_cuda_code();
   cuda_ntt_config cfg = {.buffers = 4, .max_pass_lg = 9, .emulate = true};
-  test_rng rng = {test_seed()};
+  test_rng rng = {test_fresh_seed()};
   check_size(&cfg, 18, NTT_ROOTS_SNARKJS, &rng);
   describe(&cfg, 18);
 }
 TEST(emu_bellperson_roots) {
   need_cuda_code();
   cuda_ntt_config cfg = {.buffers = 4, .max_pass_lg = 4, .emulate = true};
-  test_rng rng = {test_seed()};
+  test_rng rng = {test_fresh_seed()};
   for (unsigned lg = 1; lg <= 10; lg++) check_size(&cfg, lg, NTT_ROOTS_BELLPERSON, &rng);
 }
 
@@ -303,7 +292,7 @@ TEST(bad_arguments) {
 
 TEST_TIMEOUT(gpu_every_size, 600) {
   need_gpu();
-  test_rng rng = {test_seed()};
+  test_rng rng = {test_fresh_seed()};
   for (unsigned lg = 0; lg <= 20; lg++) check_size(&configs[0], lg, NTT_ROOTS_SNARKJS, &rng);
   describe(&configs[0], 20);
   printf("  2^0..2^20 equal to the CPU (5 ops + round trip)\n");
@@ -311,7 +300,7 @@ TEST_TIMEOUT(gpu_every_size, 600) {
 
 TEST_TIMEOUT(gpu_large, 600) {
   need_gpu();
-  test_rng rng = {test_seed()};
+  test_rng rng = {test_fresh_seed()};
   for (unsigned lg = 22; lg <= 24; lg += 2) {
     check_size(&configs[0], lg, NTT_ROOTS_SNARKJS, &rng);
     describe(&configs[0], lg);
@@ -321,7 +310,7 @@ TEST_TIMEOUT(gpu_large, 600) {
 
 TEST_TIMEOUT(gpu_configs, 600) {
   need_gpu();
-  test_rng rng = {test_seed()};
+  test_rng rng = {test_fresh_seed()};
   static const unsigned sizes[] = {1, 2, 3, 5, 9, 10, 11, 13, 16, 19};
   for (size_t i = 1; i < NCONFIGS; i++) {
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
@@ -336,14 +325,14 @@ TEST_TIMEOUT(gpu_configs, 600) {
 
 TEST_TIMEOUT(gpu_bellperson_roots, 300) {
   need_gpu();
-  test_rng rng = {test_seed()};
+  test_rng rng = {test_fresh_seed()};
   for (unsigned lg = 1; lg <= 18; lg += 3) check_size(&configs[0], lg, NTT_ROOTS_BELLPERSON, &rng);
 }
 
 /* The host-memory quotient: c derived (the backend op), and c given. */
 TEST_TIMEOUT(gpu_quotient_host, 300) {
   need_gpu();
-  test_rng rng = {test_seed()};
+  test_rng rng = {test_fresh_seed()};
   backend *be = backend_cpu_new(0);
   CHECK(be);
   static const unsigned sizes[] = {0, 1, 4, 10, 17, 21};
