@@ -21,7 +21,7 @@
 #include <sys/random.h>
 #include <time.h>
 
-#include "harness.h"
+#include "gpu_test.h"
 
 #include "cuda/cuda.h"
 #include "cuda/field_ops.h"
@@ -247,19 +247,6 @@ static void check_field(cuda_field f, apply_fn apply, size_t nrand) {
   free(want);
 }
 
-static void need_cuda_code(void) {
-  if (!cuzk_cuda_compiled()) {
-    char why[256];
-    cuzk_cuda_available(why, sizeof why);
-    TEST_SKIP("%s", why);
-  }
-}
-
-static void need_gpu(void) {
-  char why[512];
-  if (!cuzk_cuda_available(why, sizeof why))
-    TEST_SKIP("no usable GPU: %s", why);
-}
 
 TEST(emulated_fp) {
   need_cuda_code();

@@ -22,7 +22,7 @@
 #include <sys/random.h>
 #include <time.h>
 
-#include "harness.h"
+#include "gpu_test.h"
 
 #include "cuda/cuda.h"
 #include "cuda/msm_gpu.h"
@@ -203,19 +203,6 @@ static void check_case(msm_gpu *ctx, const msm_case *c, const msm_gpu_opts *opts
               opts ? opts->merge_chunk : 0, opts ? opts->split : 0);
 }
 
-static void need_cuda_code(void) {
-  if (!cuzk_cuda_compiled()) {
-    char why[256];
-    cuzk_cuda_available(why, sizeof why);
-    TEST_SKIP("%s", why);
-  }
-}
-
-static void need_gpu(void) {
-  char why[512];
-  if (!cuzk_cuda_available(why, sizeof why))
-    TEST_SKIP("no usable GPU: %s", why);
-}
 
 static msm_gpu *new_ctx(int g2, size_t n_max, int emulate) {
   msm_gpu *ctx = NULL;

@@ -20,7 +20,7 @@
 #include <sys/random.h>
 #include <time.h>
 
-#include "harness.h"
+#include "gpu_test.h"
 
 #include "backend/backend.h"
 #include "cuda/cuda.h"
@@ -188,19 +188,6 @@ static void check_size(const cuda_ntt_config *cfg, unsigned lg, int roots, test_
 #undef RUN
 }
 
-static void need_cuda_code(void) {
-  if (!cuzk_cuda_compiled()) {
-    char why[256];
-    cuzk_cuda_available(why, sizeof why);
-    TEST_SKIP("%s", why);
-  }
-}
-
-static void need_gpu(void) {
-  char why[512];
-  if (!cuzk_cuda_available(why, sizeof why))
-    TEST_SKIP("no usable GPU: %s", why);
-}
 
 /* Configurations that make small sizes take the paths of large ones:
  * several passes (cap), every per-thread radix, narrow blocks, the full

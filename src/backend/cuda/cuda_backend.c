@@ -34,6 +34,20 @@ static bool cuda_supports(const backend *b, cuzk_curve curve, backend_op op) {
   return curve == CUZK_CURVE_BLS12_381 && op < BACKEND_OP_COUNT;
 }
 
+/* *ctx holds an MSM context for at least n points of group g (remade when
+ * smaller; *max is its size). */
+static cuzk_status msm_reserve(msm_gpu **ctx, size_t *max, msm_gpu_group g, size_t n,
+                               cuzk_err *err) {
+  if (n <= *max)
+    return CUZK_OK;
+  msm_gpu_free(*ctx);
+  *ctx = NULL, *max = 0;
+  cuzk_status st = msm_gpu_new(ctx, g, n, MSM_GPU_HOST_INPUTS, err);
+  if (st == CUZK_OK)
+    *max = n;
+  return st;
+}
+
 static cuzk_status cuda_reserve(backend *be, size_t max_g1, size_t max_g2, unsigned lg_domain,
                                 cuzk_err *err) {
   cuda_impl *im = be->impl;
@@ -46,21 +60,9 @@ static cuzk_status cuda_reserve(backend *be, size_t max_g1, size_t max_g2, unsig
       return st;
     im->lg_domain = lg_domain;
   }
-  if (max_g1 > im->g1_max) {
-    msm_gpu_free(im->g1);
-    im->g1 = NULL, im->g1_max = 0;
-    if ((st = msm_gpu_new(&im->g1, MSM_GPU_G1, max_g1, MSM_GPU_HOST_INPUTS, err)) != CUZK_OK)
-      return st;
-    im->g1_max = max_g1;
-  }
-  if (max_g2 > im->g2_max) {
-    msm_gpu_free(im->g2);
-    im->g2 = NULL, im->g2_max = 0;
-    if ((st = msm_gpu_new(&im->g2, MSM_GPU_G2, max_g2, MSM_GPU_HOST_INPUTS, err)) != CUZK_OK)
-      return st;
-    im->g2_max = max_g2;
-  }
-  return CUZK_OK;
+  if ((st = msm_reserve(&im->g1, &im->g1_max, MSM_GPU_G1, max_g1, err)) != CUZK_OK)
+    return st;
+  return msm_reserve(&im->g2, &im->g2_max, MSM_GPU_G2, max_g2, err);
 }
 
 static cuzk_status cuda_zkey_ab(backend *be, bls12_381_fr *a, bls12_381_fr *b, size_t n,
