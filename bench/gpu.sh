@@ -7,7 +7,10 @@
 #   bench/gpu.sh [BUILD]           there: run every GPU test (BUILD/gpu/test_*)
 #                                  and GPU benchmark (BUILD/gpu/bench_*), full
 #                                  logs under $OUT (or BUILD/gpu-logs), a short
-#                                  table last
+#                                  table last.  GPU_ONLY=REGEX runs only the
+#                                  tests/benches whose names match ("prove" for
+#                                  bench/gpu_prove.sh, "sass" for the SASS mix);
+#                                  PROVE_LGS="20 22" picks the synthetic-key sizes
 #
 # Why carried binaries: the GPU machine reaches no package registry and has
 # no libcjson-dev, so the library does not build there.  The GPU binaries are
@@ -94,8 +97,11 @@ logged() { # logged BIN: run it, its output to the terminal and $out/NAME.log; s
   [ "$rc" -eq 0 ] || status=1
 }
 
+only() { [ -z "${GPU_ONLY:-}" ] || [[ "$1" =~ $GPU_ONLY ]]; } # GPU_ONLY: a regex of names to run
+
 for t in "$build"/gpu/test_*; do
   [ -x "$t" ] || continue
+  only "$(basename "$t")" || continue
   logged "$t"
   line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out/$name.log" | tail -n 1)
   rows+=("| $name | ${line:-no result line (rc $rc)} |")
@@ -103,6 +109,7 @@ done
 
 for b in "$build"/gpu/bench_*; do
   [ -x "$b" ] || continue
+  only "$(basename "$b")" || continue
   logged "$b"
   [ "$rc" -eq 0 ] || rows+=("| $name | FAILED (rc $rc) |")
   grep -q "^$name: skipped" "$out/$name.log" && rows+=("| $name | $(sed -n "s/^$name: //p" "$out/$name.log") |")
@@ -113,7 +120,7 @@ done
 
 # Machine code of the Fp multiplication chain (ilp 1): instruction mix per
 # kernel, for the cost model (cuobjdump is on the GPU machine, not on dev).
-if command -v cuobjdump >/dev/null && [ -x "$build/gpu/bench_gpu_field" ]; then
+if only sass && command -v cuobjdump >/dev/null && [ -x "$build/gpu/bench_gpu_field" ]; then
   cuobjdump -sass "$build/gpu/bench_gpu_field" >"$out/sass.txt" 2>&1
   # per kernel: full opcode counts (IMAD.WIDE.U32, IADD3.X, ...)
   awk '/Function : /{fn=$3} /^ +\/\*[0-9a-f]+\*\/ /{op=$2; if (op ~ /^@/) op=$3; sub(/;$/, "", op); n[fn" "op]++; tot[fn]++}
@@ -130,7 +137,7 @@ if command -v cuobjdump >/dev/null && [ -x "$build/gpu/bench_gpu_field" ]; then
 fi
 
 # The whole prove (bench/gpu_prove.sh): GPU against CPU bytes, timings.
-if [ -x "$build/gpu/cuzk" ]; then
+if only prove && [ -x "$build/gpu/cuzk" ]; then
   echo "== prove"
   bench/gpu_prove.sh "$build" "$out" 2>&1 | tee "$out/prove.log"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1

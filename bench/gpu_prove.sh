@@ -68,6 +68,57 @@ for fx in "$b"/gpu/fx/*/; do
     echo "summary: bench prove $name $d: $(grep -h 'median\|MSMs:' "$t/bench-$d.log" | tr '\n' ' ')"
   done
 done
+# Synthetic keys (cuzk bench keygen) at PROVE_LGS (default 20 22 24): the
+# whole prove on the GPU with the key uploaded each time and with it resident,
+# and on the host's CPU at the smallest size.  Keys are made here, in /tmp
+# (about 10 GB at 2^24), and removed after.
+if "$cz" bench keygen --help >/dev/null 2>&1; then
+  kd=$(mktemp -d /tmp/cuzk-keys.XXXXXX)
+  first=1
+  for lg in ${PROVE_LGS:-20 22 24}; do
+    d="$kd/k$lg"
+    s0=$(date +%s.%N)
+    if ! "$cz" bench keygen --lg "$lg" --out "$d" >"$out/keygen-$lg.log" 2>&1; then
+      echo "summary: keygen 2^$lg: FAILED: $(tail -n 2 "$out/keygen-$lg.log" | tr '\n' ' ')"; st=1; continue
+    fi
+    echo "summary: keygen 2^$lg: $(echo "$(date +%s.%N) - $s0" | bc) s, zkey $(du -h "$d/circuit.zkey" | cut -f1)"
+    for mode in upload resident; do
+      flag=; [ $mode = resident ] && flag=--resident
+      "$cz" bench prove --reps 3 --device gpu $flag "$d/circuit.zkey" "$d/witness.wtns" \
+        >"$out/bench-k$lg-gpu-$mode.log" 2>&1 || st=1
+      echo "summary: prove 2^$lg gpu, key $mode: $(grep -h 'median\|MSMs:\|first' "$out/bench-k$lg-gpu-$mode.log" | tr '\n' ' ')"
+    done
+    if [ $first = 1 ]; then
+      "$cz" bench prove --reps 1 --device cpu "$d/circuit.zkey" "$d/witness.wtns" \
+        >"$out/bench-k$lg-cpu.log" 2>&1 || st=1
+      echo "summary: prove 2^$lg cpu ($(nproc) cores): $(grep -h 'median\|MSMs:' "$out/bench-k$lg-cpu.log" | tr '\n' ' ')"
+      first=0
+    fi
+    rm -rf "$d"
+  done
+  # The --device auto threshold: one `cuzk prove` command each (CUDA start-up
+  # included, as a user sees it), median of 3, at AUTO_LGS.
+  for lg in ${AUTO_LGS:-10 12 14 16 18}; do
+    d="$kd/a$lg"
+    "$cz" bench keygen --lg "$lg" --out "$d" >"$out/keygen-a$lg.log" 2>&1 || continue
+    row="summary: auto threshold 2^$lg, one prove command (median of 3):"
+    for dev in cpu gpu; do
+      ts=()
+      for i in 1 2 3; do
+        s0=$(date +%s.%N)
+        "$cz" prove --quiet --device $dev "$d/circuit.zkey" "$d/witness.wtns" "$d/p.json" "$d/q.json" \
+          >/dev/null 2>&1 || { st=1; ts+=(999); continue; }
+        ts+=("$(echo "$(date +%s.%N) - $s0" | bc)")
+      done
+      row="$row $dev $(printf '%s\n' "${ts[@]}" | sort -g | sed -n 2p) s"
+    done
+    echo "$row"
+    rm -rf "$d"
+  done
+  rm -rf "$kd"
+else
+  echo "summary: synthetic-key proves: this cuzk has no 'bench keygen'"
+fi
 if CUDA_VISIBLE_DEVICES= "$cz" prove --quiet --device gpu examples/mul/circuit.zkey examples/mul/witness.wtns \
   /tmp/p.json /tmp/q.json >"$out/nogpu.log" 2>&1; then
   echo "summary: --device gpu without a GPU: WRONGLY succeeded"; st=1

@@ -41,6 +41,12 @@ typedef struct {
    * nothing later (the GPU's device memory). */
   cuzk_status (*reserve)(backend *b, size_t max_g1, size_t max_g2, unsigned lg_domain,
                          cuzk_err *err);
+  /* May be NULL.  on: from now on the backend may keep copies of the MSM
+   * base arrays it is given (in device memory, for a GPU) and reuse them
+   * when the same arrays - same addresses and counts - come again: a key
+   * kept resident between proofs.  The caller then keeps those arrays
+   * unchanged and mapped until hold_bases(b, false), which drops every copy. */
+  cuzk_status (*hold_bases)(backend *b, bool on, cuzk_err *err);
   /* a[row] += c*w[wire] (m = 0) or b[row] += c*w[wire] (m = 1) for each
    * 44-byte zkey coefficient entry {u32 m, u32 row, u32 wire, 32-byte c*R^2};
    * a and b (n elements, Montgomery) are zeroed first.  Entries were

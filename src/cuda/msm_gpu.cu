@@ -441,35 +441,158 @@ extern "C" cuzk_status msm_gpu_run_(msm_gpu *ctx, msm_gpu_group g, void *out, co
   return run_any(ctx, g, out, bases, scalars, n, opts, stream, err);
 }
 
-extern "C" cuzk_status msm_gpu_parts_(msm_gpu *ctx, msm_gpu_group g, void *out,
-                                      const msm_gpu_part *parts, size_t nparts,
-                                      const msm_gpu_opts *opts, cuzk_err *err) {
+/* A device copy of a base set (msm_gpu_bases_new). */
+struct msm_gpu_bases {
+  msm_gpu_group group;
+  bool host;                /* MSM_GPU_EMULATE: host memory */
+  void *data;               /* the bases of all parts, in order */
+  size_t n, nparts, asize;
+  const void **src;         /* each part's host bases, and its count */
+  size_t *count;
+};
+
+namespace {
+
+/* The parts' scalars (and, without res, their bases) into the context's
+ * input buffers, then the MSM over them (or over res's device bases). */
+cuzk_status run_parts(msm_gpu *ctx, msm_gpu_group g, void *out, const msm_gpu_bases *res,
+                      const msm_gpu_part *parts, size_t nparts, const msm_gpu_opts *opts,
+                      cuzk_err *err) {
   size_t n = 0;
   for (size_t i = 0; i < nparts; i++) n += parts[i].n;
   CUZK_TRY(check_ctx(ctx, g, n, err));
   if (!ctx->in_bases)
     return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
                         "msm_gpu: host inputs need a context made with MSM_GPU_HOST_INPUTS");
+  if (res && !msm_gpu_bases_match(res, parts, nparts))
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
+                        "msm_gpu: the parts' bases are not the resident set's");
+  if (res && res->host != ctx->host)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
+                        "msm_gpu: resident set and context differ in MSM_GPU_EMULATE");
   size_t off = 0;
   for (size_t i = 0; i < nparts; i++) {
     const size_t k = parts[i].n;
     uint8_t *b = (uint8_t *)ctx->in_bases + off * ctx->asize, *s = (uint8_t *)ctx->in_scalars + off * 32;
     if (ctx->host) {
-      memcpy(b, parts[i].bases, k * ctx->asize);
+      if (!res)
+        memcpy(b, parts[i].bases, k * ctx->asize);
       memcpy(s, parts[i].scalars, k * 32);
     } else if (k) {
-      CUDA_TRY(err, cudaMemcpyAsync(b, parts[i].bases, k * ctx->asize, cudaMemcpyHostToDevice,
-                                    ctx->stream));
+      if (!res)
+        CUDA_TRY(err, cudaMemcpyAsync(b, parts[i].bases, k * ctx->asize, cudaMemcpyHostToDevice,
+                                      ctx->stream));
       CUDA_TRY(err, cudaMemcpyAsync(s, parts[i].scalars, k * 32, cudaMemcpyHostToDevice,
                                     ctx->stream));
     }
     off += k;
   }
-  CUZK_TRY(run_any(ctx, g, out, ctx->in_bases, ctx->in_scalars, n, opts, ctx->stream, err));
+  CUZK_TRY(run_any(ctx, g, out, res ? res->data : ctx->in_bases, ctx->in_scalars, n, opts,
+                   ctx->stream, err));
   if (!ctx->host)
     CUDA_TRY(err, cudaStreamSynchronize(ctx->stream));
   return CUZK_OK;
 }
+
+} // namespace
+
+extern "C" cuzk_status msm_gpu_parts_(msm_gpu *ctx, msm_gpu_group g, void *out,
+                                      const msm_gpu_part *parts, size_t nparts,
+                                      const msm_gpu_opts *opts, cuzk_err *err) {
+  return run_parts(ctx, g, out, nullptr, parts, nparts, opts, err);
+}
+
+extern "C" cuzk_status msm_gpu_parts_resident_(msm_gpu *ctx, msm_gpu_group g, void *out,
+                                               const msm_gpu_bases *res,
+                                               const msm_gpu_part *parts, size_t nparts,
+                                               const msm_gpu_opts *opts, cuzk_err *err) {
+  if (!res)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "msm_gpu: no resident set");
+  return run_parts(ctx, g, out, res, parts, nparts, opts, err);
+}
+
+extern "C" void msm_gpu_bases_free(msm_gpu_bases *b) {
+  if (!b)
+    return;
+  if (b->host)
+    free(b->data);
+  else if (b->data)
+    cudaFree(b->data);
+  free(b->src);
+  free(b->count);
+  free(b);
+}
+
+extern "C" cuzk_status msm_gpu_bases_new(msm_gpu_bases **out, msm_gpu_group g,
+                                         const msm_gpu_part *parts, size_t nparts,
+                                         unsigned flags, cuzk_err *err) {
+  *out = nullptr;
+  if (g != MSM_GPU_G1 && g != MSM_GPU_G2)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "msm_gpu_bases_new: group %d", (int)g);
+  msm_gpu_bases *b = (msm_gpu_bases *)calloc(1, sizeof *b);
+  if (!b)
+    return cuzk_err_set(err, CUZK_NO_MEMORY, "msm_gpu_bases_new: set");
+  b->group = g;
+  b->host = flags & MSM_GPU_EMULATE;
+  b->asize = g == MSM_GPU_G1 ? sizeof(g1_xyzz::aff) : sizeof(g2_xyzz::aff);
+  b->nparts = nparts;
+  b->src = (const void **)calloc(nparts ? nparts : 1, sizeof *b->src);
+  b->count = (size_t *)calloc(nparts ? nparts : 1, sizeof *b->count);
+  if (!b->src || !b->count) {
+    msm_gpu_bases_free(b);
+    return cuzk_err_set(err, CUZK_NO_MEMORY, "msm_gpu_bases_new: %zu parts", nparts);
+  }
+  for (size_t i = 0; i < nparts; i++) {
+    if (parts[i].n > ((size_t)1 << 31) - b->n) {
+      msm_gpu_bases_free(b);
+      return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "msm_gpu_bases_new: 2^31 points or more");
+    }
+    b->src[i] = parts[i].bases;
+    b->count[i] = parts[i].n;
+    b->n += parts[i].n;
+  }
+  const size_t bytes = b->n * b->asize;
+  cuzk_status st = CUZK_OK;
+  if (b->host) {
+    if (posix_memalign(&b->data, 256, bytes ? bytes : 1) != 0)
+      st = cuzk_err_set(err, CUZK_NO_MEMORY, "msm_gpu_bases_new: %zu bytes", bytes);
+  } else if (bytes) {
+    cudaError_t e = cudaMalloc(&b->data, bytes);
+    if (e != cudaSuccess) {
+      b->data = nullptr;
+      st = cuda_fail(e, __FILE__, __LINE__, "cudaMalloc of resident bases", err);
+    }
+  }
+  for (size_t i = 0, off = 0; st == CUZK_OK && i < nparts; off += parts[i++].n) {
+    uint8_t *dst = (uint8_t *)b->data + off * b->asize;
+    if (b->host)
+      memcpy(dst, parts[i].bases, parts[i].n * b->asize);
+    else if (parts[i].n) {
+      cudaError_t e = cudaMemcpy(dst, parts[i].bases, parts[i].n * b->asize,
+                                 cudaMemcpyHostToDevice);
+      if (e != cudaSuccess)
+        st = cuda_fail(e, __FILE__, __LINE__, "cudaMemcpy of resident bases", err);
+    }
+  }
+  if (st != CUZK_OK) {
+    msm_gpu_bases_free(b);
+    return st;
+  }
+  *out = b;
+  return CUZK_OK;
+}
+
+extern "C" bool msm_gpu_bases_match(const msm_gpu_bases *b, const msm_gpu_part *parts,
+                                    size_t nparts) {
+  if (!b || b->nparts != nparts)
+    return false;
+  for (size_t i = 0; i < nparts; i++)
+    if (b->src[i] != parts[i].bases || b->count[i] != parts[i].n)
+      return false;
+  return true;
+}
+
+extern "C" size_t msm_gpu_bases_bytes(const msm_gpu_bases *b) { return b ? b->n * b->asize : 0; }
 
 extern "C" cuzk_status msm_gpu_upload(msm_gpu *ctx, const void *bases, const void *scalars,
                                       size_t n, double *ms, cuzk_err *err) {

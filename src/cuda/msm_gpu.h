@@ -61,6 +61,28 @@ cuzk_status msm_gpu_g1_parts(msm_gpu *ctx, bls12_381_g1_jac *out, const msm_part
 cuzk_status msm_gpu_g2_parts(msm_gpu *ctx, bls12_381_g2_jac *out, const msm_part *parts,
                              size_t nparts, const msm_gpu_opts *opts, cuzk_err *err);
 
+/* Resident bases: a device copy of the concatenated bases of parts (their
+ * scalars are not read), made once so that later MSMs over the same host
+ * arrays upload only their scalars (a key kept on the GPU between proofs).
+ * flags: MSM_GPU_EMULATE to hold it in host memory for emulated contexts.
+ * The set remembers the host addresses only: the caller keeps those arrays
+ * unchanged while the set is in use (a mapped key stays mapped).
+ *   void msm_gpu_bases_free(msm_gpu_bases *b);            (NULL is fine)
+ *   size_t msm_gpu_bases_bytes(const msm_gpu_bases *b);   its device bytes */
+cuzk_status msm_gpu_resident_new(msm_gpu_bases **out, msm_gpu_group g, const msm_part *parts,
+                                 size_t nparts, unsigned flags, cuzk_err *err);
+/* Whether parts name the same host arrays and counts, in order, as b. */
+bool msm_gpu_resident_match(const msm_gpu_bases *b, const msm_part *parts, size_t nparts);
+
+/* msm_gpu_g1_parts over res's device bases: parts must match res
+ * (msm_gpu_bases_match); only their scalars are copied. */
+cuzk_status msm_gpu_g1_parts_resident(msm_gpu *ctx, bls12_381_g1_jac *out,
+                                      const msm_gpu_bases *res, const msm_part *parts,
+                                      size_t nparts, const msm_gpu_opts *opts, cuzk_err *err);
+cuzk_status msm_gpu_g2_parts_resident(msm_gpu *ctx, bls12_381_g2_jac *out,
+                                      const msm_gpu_bases *res, const msm_part *parts,
+                                      size_t nparts, const msm_gpu_opts *opts, cuzk_err *err);
+
 /* Benchmarking (needs MSM_GPU_HOST_INPUTS):
  *   msm_gpu_upload(ctx, bases, scalars, n, &ms, err) copies n host points
  *       into the context's input buffers (ms: the copy's time, may be NULL);

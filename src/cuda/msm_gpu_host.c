@@ -80,3 +80,24 @@ cuzk_status msm_gpu_g2_time(msm_gpu *ctx, bls12_381_g2_jac *out, size_t n,
                             cuzk_err *err) {
   return msm_gpu_time_(ctx, MSM_GPU_G2, out, n, opts, reps, ms_median, err);
 }
+
+cuzk_status msm_gpu_g1_parts_resident(msm_gpu *ctx, bls12_381_g1_jac *out,
+                                      const msm_gpu_bases *res, const msm_part *parts,
+                                      size_t nparts, const msm_gpu_opts *opts, cuzk_err *err) {
+  return msm_gpu_parts_resident_(ctx, MSM_GPU_G1, out, res, (const msm_gpu_part *)parts, nparts,
+                                 opts, err);
+}
+cuzk_status msm_gpu_g2_parts_resident(msm_gpu *ctx, bls12_381_g2_jac *out,
+                                      const msm_gpu_bases *res, const msm_part *parts,
+                                      size_t nparts, const msm_gpu_opts *opts, cuzk_err *err) {
+  return msm_gpu_parts_resident_(ctx, MSM_GPU_G2, out, res, (const msm_gpu_part *)parts, nparts,
+                                 opts, err);
+}
+
+cuzk_status msm_gpu_resident_new(msm_gpu_bases **out, msm_gpu_group g, const msm_part *parts,
+                                 size_t nparts, unsigned flags, cuzk_err *err) {
+  return msm_gpu_bases_new(out, g, (const msm_gpu_part *)parts, nparts, flags, err);
+}
+bool msm_gpu_resident_match(const msm_gpu_bases *b, const msm_part *parts, size_t nparts) {
+  return msm_gpu_bases_match(b, (const msm_gpu_part *)parts, nparts);
+}

@@ -10,6 +10,7 @@
 #ifndef CUZK_CUDA_MSM_GPU_IMPL_H
 #define CUZK_CUDA_MSM_GPU_IMPL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -93,6 +94,16 @@ cuzk_status msm_gpu_run_(msm_gpu *ctx, msm_gpu_group g, void *out, const void *b
                          cuzk_err *err);
 cuzk_status msm_gpu_parts_(msm_gpu *ctx, msm_gpu_group g, void *out, const msm_gpu_part *parts,
                            size_t nparts, const msm_gpu_opts *opts, cuzk_err *err);
+/* A base set kept in device memory (msm_gpu.h: msm_gpu_bases_new). */
+typedef struct msm_gpu_bases msm_gpu_bases;
+cuzk_status msm_gpu_bases_new(msm_gpu_bases **out, msm_gpu_group g, const msm_gpu_part *parts,
+                              size_t nparts, unsigned flags, cuzk_err *err);
+void msm_gpu_bases_free(msm_gpu_bases *b);
+bool msm_gpu_bases_match(const msm_gpu_bases *b, const msm_gpu_part *parts, size_t nparts);
+size_t msm_gpu_bases_bytes(const msm_gpu_bases *b);
+cuzk_status msm_gpu_parts_resident_(msm_gpu *ctx, msm_gpu_group g, void *out,
+                                    const msm_gpu_bases *res, const msm_gpu_part *parts,
+                                    size_t nparts, const msm_gpu_opts *opts, cuzk_err *err);
 cuzk_status msm_gpu_upload(msm_gpu *ctx, const void *bases, const void *scalars, size_t n,
                            double *ms, cuzk_err *err);
 cuzk_status msm_gpu_time_(msm_gpu *ctx, msm_gpu_group g, void *out, size_t n,

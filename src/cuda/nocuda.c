@@ -72,6 +72,26 @@ cuzk_status msm_gpu_parts_(msm_gpu *ctx, msm_gpu_group g, void *out, const msm_g
   return cuzk_err_set(err, CUZK_UNSUPPORTED, "not compiled with CUDA: %s", NO_CUDA);
 }
 
+cuzk_status msm_gpu_bases_new(msm_gpu_bases **out, msm_gpu_group g, const msm_gpu_part *parts,
+                              size_t nparts, unsigned flags, cuzk_err *err) {
+  *out = NULL;
+  return cuzk_err_set(err, CUZK_UNSUPPORTED, "not compiled with CUDA: %s", NO_CUDA);
+}
+
+void msm_gpu_bases_free(msm_gpu_bases *b) {}
+
+bool msm_gpu_bases_match(const msm_gpu_bases *b, const msm_gpu_part *parts, size_t nparts) {
+  return false;
+}
+
+size_t msm_gpu_bases_bytes(const msm_gpu_bases *b) { return 0; }
+
+cuzk_status msm_gpu_parts_resident_(msm_gpu *ctx, msm_gpu_group g, void *out,
+                                    const msm_gpu_bases *res, const msm_gpu_part *parts,
+                                    size_t nparts, const msm_gpu_opts *opts, cuzk_err *err) {
+  return cuzk_err_set(err, CUZK_UNSUPPORTED, "not compiled with CUDA: %s", NO_CUDA);
+}
+
 cuzk_status msm_gpu_upload(msm_gpu *ctx, const void *bases, const void *scalars, size_t n,
                            double *ms, cuzk_err *err) {
   return cuzk_err_set(err, CUZK_UNSUPPORTED, "not compiled with CUDA: %s", NO_CUDA);

@@ -118,6 +118,44 @@ TEST_TIMEOUT(msm_g2_matches_cpu, 900) {
   backend_free(gb), backend_free(cb);
 }
 
+/* hold_bases on: the same base arrays with fresh scalars each round, G1 in
+ * two parts (as C + H) and G2 in one, equal to the CPU backend; then off. */
+TEST_TIMEOUT(msm_resident_matches_cpu, 900) {
+  backend *gb = gpu_or_skip(), *cb = backend_cpu_new(0);
+  test_rng g = {test_fresh_seed()};
+  const size_t n1 = 100003, n2 = 20011;
+  uint8_t *b1 = malloc(n1 * sizeof(bls12_381_g1_aff)), *b2 = malloc(n2 * sizeof(bls12_381_g2_aff));
+  uint8_t *sc = malloc(32 * n1);
+  CHECK(b1 && b2 && sc);
+  CHECK(msm_g1_gen_bases(b1, n1, test_rng_next(&g), 0, NULL) == CUZK_OK);
+  CHECK(msm_g2_gen_bases(b2, n2, test_rng_next(&g), 0, NULL) == CUZK_OK);
+  CHECK(gb->ops->hold_bases != NULL);
+  CHECK(gb->ops->hold_bases(gb, true, NULL) == CUZK_OK);
+  const size_t cut = n1 / 3;
+  msm_part p1[2] = {{b1, sc, cut}, {b1 + cut * sizeof(bls12_381_g1_aff), sc + 32 * cut, n1 - cut}};
+  msm_part p2 = {b2, sc, n2};
+  for (int round = 0; round < 3; round++) {
+    for (size_t i = 0; i < n1; i++) rand_scalar(sc + 32 * i, &g);
+    cuzk_err err = {0};
+    bls12_381_g1_jac w1, g1;
+    bls12_381_g2_jac w2, g2;
+    memset(&g1, 0xa5, sizeof g1), memset(&g2, 0xa5, sizeof g2);
+    CHECK(cb->ops->msm_g1(cb, &w1, p1, 2, NULL) == CUZK_OK);
+    CHECK_MSG(gb->ops->msm_g1(gb, &g1, p1, 2, &err) == CUZK_OK, "%s", err.msg);
+    CHECK_MSG(bls12_381_g1_jac_eq(&g1, &w1), "resident G1, round %d, differs", round);
+    CHECK(cb->ops->msm_g2(cb, &w2, &p2, 1, NULL) == CUZK_OK);
+    CHECK_MSG(gb->ops->msm_g2(gb, &g2, &p2, 1, &err) == CUZK_OK, "%s", err.msg);
+    CHECK_MSG(bls12_381_g2_jac_eq(&g2, &w2), "resident G2, round %d, differs", round);
+    if (round == 1) /* new bases in the same arrays: the caller drops the copies first */
+      CHECK(gb->ops->hold_bases(gb, false, NULL) == CUZK_OK &&
+            msm_g1_gen_bases(b1, n1, test_rng_next(&g), 0, NULL) == CUZK_OK &&
+            gb->ops->hold_bases(gb, true, NULL) == CUZK_OK);
+  }
+  CHECK(gb->ops->hold_bases(gb, false, NULL) == CUZK_OK);
+  free(b1), free(b2), free(sc);
+  backend_free(gb), backend_free(cb);
+}
+
 TEST(zkey_ab_matches_cpu) {
   backend *gb = gpu_or_skip(), *cb = backend_cpu_new(0);
   test_rng g = {test_fresh_seed()};

@@ -263,6 +263,62 @@ static void parts_check(int g2, size_t n, int emulate) {
   msm_gpu_free(ctx);
 }
 
+/* A resident base set over three parts, reused with fresh scalars: each run
+ * equal to the CPU MSM; parts that name other arrays are refused. */
+static void resident_check(int g2, size_t n, int emulate) {
+  uint64_t seed = test_fresh_seed();
+  msm_gpu *ctx = new_ctx(g2, n, emulate);
+  msm_case c;
+  make_case(&c, g2, n, seed, SC_RANDOM, BA_SOME_INF);
+  const size_t bs = base_size(c.g2), a = n / 3, b = n / 2;
+  msm_part parts[3] = {{c.bases, c.scalars, a},
+                       {c.bases + a * bs, c.scalars + a * 32, b},
+                       {c.bases + (a + b) * bs, c.scalars + (a + b) * 32, n - a - b}};
+  cuzk_err err = {0};
+  msm_gpu_bases *res = NULL;
+  CHECK_MSG(msm_gpu_resident_new(&res, g2 ? MSM_GPU_G2 : MSM_GPU_G1, parts, 3,
+                                 emulate ? MSM_GPU_EMULATE : 0, &err) == CUZK_OK,
+            "%s", err.msg);
+  CHECK(msm_gpu_bases_bytes(res) == n * bs && msm_gpu_resident_match(res, parts, 3));
+  for (int round = 0; round < 3; round++) {
+    for (size_t i = 0; i < n; i++) {
+      limb_t s[4];
+      random_scalar(&(test_rng){seed + 7919 * (uint64_t)(round + 1) + i}, s);
+      limbs_to_le(c.scalars + 32 * i, s, 4);
+    }
+    int equal;
+    if (g2) {
+      bls12_381_g2_jac got, want;
+      memset(&got, 0x5A, sizeof got);
+      CHECK_MSG(msm_gpu_g2_parts_resident(ctx, &got, res, parts, 3, NULL, &err) == CUZK_OK,
+                "%s", err.msg);
+      CHECK(msm_g2(&want, c.bases, c.scalars, n, 0, &err) == CUZK_OK);
+      equal = bls12_381_g2_jac_eq(&got, &want);
+    } else {
+      bls12_381_g1_jac got, want;
+      memset(&got, 0x5A, sizeof got);
+      CHECK_MSG(msm_gpu_g1_parts_resident(ctx, &got, res, parts, 3, NULL, &err) == CUZK_OK,
+                "%s", err.msg);
+      CHECK(msm_g1(&want, c.bases, c.scalars, n, 0, &err) == CUZK_OK);
+      equal = bls12_381_g1_jac_eq(&got, &want);
+    }
+    CHECK_MSG(equal, "G%d resident MSM of %zu points, round %d: GPU != CPU", g2 ? 2 : 1, n,
+              round);
+  }
+  /* Other arrays, or the same ones cut differently, are not this set. */
+  msm_part other[2] = {{c.bases, c.scalars, a + b}, parts[2]};
+  CHECK(!msm_gpu_resident_match(res, other, 2));
+  bls12_381_g1_jac g1o;
+  bls12_381_g2_jac g2o;
+  cuzk_status st = g2 ? msm_gpu_g2_parts_resident(ctx, &g2o, res, other, 2, NULL, &err)
+                      : msm_gpu_g1_parts_resident(ctx, &g1o, res, other, 2, NULL, &err);
+  CHECK_EQ_INT(st, CUZK_INVALID_ARGUMENT);
+  printf("  G%d: resident set of %zu points, three runs equal to the CPU MSM\n", g2 ? 2 : 1, n);
+  msm_gpu_bases_free(res);
+  free_case(&c);
+  msm_gpu_free(ctx);
+}
+
 /* Every size 1..nmax with random inputs; opts varied with n when `vary`. */
 static void sweep(int g2, size_t nmax, int emulate, int vary) {
   uint64_t seed = test_fresh_seed();
@@ -400,6 +456,11 @@ TEST_TIMEOUT(emu_parts, 600) {
   parts_check(1, 130, 1);
 }
 
+TEST_TIMEOUT(emu_resident, 600) {
+  resident_check(0, 300, 1);
+  resident_check(1, 100, 1);
+}
+
 TEST(bad_arguments) {
   need_cuda_code();
   msm_gpu *ctx = new_ctx(0, 16, 1);
@@ -463,6 +524,12 @@ TEST_TIMEOUT(gpu_parts, 600) {
 }
 /* All-equal scalars at sizes where one bucket per window holds 2^16 and 2^20
  * points: the chunked accumulation must not serialise on it. */
+TEST_TIMEOUT(gpu_resident, 600) {
+  need_gpu();
+  resident_check(0, 200000, 0);
+  resident_check(1, 40000, 0);
+}
+
 TEST_TIMEOUT(gpu_equal_scalars, 600) {
   need_gpu();
   uint64_t seed = test_fresh_seed();

@@ -11,7 +11,12 @@
  * remakes what is too small; one for a smaller key keeps what is there.
  * Results are the CPU backend's, bit for bit (tests/gpu).  Errors from CUDA
  * come back as statuses with file and line; the backend does not fall back
- * to the CPU on its own (the caller chooses: `cuzk prove --device`). */
+ * to the CPU on its own (the caller chooses: `cuzk prove --device`).
+ * With hold_bases on, each MSM's base arrays get a device copy the first
+ * time they come (msm_gpu_resident_new) and later MSMs over the same arrays
+ * upload only their scalars: a key resident on the GPU between proofs, as
+ * `cuzk bench prove --resident` measures.  When the device has no room for
+ * a copy, that MSM uploads its bases as usual. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,12 +26,17 @@
 #include "cuda/ntt_gpu.h"
 #include "poly/ntt.h"
 
+#define CUDA_MAX_RES 8 /* resident base sets: a key's A, B1, B2 and C+H, twice */
+
 typedef struct {
   backend *cpu;           /* zkey_ab */
   cuda_ntt_plan *ntt;     /* for lg_domain, 3 buffers */
   unsigned lg_domain;
   msm_gpu *g1, *g2;
   size_t g1_max, g2_max;
+  bool hold;                        /* hold_bases on: keep base sets resident */
+  msm_gpu_bases *res[CUDA_MAX_RES]; /* the resident sets, oldest first */
+  unsigned nres;
 } cuda_impl;
 
 static bool cuda_supports(const backend *b, cuzk_curve curve, backend_op op) {
@@ -88,13 +98,52 @@ static size_t parts_total(const msm_part *parts, size_t nparts) {
   return n;
 }
 
+static void drop_resident(cuda_impl *im) {
+  for (unsigned i = 0; i < im->nres; i++) msm_gpu_bases_free(im->res[i]);
+  im->nres = 0;
+}
+
+static cuzk_status cuda_hold_bases(backend *be, bool on, cuzk_err *err) {
+  cuda_impl *im = be->impl;
+  (void)err;
+  if (!on)
+    drop_resident(im);
+  im->hold = on;
+  return CUZK_OK;
+}
+
+/* With hold_bases on, the resident set for parts' bases: found, or made
+ * now (the oldest set makes room when all slots are taken).  NULL when off,
+ * or when the device has no room for it: the MSM then uploads its bases. */
+static const msm_gpu_bases *resident_for(cuda_impl *im, msm_gpu_group g, const msm_part *parts,
+                                         size_t nparts) {
+  if (!im->hold)
+    return NULL;
+  for (unsigned i = 0; i < im->nres; i++)
+    if (msm_gpu_resident_match(im->res[i], parts, nparts))
+      return im->res[i];
+  if (im->nres == CUDA_MAX_RES) {
+    msm_gpu_bases_free(im->res[0]);
+    memmove(im->res, im->res + 1, (CUDA_MAX_RES - 1) * sizeof *im->res);
+    im->nres--;
+  }
+  cuzk_err e = {0};
+  msm_gpu_bases *b;
+  if (msm_gpu_resident_new(&b, g, parts, nparts, 0, &e) != CUZK_OK)
+    return NULL;
+  im->res[im->nres++] = b;
+  return b;
+}
+
 static cuzk_status cuda_msm_g1(backend *be, bls12_381_g1_jac *out, const msm_part *parts,
                                size_t nparts, cuzk_err *err) {
   cuda_impl *im = be->impl;
   cuzk_status st = cuda_reserve(be, parts_total(parts, nparts), 0, 0, err);
   if (st != CUZK_OK)
     return st;
-  return msm_gpu_g1_parts(im->g1, out, parts, nparts, NULL, err);
+  const msm_gpu_bases *res = resident_for(im, MSM_GPU_G1, parts, nparts);
+  return res ? msm_gpu_g1_parts_resident(im->g1, out, res, parts, nparts, NULL, err)
+             : msm_gpu_g1_parts(im->g1, out, parts, nparts, NULL, err);
 }
 
 static cuzk_status cuda_msm_g2(backend *be, bls12_381_g2_jac *out, const msm_part *parts,
@@ -103,12 +152,15 @@ static cuzk_status cuda_msm_g2(backend *be, bls12_381_g2_jac *out, const msm_par
   cuzk_status st = cuda_reserve(be, 0, parts_total(parts, nparts), 0, err);
   if (st != CUZK_OK)
     return st;
-  return msm_gpu_g2_parts(im->g2, out, parts, nparts, NULL, err);
+  const msm_gpu_bases *res = resident_for(im, MSM_GPU_G2, parts, nparts);
+  return res ? msm_gpu_g2_parts_resident(im->g2, out, res, parts, nparts, NULL, err)
+             : msm_gpu_g2_parts(im->g2, out, parts, nparts, NULL, err);
 }
 
 static void cuda_destroy(backend *b) {
   cuda_impl *im = b->impl;
   if (im) {
+    drop_resident(im);
     cuda_ntt_plan_free(im->ntt);
     msm_gpu_free(im->g1);
     msm_gpu_free(im->g2);
@@ -122,6 +174,7 @@ static const backend_ops cuda_ops = {
     .name = "cuda",
     .supports = cuda_supports,
     .reserve = cuda_reserve,
+    .hold_bases = cuda_hold_bases,
     .zkey_ab = cuda_zkey_ab,
     .quotient = cuda_quotient,
     .msm_g1 = cuda_msm_g1,
