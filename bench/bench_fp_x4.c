@@ -1,0 +1,374 @@
+/* Throughput of the four-lane AVX2 Montgomery multiplication (ff/fp_x4.h)
+ * against the scalar mont384_mul, per multiplication (one lane = one
+ * multiplication), and of a batch-affine addition kernel built on each.
+ *
+ * Build and run (nothing in the Makefile builds bench/; link the library
+ * of a CPU-only build dir, e.g. make BUILD=build-x4 CUDA=0 build-x4/libcuzk.a):
+ *   cc -std=c11 -D_GNU_SOURCE -O3 -march=x86-64-v3 -madx -Isrc \
+ *      bench/bench_fp_x4.c build-x4/libcuzk.a -lm -o build-x4/bench_fp_x4
+ *   build-x4/bench_fp_x4 [rounds, default 15]
+ *
+ * Variants are interleaved round by round (each round runs every variant
+ * once), timed on the thread's CPU clock; the minimum and the median over
+ * rounds are printed, with the clock measured by dependent adds next to
+ * them, since the machine is shared.
+ *
+ *   independent:  r[i] = a[i] b[i] over NB elements in L1 (NB scalar
+ *                 products, NB/4 vector ones), ns per product
+ *   dependent:    a <- a b (latency: what a prefix-product chain sees)
+ *   conv:         from_mont of both operands, mul, to_mont (canonical)
+ *   affine:       NA independent affine additions sharing one inversion
+ *                 (prefix products, one inversion, back-products, then
+ *                 l = dy inv, x3 = l^2 - x1 - x2, y3 = l (x1 - x3) - y1),
+ *                 ns per addition; the vector kernel keeps the points in
+ *                 fp_x4 form (its inversion goes through the scalar side),
+ *                 "+conv" converts the input points in and the results out.
+ *
+ * Measured on the development VM (AMD EPYC Zen 1, 2.43 GHz by dependent
+ * adds; shared, so min of 40 interleaved rounds, medians within 3-7 %):
+ *                        ns     cycles
+ *   scalar mul indep     66.0   161     (mont384_mul, mulx/adx)
+ *   x4 mul indep         92.6   225     per lane
+ *   x4 mul2 indep        81.2   197     per lane: two interleaved products
+ *   scalar sqr indep     56.8   138
+ *   x4 sqr indep         79.3   193
+ *   x4 mul dep           91.5   223     (scalar dep: 165)
+ *   x4 conv+mul+conv    169.3   412     from_mont x2, mul, to_mont
+ *   x4 from_mont / to_mont   5.2 / 44   per lane (to_mont: canonical)
+ *   affine scalar       514    1250     per addition, 512 per inversion
+ *   affine x4           624    1518
+ *   affine x4+conv      789    1920
+ * The vector multiplication is 0.82x the scalar one (two streams), and
+ * the affine kernel 0.82x.  The reason is Zen 1's FP side: a 4-lane limb
+ * product (2 FMA + FP sub + 2 VPADDQ, 256-bit ops split into two 128-bit
+ * halves) sustains one per ~4.2 cycles even with operands in registers
+ * (loop of that pattern alone), i.e. ~1 cycle per 48x48-bit lane product,
+ * while MULX gives a 64x64-bit product per 2 cycles (1.78 48-bit
+ * products' worth).  136 lane products per multiplication put the vector
+ * floor near 145 cycles, against 161 measured for the scalar code. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/bytes.h"
+#include "ff/consts_bls12_381.h"
+#include "ff/fp_x4.h"
+#include "ff/mont.h"
+
+static const limb_t P[6] = BLS12_381_FP_P;
+static const limb_t ONE[6] = BLS12_381_FP_ONE;
+static const limb_t PM2[6] = BLS12_381_FP_PM2;
+static const limb_t N0 = BLS12_381_FP_N0;
+
+static double cpu_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+/* ns per cycle: 4M dependent adds, best of 3. */
+static double ns_per_cycle(void) {
+  double best = 1e30;
+  for (int k = 0; k < 3; k++) {
+    uint64_t x = 1;
+    double t0 = cpu_ns();
+    for (int i = 0; i < 1000000; i++)
+      __asm__ volatile("addq %0, %0\n\taddq %0, %0\n\taddq %0, %0\n\taddq %0, %0" : "+r"(x));
+    double t = (cpu_ns() - t0) / 4e6;
+    if (t < best) best = t;
+  }
+  return best;
+}
+
+static uint64_t rng_s = 12345;
+static uint64_t rng(void) {
+  uint64_t z = (rng_s += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+static void rand_fp(limb_t r[6]) {
+  do {
+    for (int i = 0; i < 6; i++) r[i] = rng();
+    r[5] &= (UINT64_C(1) << 61) - 1;
+  } while (!limbs_lt(r, P, 6));
+}
+
+static void fp_inv(limb_t r[6], const limb_t a[6]) {
+  limb_t acc[6];
+  memcpy(acc, ONE, sizeof acc);
+  for (int i = 5; i >= 0; i--)
+    for (int b = 63; b >= 0; b--) {
+      mont384_sqr(acc, acc, P, N0);
+      if (PM2[i] >> b & 1)
+        mont384_mul(acc, acc, a, P, N0);
+    }
+  memcpy(r, acc, sizeof acc);
+}
+
+static fp_x4_mod M;
+
+/* ---- multiplication kernels ---- */
+
+#define NB 64 /* products per pass (scalar); NB/4 vectors */
+static limb_t sa[NB][6], sb[NB][6], sr[NB][6];
+static fp_x4 va[NB / 4], vb[NB / 4], vr[NB / 4];
+#define PASSES 200
+
+static void k_scalar_indep(void) {
+  for (int p = 0; p < PASSES; p++)
+    for (int i = 0; i < NB; i++) mont384_mul(sr[i], sa[i], sb[i], P, N0);
+}
+static void k_scalar_dep(void) {
+  for (int p = 0; p < PASSES; p++)
+    for (int i = 0; i < NB; i++) mont384_mul(sa[0], sa[0], sb[i], P, N0);
+}
+static void k_x4_indep(void) {
+  for (int p = 0; p < PASSES; p++)
+    for (int i = 0; i < NB / 4; i++) fp_x4_mul(&vr[i], &va[i], &vb[i], &M);
+}
+static void k_x4_indep2(void) {
+  for (int p = 0; p < PASSES; p++)
+    for (int i = 0; i < NB / 4; i += 2)
+      fp_x4_mul2(&vr[i], &va[i], &vb[i], &vr[i + 1], &va[i + 1], &vb[i + 1], &M);
+}
+static void k_x4_sqr(void) {
+  for (int p = 0; p < PASSES; p++)
+    for (int i = 0; i < NB / 4; i++) fp_x4_sqr(&vr[i], &va[i], &M);
+}
+static void k_scalar_sqr(void) {
+  for (int p = 0; p < PASSES; p++)
+    for (int i = 0; i < NB; i++) mont384_sqr(sr[i], sa[i], P, N0);
+}
+static void k_x4_dep(void) {
+  for (int p = 0; p < PASSES; p++)
+    for (int i = 0; i < NB / 4; i++) fp_x4_mul(&va[0], &va[0], &vb[i], &M);
+}
+/* with conversions: in from 6x64 (both operands), out to canonical 6x64 */
+static void k_x4_conv(void) {
+  for (int p = 0; p < PASSES / 4; p++)
+    for (int i = 0; i < NB; i += 4) {
+      const limb_t *pa[4] = {sa[i], sa[i + 1], sa[i + 2], sa[i + 3]};
+      const limb_t *pb[4] = {sb[i], sb[i + 1], sb[i + 2], sb[i + 3]};
+      limb_t *pr[4] = {sr[i], sr[i + 1], sr[i + 2], sr[i + 3]};
+      fp_x4 a, b, r;
+      fp_x4_from_mont(&a, pa);
+      fp_x4_from_mont(&b, pb);
+      fp_x4_mul(&r, &a, &b, &M);
+      fp_x4_to_mont(pr, &r, &M);
+    }
+}
+static void k_x4_from(void) {
+  for (int p = 0; p < PASSES; p++)
+    for (int i = 0; i < NB; i += 4) {
+      const limb_t *pa[4] = {sa[i], sa[i + 1], sa[i + 2], sa[i + 3]};
+      fp_x4_from_mont(&vr[i / 4], pa);
+    }
+}
+static void k_x4_to(void) {
+  for (int p = 0; p < PASSES / 4; p++)
+    for (int i = 0; i < NB; i += 4) {
+      limb_t *pr[4] = {sr[i], sr[i + 1], sr[i + 2], sr[i + 3]};
+      fp_x4_to_mont(pr, &va[i / 4], &M);
+    }
+}
+static void k_x4_addsub(void) {
+  for (int p = 0; p < PASSES; p++)
+    for (int i = 0; i < NB / 4; i++) {
+      fp_x4_sub(&vr[i], &va[i], &vb[i]);
+      fp_x4_add(&vr[i], &vr[i], &va[i]);
+    }
+}
+static void k_x4_reduce(void) {
+  for (int p = 0; p < PASSES; p++)
+    for (int i = 0; i < NB / 4; i++) fp_x4_reduce(&vr[i], &va[i], &M);
+}
+
+/* ---- batch-affine addition: NA independent P_i + Q_i, one inversion ---- */
+
+#define NA 512
+static limb_t px[NA][6], py[NA][6], qx[NA][6], qy[NA][6], rx[NA][6], ry[NA][6];
+static limb_t den[NA][6], pre[NA][6];
+static fp_x4 vpx[NA / 4], vpy[NA / 4], vqx[NA / 4], vqy[NA / 4], vrx[NA / 4], vry[NA / 4];
+static fp_x4 vden[NA / 4], vpre[NA / 4];
+
+static void k_aff_scalar(void) {
+  for (int i = 0; i < NA; i++) mont384_sub(den[i], qx[i], px[i], P);
+  memcpy(pre[0], den[0], sizeof pre[0]);
+  for (int i = 1; i < NA; i++) mont384_mul(pre[i], pre[i - 1], den[i], P, N0);
+  limb_t acc[6], t[6];
+  fp_inv(acc, pre[NA - 1]);
+  for (int i = NA - 1; i > 0; i--) {
+    mont384_mul(t, acc, pre[i - 1], P, N0);
+    mont384_mul(acc, acc, den[i], P, N0);
+    memcpy(den[i], t, sizeof t);
+  }
+  memcpy(den[0], acc, sizeof acc);
+  for (int i = 0; i < NA; i++) {
+    limb_t l[6], x3[6];
+    mont384_sub(t, qy[i], py[i], P);
+    mont384_mul(l, t, den[i], P, N0);
+    mont384_sqr(x3, l, P, N0);
+    mont384_sub(x3, x3, px[i], P);
+    mont384_sub(x3, x3, qx[i], P);
+    mont384_sub(t, px[i], x3, P);
+    mont384_mul(t, l, t, P, N0);
+    mont384_sub(ry[i], t, py[i], P);
+    memcpy(rx[i], x3, sizeof x3);
+  }
+}
+
+/* The vector kernel on fp_x4 points: lane j of vector g is addition
+ * 4g + j; four prefix chains (one per lane), their four totals inverted
+ * on the scalar side with one inversion between them. */
+static void aff_x4_core(void) {
+  enum { G = NA / 4 };
+  for (int g = 0; g < G; g++) fp_x4_sub(&vden[g], &vqx[g], &vpx[g]);
+  vpre[0] = vden[0];
+  for (int g = 1; g < G; g++) fp_x4_mul(&vpre[g], &vpre[g - 1], &vden[g], &M);
+  limb_t tot[4][6], lp[4][6], inv[6];
+  limb_t *pt[4] = {tot[0], tot[1], tot[2], tot[3]};
+  fp_x4_to_mont(pt, &vpre[G - 1], &M);
+  /* 1/t_j for four t_j with one inversion */
+  memcpy(lp[0], tot[0], sizeof lp[0]);
+  for (int j = 1; j < 4; j++) mont384_mul(lp[j], lp[j - 1], tot[j], P, N0);
+  fp_inv(inv, lp[3]);
+  for (int j = 3; j > 0; j--) {
+    limb_t t[6];
+    mont384_mul(t, inv, lp[j - 1], P, N0);
+    mont384_mul(inv, inv, tot[j], P, N0);
+    memcpy(tot[j], t, sizeof t);
+  }
+  memcpy(tot[0], inv, sizeof inv);
+  fp_x4 acc, t;
+  const limb_t *ct[4] = {tot[0], tot[1], tot[2], tot[3]};
+  fp_x4_from_mont(&acc, ct);
+  for (int g = G - 1; g > 0; g--) {
+    fp_x4_mul2(&t, &acc, &vpre[g - 1], &acc, &acc, &vden[g], &M);
+    vden[g] = t;
+  }
+  vden[0] = acc;
+  for (int g = 0; g < G; g++) {
+    fp_x4 l, x3, u;
+    fp_x4_sub(&u, &vqy[g], &vpy[g]);
+    fp_x4_mul(&l, &u, &vden[g], &M);
+    fp_x4_sqr(&x3, &l, &M);
+    fp_x4_sub(&x3, &x3, &vpx[g]);
+    fp_x4_sub(&x3, &x3, &vqx[g]);
+    fp_x4_reduce(&vrx[g], &x3, &M);
+    fp_x4_sub(&u, &vpx[g], &vrx[g]);
+    fp_x4_mul(&u, &l, &u, &M);
+    fp_x4_sub(&u, &u, &vpy[g]);
+    fp_x4_reduce(&vry[g], &u, &M);
+  }
+}
+static void k_aff_x4(void) { aff_x4_core(); }
+static void k_aff_x4_conv(void) {
+  for (int g = 0; g < NA / 4; g++) {
+    const limb_t *a[4] = {px[4 * g], px[4 * g + 1], px[4 * g + 2], px[4 * g + 3]};
+    const limb_t *b[4] = {py[4 * g], py[4 * g + 1], py[4 * g + 2], py[4 * g + 3]};
+    const limb_t *c[4] = {qx[4 * g], qx[4 * g + 1], qx[4 * g + 2], qx[4 * g + 3]};
+    const limb_t *d[4] = {qy[4 * g], qy[4 * g + 1], qy[4 * g + 2], qy[4 * g + 3]};
+    fp_x4_from_mont(&vpx[g], a);
+    fp_x4_from_mont(&vpy[g], b);
+    fp_x4_from_mont(&vqx[g], c);
+    fp_x4_from_mont(&vqy[g], d);
+  }
+  aff_x4_core();
+  for (int g = 0; g < NA / 4; g++) {
+    limb_t *a[4] = {rx[4 * g], rx[4 * g + 1], rx[4 * g + 2], rx[4 * g + 3]};
+    limb_t *b[4] = {ry[4 * g], ry[4 * g + 1], ry[4 * g + 2], ry[4 * g + 3]};
+    fp_x4_to_mont(a, &vrx[g], &M);
+    fp_x4_to_mont(b, &vry[g], &M);
+  }
+}
+
+/* ---- driver ---- */
+
+typedef struct {
+  const char *name;
+  void (*fn)(void);
+  double per; /* operations per call */
+  double t[64];
+} variant;
+
+static int cmp_d(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv) {
+  int rounds = argc > 1 ? atoi(argv[1]) : 15;
+  if (rounds < 1) rounds = 1;
+  if (rounds > 64) rounds = 64;
+  fp_x4_mod_init(&M, P, N0);
+  for (int i = 0; i < NB; i++) {
+    rand_fp(sa[i]);
+    rand_fp(sb[i]);
+  }
+  for (int i = 0; i < NB; i += 4) {
+    const limb_t *pa[4] = {sa[i], sa[i + 1], sa[i + 2], sa[i + 3]};
+    const limb_t *pb[4] = {sb[i], sb[i + 1], sb[i + 2], sb[i + 3]};
+    fp_x4_from_mont(&va[i / 4], pa);
+    fp_x4_from_mont(&vb[i / 4], pb);
+  }
+  for (int i = 0; i < NA; i++) {
+    rand_fp(px[i]);
+    rand_fp(py[i]);
+    rand_fp(qx[i]);
+    rand_fp(qy[i]);
+  }
+  /* the vector affine kernel must agree with the scalar one */
+  k_aff_scalar();
+  limb_t sx[NA][6], sy[NA][6];
+  memcpy(sx, rx, sizeof sx);
+  memcpy(sy, ry, sizeof sy);
+  k_aff_x4_conv();
+  if (memcmp(sx, rx, sizeof sx) || memcmp(sy, ry, sizeof sy)) {
+    fprintf(stderr, "affine kernels disagree\n");
+    return 1;
+  }
+  variant v[] = {
+      {"scalar mul indep", k_scalar_indep, PASSES * NB, {0}},
+      {"x4 mul indep", k_x4_indep, PASSES * NB, {0}},
+      {"x4 mul2 indep", k_x4_indep2, PASSES * NB, {0}},
+      {"scalar sqr indep", k_scalar_sqr, PASSES * NB, {0}},
+      {"x4 sqr indep", k_x4_sqr, PASSES * NB, {0}},
+      {"scalar mul dep", k_scalar_dep, PASSES * NB, {0}},
+      {"x4 mul dep", k_x4_dep, PASSES * NB, {0}},
+      {"x4 conv+mul+conv", k_x4_conv, PASSES / 4 * NB, {0}},
+      {"x4 from_mont", k_x4_from, PASSES * NB, {0}},
+      {"x4 to_mont", k_x4_to, PASSES / 4 * NB, {0}},
+      {"x4 sub+add", k_x4_addsub, PASSES * NB, {0}},
+      {"x4 reduce", k_x4_reduce, PASSES * NB, {0}},
+      {"affine scalar", k_aff_scalar, NA, {0}},
+      {"affine x4", k_aff_x4, NA, {0}},
+      {"affine x4+conv", k_aff_x4_conv, NA, {0}},
+  };
+  int nv = (int)(sizeof v / sizeof v[0]);
+  double clk[64];
+  for (int r = 0; r < rounds; r++) {
+    for (int i = 0; i < nv; i++) {
+      int reps = v[i].per < 1000 ? 20 : 1; /* affine: 20 batches per sample */
+      double t0 = cpu_ns();
+      for (int k = 0; k < reps; k++) v[i].fn();
+      v[i].t[r] = (cpu_ns() - t0) / (v[i].per * reps);
+    }
+    clk[r] = ns_per_cycle();
+  }
+  qsort(clk, (size_t)rounds, sizeof clk[0], cmp_d);
+  double c = clk[0];
+  printf("fp_x4: %s; %d rounds; clock %.2f GHz (best), %.2f GHz (median) by dependent adds\n",
+         fp_x4_accelerated() ? "AVX2 + FMA" : "references", rounds, 1 / clk[0],
+         1 / clk[rounds / 2]);
+  printf("%-20s %9s %9s %9s   (ns per product / per lane / per addition)\n", "", "min ns",
+         "median", "cycles");
+  for (int i = 0; i < nv; i++) {
+    qsort(v[i].t, (size_t)rounds, sizeof v[i].t[0], cmp_d);
+    printf("%-20s %9.1f %9.1f %9.0f\n", v[i].name, v[i].t[0], v[i].t[rounds / 2], v[i].t[0] / c);
+  }
+  printf("(%016" PRIx64 " %016" PRIx64 " %g)\n", sr[0][0], sa[0][0], vr[0].l[0][0]);
+  return 0;
+}
