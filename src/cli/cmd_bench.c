@@ -4,7 +4,8 @@
 #include "cli/cli.h"
 
 static void bench_usage(FILE *f) {
-  fprintf(f, "usage: cuzk bench ntt|msm-g1|msm-g2|prove [options]\n"
+  fprintf(f, "usage: cuzk bench ntt|msm-g1|msm-g2|prove|keygen [options]\n"
+             "  keygen writes an INSECURE test key and witness of 2^K constraints.\n"
              "  `cuzk bench <what> --help` lists the options of each.\n");
 }
 
@@ -25,6 +26,8 @@ int cmd_bench(int argc, char **argv) {
     return bench_msm(argc - 1, argv + 1, 2);
   if (!strcmp(argv[1], "prove"))
     return bench_prove(argc - 1, argv + 1);
+  if (!strcmp(argv[1], "keygen"))
+    return bench_keygen(argc - 1, argv + 1);
   fprintf(stderr, "cuzk bench: unknown benchmark '%s'\n", argv[1]);
   bench_usage(stderr);
   return CLI_USAGE;

@@ -103,5 +103,54 @@ for c in $circuits; do
     "$cuzk" info "$f" >"$tmp/info" 2>&1 && pass "$c: cuzk info $(basename "$f")" || fail "$c: cuzk info $(basename "$f")" "$tmp/info"
   done
 done
+# cuzk bench keygen: an INSECURE 2^10 key and witness made in C must be a
+# valid snarkjs pair: snarkjs proves with it and verifies, and accepts cuzk's
+# proof of it; the CLI refuses bad arguments with exit 2.
+echo "== keygen (cuzk bench keygen --lg 10)"
+tmp=$build/oracle-run/keygen
+rm -rf "$tmp"; mkdir -p "$tmp"
+kg=$tmp/k10
+if "$cuzk" bench keygen --lg 10 --out "$kg" --seed 7 >"$tmp/out" 2>"$tmp/err" \
+   && [ -s "$kg/circuit.zkey" ] && [ -s "$kg/witness.wtns" ] && [ ! -e "$kg/circuit.zkey.tmp" ]; then
+  pass "keygen: cuzk bench keygen --lg 10 ($(grep -o 'total.*' "$tmp/out" | tr -s ' '))"
+  grep -q 'INSECURE' "$tmp/err" && pass "keygen: warns that the key is INSECURE" \
+    || fail "keygen: warns that the key is INSECURE" "$tmp/err"
+  "$bin/snarkjs" zkey export verificationkey "$kg/circuit.zkey" "$tmp/vk.json" >"$tmp/sj.log" 2>&1 \
+    && pass "keygen: snarkjs zkey export verificationkey" || fail "keygen: snarkjs zkey export verificationkey" "$tmp/sj.log"
+  "$cuzk" export-vk "$kg/circuit.zkey" "$tmp/vk_cuzk.json" 2>"$tmp/err2" && cmp -s "$tmp/vk.json" "$tmp/vk_cuzk.json" \
+    && pass "keygen: cuzk export-vk equals snarkjs's" || fail "keygen: cuzk export-vk equals snarkjs's" "$tmp/err2"
+  if "$bin/snarkjs" groth16 prove "$kg/circuit.zkey" "$kg/witness.wtns" "$tmp/sj_proof.json" "$tmp/sj_public.json" >"$tmp/sj.log" 2>&1; then
+    pass "keygen: snarkjs groth16 prove"
+    snarkjs_ok "$tmp/vk.json" "$tmp/sj_public.json" "$tmp/sj_proof.json" \
+      && pass "keygen: snarkjs verifies snarkjs's proof" || fail "keygen: snarkjs verifies snarkjs's proof" "$tmp/sj.log"
+    out=$("$cuzk" verify "$tmp/vk.json" "$tmp/sj_public.json" "$tmp/sj_proof.json" 2>&1)
+    [ "$out" = "OK" ] && pass "keygen: cuzk verifies snarkjs's proof" || fail "keygen: cuzk verifies snarkjs's proof: $out"
+  else
+    fail "keygen: snarkjs groth16 prove" "$tmp/sj.log"
+  fi
+  if "$cuzk" prove --quiet "$kg/circuit.zkey" "$kg/witness.wtns" "$tmp/proof.json" "$tmp/public.json" 2>"$tmp/err2"; then
+    pass "keygen: cuzk prove"
+    snarkjs_ok "$tmp/vk.json" "$tmp/public.json" "$tmp/proof.json" \
+      && pass "keygen: snarkjs verifies cuzk's proof" || fail "keygen: snarkjs verifies cuzk's proof" "$tmp/sj.log"
+    [ -f "$tmp/sj_public.json" ] && same_json "$tmp/public.json" "$tmp/sj_public.json" \
+      && pass "keygen: public.json equals snarkjs's" || fail "keygen: public.json equals snarkjs's"
+  else
+    fail "keygen: cuzk prove" "$tmp/err2"
+  fi
+  node "$here/tamper_wtns.js" "$kg/witness.wtns" "$tmp/bad.wtns" >/dev/null 2>&1
+  "$cuzk" prove --quiet "$kg/circuit.zkey" "$tmp/bad.wtns" "$tmp/bad_proof.json" "$tmp/bad_public.json" 2>"$tmp/err2"; rc=$?
+  [ $rc -eq 2 ] && grep -q 'does not satisfy' "$tmp/err2" \
+    && pass "keygen: a tampered witness is refused" || fail "keygen: a tampered witness is refused (rc=$rc)" "$tmp/err2"
+else
+  fail "keygen: cuzk bench keygen --lg 10" "$tmp/err"
+fi
+touch "$tmp/afile"
+for args in "--lg 1 --out $tmp/x" "--lg 29 --out $tmp/x" "--lg 4" "--out $tmp/x" "--lg 4 --out $tmp/afile" \
+            "--lg 4 --out $tmp/no/such/dir" "--lg x4 --out $tmp/x" "--lg 4 --out $tmp/x --threads 0"; do
+  "$cuzk" bench keygen $args >/dev/null 2>"$tmp/err2"; rc=$?
+  [ $rc -eq 2 ] && [ -s "$tmp/err2" ] && [ ! -e "$tmp/x/circuit.zkey" ] \
+    && pass "keygen: refuses '$args': $(head -n 1 "$tmp/err2")" || fail "keygen: refuses '$args' (rc=$rc)" "$tmp/err2"
+done
+
 echo "oracle: $P passed, $F failed, $S skipped"
 [ "$F" -eq 0 ]
