@@ -1,6 +1,7 @@
 /* Throughput of the four-lane AVX2 Montgomery multiplication (ff/fp_x4.h)
- * against the scalar mont384_mul, per multiplication (one lane = one
- * multiplication), and of a batch-affine addition kernel built on each.
+ * and of its hybrid with scalar products (fp_x4_mul_hyb) against the
+ * scalar mont384_mul, per multiplication (one lane = one multiplication),
+ * and of a batch-affine addition kernel built on each.
  *
  * Build and run (nothing in the Makefile builds bench/; link the library
  * of a CPU-only build dir, e.g. make BUILD=build-x4 CUDA=0 build-x4/libcuzk.a):
@@ -16,36 +17,49 @@
  *   independent:  r[i] = a[i] b[i] over NB elements in L1 (NB scalar
  *                 products, NB/4 vector ones), ns per product
  *   dependent:    a <- a b (latency: what a prefix-product chain sees)
+ *   hyb 4+k:      fp_x4_mul_hyb, ns per product (4 + k per call)
  *   conv:         from_mont of both operands, mul, to_mont (canonical)
  *   affine:       NA independent affine additions sharing one inversion
  *                 (prefix products, one inversion, back-products, then
  *                 l = dy inv, x3 = l^2 - x1 - x2, y3 = l (x1 - x3) - y1),
  *                 ns per addition; the vector kernel keeps the points in
  *                 fp_x4 form (its inversion goes through the scalar side),
- *                 "+conv" converts the input points in and the results out.
+ *                 "+conv" converts the input points in and the results out;
+ *                 "hyb 4+8": 12 additions per group, 4 in vector lanes and
+ *                 8 scalar, every multiplication an fp_x4_mul_hyb call.
  *
  * Measured on the development VM (AMD EPYC Zen 1, 2.43 GHz by dependent
- * adds; shared, so min of 40 interleaved rounds, medians within 3-7 %):
- *                        ns     cycles
- *   scalar mul indep     66.0   161     (mont384_mul, mulx/adx)
- *   x4 mul indep         92.6   225     per lane
- *   x4 mul2 indep        81.2   197     per lane: two interleaved products
- *   scalar sqr indep     56.8   138
- *   x4 sqr indep         79.3   193
- *   x4 mul dep           91.5   223     (scalar dep: 165)
- *   x4 conv+mul+conv    169.3   412     from_mont x2, mul, to_mont
- *   x4 from_mont / to_mont   5.2 / 44   per lane (to_mont: canonical)
- *   affine scalar       514    1250     per addition, 512 per inversion
- *   affine x4           624    1518
- *   affine x4+conv      789    1920
- * The vector multiplication is 0.82x the scalar one (two streams), and
- * the affine kernel 0.82x.  The reason is Zen 1's FP side: a 4-lane limb
- * product (2 FMA + FP sub + 2 VPADDQ, 256-bit ops split into two 128-bit
- * halves) sustains one per ~4.2 cycles even with operands in registers
- * (loop of that pattern alone), i.e. ~1 cycle per 48x48-bit lane product,
- * while MULX gives a 64x64-bit product per 2 cycles (1.78 48-bit
- * products' worth).  136 lane products per multiplication put the vector
- * floor near 145 cycles, against 161 measured for the scalar code. */
+ * adds; shared: min and median of 40 interleaved rounds, ns per product,
+ * lane or addition; medians 5-60 % above the minima, worst for hyb):
+ *                        min  median  cycles(min)
+ *   scalar mul indep     65.7   84.6   159     (mont384_mul, mulx/adx)
+ *   x4 mul indep         92.8  121.0   225     per lane
+ *   x4 mul2 indep        80.9  111.5   196     per lane: two interleaved
+ *   scalar sqr indep     56.8   72.7   138
+ *   x4 sqr indep         79.5  106.0   193
+ *   x4 mul dep           92.5  120.6   225     (scalar dep: 166)
+ *   hyb 4+6 mul          54.8   87.6   133     per product, 6 scalar + 4 lanes
+ *   hyb 4+8 mul          55.2   86.9   134
+ *   x4 conv+mul+conv    170.7  237.0   414     from_mont x2, mul, to_mont
+ *   x4 from/to_mont     5.3 / 43.5             per lane (to: canonical)
+ *   affine scalar       510    643    1239     per addition, 576 per inversion
+ *   affine x4           625    843    1518
+ *   affine x4+conv      794   1091    1928
+ *   affine hyb 4+8      443    683    1074
+ * The 4-lane multiplication alone is 0.81x the scalar one.  The reason is
+ * Zen 1's FP side: a 4-lane limb product (2 FMA + FP sub + 2 VPADDQ, each
+ * 256-bit op split in two 128-bit halves) sustains one per ~4.2 cycles
+ * even with operands in registers (a loop of that pattern alone), i.e.
+ * ~1 cycle per 48x48-bit lane product, while MULX gives a 64x64-bit
+ * product per 2 cycles (1.78 48-bit products' worth); 136 lane products
+ * per multiplication put the vector floor near 145 cycles against 159.
+ * The hybrid (fp_x4_mul_hyb) overlaps the two: 1.20x at the minima, but
+ * 0.97x at the medians (0.95x median of paired per-round ratios over 2000
+ * rounds): it only gains while the core's other units are idle.
+ * On the GPU host's Xeon (family 6 model 207, 2.69 GHz, AVX-512 IFMA),
+ * same binary, min (median): scalar 38.6 (40.2), x4 mul2 31.6 (32.9) =
+ * 1.22x, hyb 4+6 32.4; affine scalar 333, x4 344, hyb 4+8 268 (1.24x).
+ * There, 52-bit AVX-512 IFMA would be the lever, not this code. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -146,6 +160,23 @@ static void k_x4_dep(void) {
   for (int p = 0; p < PASSES; p++)
     for (int i = 0; i < NB / 4; i++) fp_x4_mul(&va[0], &va[0], &vb[i], &M);
 }
+/* hybrid: per call one 4-lane product and k scalar ones */
+static void k_hyb(int k) {
+  for (int p = 0; p < PASSES / 2; p++)
+    for (int i = 0; i < NB / 4; i++) {
+      limb_t *rs[8];
+      const limb_t *as[8], *bs[8];
+      for (int j = 0; j < k; j++) {
+        int x = (i * k + j) % NB;
+        rs[j] = sr[x];
+        as[j] = sa[x];
+        bs[j] = sb[x];
+      }
+      fp_x4_mul_hyb(&vr[i], &va[i], &vb[i], k, rs, as, bs, &M);
+    }
+}
+static void k_hyb6(void) { k_hyb(6); }
+static void k_hyb8(void) { k_hyb(8); }
 /* with conversions: in from 6x64 (both operands), out to canonical 6x64 */
 static void k_x4_conv(void) {
   for (int p = 0; p < PASSES / 4; p++)
@@ -188,7 +219,8 @@ static void k_x4_reduce(void) {
 
 /* ---- batch-affine addition: NA independent P_i + Q_i, one inversion ---- */
 
-#define NA 512
+#define NA 576 /* 48 groups of 12: 4 vector lanes + 8 scalar in the hybrid */
+#define HK 8   /* scalar products per hybrid call */
 static limb_t px[NA][6], py[NA][6], qx[NA][6], qy[NA][6], rx[NA][6], ry[NA][6];
 static limb_t den[NA][6], pre[NA][6];
 static fp_x4 vpx[NA / 4], vpy[NA / 4], vqx[NA / 4], vqy[NA / 4], vrx[NA / 4], vry[NA / 4];
@@ -285,6 +317,119 @@ static void k_aff_x4_conv(void) {
   }
 }
 
+/* The hybrid kernel: group g holds additions 12g .. 12g + 11, the first 4
+ * as the lanes of vector g, the other 8 as scalar additions carried by
+ * the same fp_x4_mul_hyb calls; 12 prefix chains, their totals inverted
+ * together. */
+enum { HG = NA / 12 };
+static fp_x4 hpx[HG], hpy[HG], hqx[HG], hqy[HG], hrx[HG], hry[HG], hden[HG], hpre[HG];
+static limb_t spx[HG][HK][6], spy[HG][HK][6], sqx[HG][HK][6], sqy[HG][HK][6];
+static limb_t srx[HG][HK][6], sry[HG][HK][6], sden[HG][HK][6], spre[HG][HK][6];
+
+/* vector r = a b and scalar sr[j] = sa[j] sb[j], j < HK */
+static void hmul(fp_x4 *r, const fp_x4 *a, const fp_x4 *b, limb_t (*s_r)[6],
+                 limb_t (*s_a)[6], limb_t (*s_b)[6]) {
+  limb_t *rs[HK];
+  const limb_t *as[HK], *bs[HK];
+  for (int j = 0; j < HK; j++) {
+    rs[j] = s_r[j];
+    as[j] = s_a[j];
+    bs[j] = s_b[j];
+  }
+  fp_x4_mul_hyb(r, a, b, HK, rs, as, bs, &M);
+}
+
+static void aff_hyb_core(void) {
+  for (int g = 0; g < HG; g++) {
+    fp_x4_sub(&hden[g], &hqx[g], &hpx[g]);
+    for (int j = 0; j < HK; j++) mont384_sub(sden[g][j], sqx[g][j], spx[g][j], P);
+  }
+  hpre[0] = hden[0];
+  memcpy(spre[0], sden[0], sizeof spre[0]);
+  for (int g = 1; g < HG; g++) hmul(&hpre[g], &hpre[g - 1], &hden[g], spre[g], spre[g - 1], sden[g]);
+  /* the 12 chain totals: one inversion */
+  limb_t tot[12][6], lp[12][6], inv[6], t6[6];
+  limb_t *pt[4] = {tot[0], tot[1], tot[2], tot[3]};
+  fp_x4_to_mont(pt, &hpre[HG - 1], &M);
+  memcpy(tot[4], spre[HG - 1], sizeof spre[HG - 1]);
+  memcpy(lp[0], tot[0], sizeof lp[0]);
+  for (int j = 1; j < 12; j++) mont384_mul(lp[j], lp[j - 1], tot[j], P, N0);
+  fp_inv(inv, lp[11]);
+  for (int j = 11; j > 0; j--) {
+    mont384_mul(t6, inv, lp[j - 1], P, N0);
+    mont384_mul(inv, inv, tot[j], P, N0);
+    memcpy(tot[j], t6, sizeof t6);
+  }
+  memcpy(tot[0], inv, sizeof inv);
+  fp_x4 acc, t;
+  limb_t sacc[HK][6], st[HK][6];
+  const limb_t *ct[4] = {tot[0], tot[1], tot[2], tot[3]};
+  fp_x4_from_mont(&acc, ct);
+  memcpy(sacc, tot[4], sizeof sacc);
+  for (int g = HG - 1; g > 0; g--) {
+    hmul(&t, &acc, &hpre[g - 1], st, sacc, spre[g - 1]);
+    hmul(&acc, &acc, &hden[g], sacc, sacc, sden[g]);
+    hden[g] = t;
+    memcpy(sden[g], st, sizeof st);
+  }
+  hden[0] = acc;
+  memcpy(sden[0], sacc, sizeof sacc);
+  for (int g = 0; g < HG; g++) {
+    fp_x4 l, x3, u;
+    limb_t sl[HK][6], sx3[HK][6], su[HK][6];
+    fp_x4_sub(&u, &hqy[g], &hpy[g]);
+    for (int j = 0; j < HK; j++) mont384_sub(su[j], sqy[g][j], spy[g][j], P);
+    hmul(&l, &u, &hden[g], sl, su, sden[g]);
+    hmul(&x3, &l, &l, sx3, sl, sl);
+    fp_x4_sub(&x3, &x3, &hpx[g]);
+    fp_x4_sub(&x3, &x3, &hqx[g]);
+    fp_x4_reduce(&hrx[g], &x3, &M);
+    fp_x4_sub(&u, &hpx[g], &hrx[g]);
+    for (int j = 0; j < HK; j++) {
+      mont384_sub(sx3[j], sx3[j], spx[g][j], P);
+      mont384_sub(srx[g][j], sx3[j], sqx[g][j], P);
+      mont384_sub(su[j], spx[g][j], srx[g][j], P);
+    }
+    hmul(&u, &l, &u, su, sl, su);
+    fp_x4_sub(&u, &u, &hpy[g]);
+    fp_x4_reduce(&hry[g], &u, &M);
+    for (int j = 0; j < HK; j++) mont384_sub(sry[g][j], su[j], spy[g][j], P);
+  }
+}
+static void k_aff_hyb(void) { aff_hyb_core(); }
+/* loads the hybrid kernel's inputs from px.. (vector lanes converted) */
+static void aff_hyb_load(void) {
+  for (int g = 0; g < HG; g++) {
+    const limb_t *a[4] = {px[12 * g], px[12 * g + 1], px[12 * g + 2], px[12 * g + 3]};
+    const limb_t *b[4] = {py[12 * g], py[12 * g + 1], py[12 * g + 2], py[12 * g + 3]};
+    const limb_t *c[4] = {qx[12 * g], qx[12 * g + 1], qx[12 * g + 2], qx[12 * g + 3]};
+    const limb_t *d[4] = {qy[12 * g], qy[12 * g + 1], qy[12 * g + 2], qy[12 * g + 3]};
+    fp_x4_from_mont(&hpx[g], a);
+    fp_x4_from_mont(&hpy[g], b);
+    fp_x4_from_mont(&hqx[g], c);
+    fp_x4_from_mont(&hqy[g], d);
+    for (int j = 0; j < HK; j++) {
+      memcpy(spx[g][j], px[12 * g + 4 + j], 48);
+      memcpy(spy[g][j], py[12 * g + 4 + j], 48);
+      memcpy(sqx[g][j], qx[12 * g + 4 + j], 48);
+      memcpy(sqy[g][j], qy[12 * g + 4 + j], 48);
+    }
+  }
+}
+/* the hybrid kernel's results, as rx, ry */
+static void aff_hyb_store(void) {
+  for (int g = 0; g < HG; g++) {
+    limb_t *a[4] = {rx[12 * g], rx[12 * g + 1], rx[12 * g + 2], rx[12 * g + 3]};
+    limb_t *b[4] = {ry[12 * g], ry[12 * g + 1], ry[12 * g + 2], ry[12 * g + 3]};
+    fp_x4_to_mont(a, &hrx[g], &M);
+    fp_x4_to_mont(b, &hry[g], &M);
+    for (int j = 0; j < HK; j++) {
+      memcpy(rx[12 * g + 4 + j], srx[g][j], 48);
+      memcpy(ry[12 * g + 4 + j], sry[g][j], 48);
+    }
+  }
+}
+
 /* ---- driver ---- */
 
 typedef struct {
@@ -330,6 +475,14 @@ int main(int argc, char **argv) {
     fprintf(stderr, "affine kernels disagree\n");
     return 1;
   }
+  memset(rx, 0, sizeof rx);
+  aff_hyb_load();
+  aff_hyb_core();
+  aff_hyb_store();
+  if (memcmp(sx, rx, sizeof sx) || memcmp(sy, ry, sizeof sy)) {
+    fprintf(stderr, "hybrid affine kernel disagrees\n");
+    return 1;
+  }
   variant v[] = {
       {"scalar mul indep", k_scalar_indep, PASSES * NB, {0}},
       {"x4 mul indep", k_x4_indep, PASSES * NB, {0}},
@@ -338,6 +491,8 @@ int main(int argc, char **argv) {
       {"x4 sqr indep", k_x4_sqr, PASSES * NB, {0}},
       {"scalar mul dep", k_scalar_dep, PASSES * NB, {0}},
       {"x4 mul dep", k_x4_dep, PASSES * NB, {0}},
+      {"hyb 4+6 mul", k_hyb6, PASSES / 2 * NB / 4 * 10, {0}},
+      {"hyb 4+8 mul", k_hyb8, PASSES / 2 * NB / 4 * 12, {0}},
       {"x4 conv+mul+conv", k_x4_conv, PASSES / 4 * NB, {0}},
       {"x4 from_mont", k_x4_from, PASSES * NB, {0}},
       {"x4 to_mont", k_x4_to, PASSES / 4 * NB, {0}},
@@ -346,6 +501,7 @@ int main(int argc, char **argv) {
       {"affine scalar", k_aff_scalar, NA, {0}},
       {"affine x4", k_aff_x4, NA, {0}},
       {"affine x4+conv", k_aff_x4_conv, NA, {0}},
+      {"affine hyb 4+8", k_aff_hyb, NA, {0}},
   };
   int nv = (int)(sizeof v / sizeof v[0]);
   double clk[64];
@@ -360,8 +516,9 @@ int main(int argc, char **argv) {
   }
   qsort(clk, (size_t)rounds, sizeof clk[0], cmp_d);
   double c = clk[0];
-  printf("fp_x4: %s; %d rounds; clock %.2f GHz (best), %.2f GHz (median) by dependent adds\n",
-         fp_x4_accelerated() ? "AVX2 + FMA" : "references", rounds, 1 / clk[0],
+  printf("fp_x4: %s, hybrid %s; %d rounds; clock %.2f GHz (best), %.2f GHz (median) by dependent adds\n",
+         fp_x4_accelerated() ? "AVX2 + FMA" : "references",
+         fp_x4_hyb_native() ? "interleaved" : "sequential", rounds, 1 / clk[0],
          1 / clk[rounds / 2]);
   printf("%-20s %9s %9s %9s   (ns per product / per lane / per addition)\n", "", "min ns",
          "median", "cycles");

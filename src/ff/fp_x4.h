@@ -86,6 +86,20 @@ void fp_x4_sqr_ref(fp_x4 *r, const fp_x4 *a, const fp_x4_mod *m);
 void fp_x4_mul2(fp_x4 *r0, const fp_x4 *a0, const fp_x4 *b0, fp_x4 *r1, const fp_x4 *a1,
                 const fp_x4 *b1, const fp_x4_mod *m);
 
+/* r = a b / R (four lanes, as fp_x4_mul) and, for i < k, rs[i] = as[i] bs[i]
+ * / R (6 limbs, canonical, exactly mont384_mul; rs[i] may alias as[i] or
+ * bs[i] only), the k scalar products interleaved with the vector ones in
+ * one instruction stream so that the integer multiplier and the FP pipes
+ * work at once.  k = 6 and 8 are interleaved (when fp_x4_hyb_native()
+ * says so: optimised, non-sanitizer x86-64 builds); other k, or other
+ * builds, run the products one after another.  Measured on the shared
+ * Zen 1 VM (bench_fp_x4.c): from 1.25x mont384_mul's throughput per
+ * product in quiet spells down to 0.95x typical: it needs the core's
+ * idle units, which the VM's neighbours take. */
+void fp_x4_mul_hyb(fp_x4 *r, const fp_x4 *a, const fp_x4 *b, int k, limb_t *const rs[],
+                   const limb_t *const as[], const limb_t *const bs[], const fp_x4_mod *m);
+int fp_x4_hyb_native(void);
+
 /* r = a + b and r = a - b limb by limb, no carries and no reduction: the
  * caller keeps the limbs loose (|l| < 2^49; e.g. two operands with limbs
  * in [0, 2^48) or |l| <= 2^47 + 2^5) and tracks the value's bound. */

@@ -272,6 +272,50 @@ TEST(fp_x4_mul2_matches_mul) {
   }
 }
 
+/* The hybrid: the vector lanes as fp_x4_mul, each scalar product as
+ * mont384_mul, for every k from 0 to 9 (interleaved or not), with the
+ * edge values mixed into the scalar operands. */
+TEST(fp_x4_mul_hyb_vs_scalar) {
+  fp_x4_mod m = mod_get();
+  test_rng g = {9};
+  limb_t e[NEDGE][6];
+  edges(e);
+  printf("  hybrid interleaved: %s\n", fp_x4_hyb_native() ? "yes" : "no (sequential)");
+  for (long it = 0; it < RANDOM_VECS / 4; it++) {
+    int k = (int)(it % 10);
+    limb_t va[4][6], vb[4][6], sa[9][6], sb[9][6], sr[9][6], want[9][6];
+    limb_t *rs[9];
+    const limb_t *as[9], *bs[9];
+    for (int j = 0; j < 4; j++) {
+      rand_below_p(va[j], &g);
+      rand_below_p(vb[j], &g);
+    }
+    for (int i = 0; i < k; i++) {
+      rand_below_p(sa[i], &g);
+      rand_below_p(sb[i], &g);
+      if (it % 7 == 0) /* canonical edge values */
+        reduce_mod_p(sa[i], e[(it / 7 + (unsigned)i) % NEDGE]);
+      mont384_mul(want[i], sa[i], sb[i], P, N0);
+      rs[i] = sr[i];
+      as[i] = sa[i];
+      bs[i] = sb[i];
+    }
+    if (k > 1 && it % 3 == 0) { /* an output aliasing its own input */
+      rs[1] = sa[1];
+      as[1] = sa[1];
+    }
+    fp_x4 a, b, r, w;
+    load4(&a, va);
+    load4(&b, vb);
+    fp_x4_mul_hyb(&r, &a, &b, k, rs, as, bs, &m);
+    fp_x4_mul(&w, &a, &b, &m);
+    CHECK_EQ_MEM(&r, &w, sizeof r);
+    for (int i = 0; i < k; i++)
+      CHECK_MSG(memcmp(rs[i], want[i], sizeof want[i]) == 0,
+                "hyb scalar product %d of %d differs (case %ld)", i, k, it);
+  }
+}
+
 TEST(fp_x4_add_sub_reduce_vs_scalar) {
   fp_x4_mod m = mod_get();
   test_rng g = {6};
