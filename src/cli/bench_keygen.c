@@ -26,8 +26,10 @@ static void usage(FILE *f) {
 }
 
 typedef struct {
-  int shown;      /* a progress line is on screen */
+  int tty;        /* stderr is a terminal: one line rewritten with \r */
+  int shown;      /* a \r line is on screen */
   int last_stage;
+  double last_s;  /* not a terminal: when the stage last printed */
 } progress_state;
 
 static void progress(void *ctx, int stage, uint64_t done, uint64_t total, double elapsed) {
@@ -35,10 +37,21 @@ static void progress(void *ctx, int stage, uint64_t done, uint64_t total, double
   /* Only stages that run for more than a couple of seconds report. */
   if (elapsed < 2.0 && !(p->shown && p->last_stage == stage))
     return;
-  fprintf(stderr, "\r  %-13s %5.1f%%  %" PRIu64 "/%" PRIu64 "  %.1f s", keygen_stage_names[stage],
-          total ? 100.0 * (double)done / (double)total : 100.0, done, total, elapsed);
-  p->shown = 1;
+  if (p->last_stage != stage)
+    p->last_s = 0;
   p->last_stage = stage;
+  const double pct = total ? 100.0 * (double)done / (double)total : 100.0;
+  if (!p->tty) { /* a log: a line every 10 s and at the end */
+    if (done != total && elapsed - p->last_s < 10.0)
+      return;
+    p->last_s = elapsed;
+    fprintf(stderr, "  %-13s %5.1f%%  %" PRIu64 "/%" PRIu64 "  %.1f s\n", keygen_stage_names[stage],
+            pct, done, total, elapsed);
+    return;
+  }
+  fprintf(stderr, "\r  %-13s %5.1f%%  %" PRIu64 "/%" PRIu64 "  %.1f s", keygen_stage_names[stage], pct,
+          done, total, elapsed);
+  p->shown = 1;
   if (done == total) {
     fputc('\n', stderr);
     p->shown = 0;
@@ -164,7 +177,7 @@ int bench_keygen(int argc, char **argv) {
     fprintf(stderr, "cuzk bench keygen: %s\n", err.msg);
     goto done;
   }
-  progress_state ps = {0, -1};
+  progress_state ps = {.tty = isatty(2), .last_stage = -1};
   keygen_opts o = {.threads = par_threads(),
                    .comb_bits = {(unsigned)comb_bits, (unsigned)comb_bits},
                    .progress = progress,

@@ -823,7 +823,7 @@ static cuzk_status write_witness(int fd, const char *path, const keygen_chain *c
                                  const keygen_opts *o, cuzk_err *err) {
   const uint64_t N = c->n_steps, nv = N + 4;
   const double t0 = now_s();
-  uint8_t h[64];
+  uint8_t h[96]; /* the header (64 bytes), later wires 0..2 */
   memcpy(h, "wtns", 4);
   wr_u32le(h + 4, 2);
   wr_u32le(h + 8, 2);
