@@ -457,6 +457,7 @@ TEST_TIMEOUT(emu_parts, 600) {
 }
 
 TEST_TIMEOUT(emu_resident, 600) {
+  need_cuda_code();
   resident_check(0, 300, 1);
   resident_check(1, 100, 1);
 }

@@ -2,9 +2,13 @@
  *
  * DESIGN: stateless apart from the thread count; the NTT domain is built per
  * call (its tables cost one pass over n, small next to the 6 NTTs).  zkey_ab
- * splits rows between threads: every worker scans all coefficient entries
- * and accumulates only the rows it owns, so no two workers write the same
- * element and the sums are added in file order, whatever the thread count. */
+ * gives each row to one worker, so no two workers write the same element:
+ * for entries sorted by row (snarkjs's order) by slicing the entries at row
+ * changes, one pass over the section in all; otherwise every worker scans
+ * all entries for the rows it owns (T passes over the section: 1.06 s for
+ * 2^24 constraints on the GPU host's 16 cores).  Sums in Fr are exact, so the result does
+ * not depend on the order of the additions or on the thread count. */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,25 +28,56 @@ typedef struct {
   const uint8_t *entries;
   size_t n_entries;
   const uint8_t *witness;
+  atomic_bool unsorted; /* set by a sliced pass that met a row going down */
 } ab_ctx;
 
-static void ab_worker(void *arg, unsigned idx, unsigned nw) {
+static inline uint32_t ab_row(const ab_ctx *c, size_t i) { return rd_u32le(c->entries + 44 * i + 4); }
+
+/* Entry i into a or b. */
+static inline void ab_add(const ab_ctx *c, size_t i) {
+  const uint8_t *e = c->entries + 44 * i;
+  uint32_t row = rd_u32le(e + 4), m = rd_u32le(e), wire = rd_u32le(e + 8);
+  bls12_381_fr coef, w, t;
+  limbs_from_le(coef.l, e + 12, 4);
+  limbs_from_le(w.l, c->witness + 32 * (size_t)wire, 4);
+  /* Montgomery product of (c R^2) and canonical w is c w R: Montgomery(c w). */
+  bls12_381_fr_mul(&t, &coef, &w);
+  bls12_381_fr *dst = m == 0 ? &c->a[row] : &c->b[row];
+  bls12_381_fr_add(dst, dst, &t);
+}
+
+/* Entries sorted by row, as snarkjs writes them: worker k takes the k-th
+ * slice of the entries with both ends moved forward to where the row
+ * changes, so every row is summed by one worker and the section is read
+ * once in all.  A row that goes down marks the entries unsorted. */
+static void ab_slice_worker(void *arg, unsigned idx, unsigned nw) {
+  ab_ctx *c = arg;
+  size_t lo, hi;
+  par_range(c->n_entries, idx, nw, &lo, &hi);
+  while (lo > 0 && lo < c->n_entries && ab_row(c, lo) == ab_row(c, lo - 1)) lo++;
+  while (hi > 0 && hi < c->n_entries && ab_row(c, hi) == ab_row(c, hi - 1)) hi++;
+  uint32_t prev = 0;
+  for (size_t i = lo; i < hi; i++) {
+    uint32_t row = ab_row(c, i);
+    if (row < prev) {
+      atomic_store_explicit(&c->unsorted, true, memory_order_relaxed);
+      return;
+    }
+    prev = row;
+    ab_add(c, i);
+  }
+}
+
+/* Any order: every worker scans all entries and adds only the rows it
+ * owns. */
+static void ab_rows_worker(void *arg, unsigned idx, unsigned nw) {
   ab_ctx *c = arg;
   size_t lo, hi;
   par_range(c->n, idx, nw, &lo, &hi);
   for (size_t i = 0; i < c->n_entries; i++) {
-    const uint8_t *e = c->entries + 44 * i;
-    uint32_t row = rd_u32le(e + 4);
-    if (row < lo || row >= hi)
-      continue;
-    uint32_t m = rd_u32le(e), wire = rd_u32le(e + 8);
-    bls12_381_fr coef, w, t;
-    limbs_from_le(coef.l, e + 12, 4);
-    limbs_from_le(w.l, c->witness + 32 * (size_t)wire, 4);
-    /* Montgomery product of (c R^2) and canonical w is c w R: Montgomery(c w). */
-    bls12_381_fr_mul(&t, &coef, &w);
-    bls12_381_fr *dst = m == 0 ? &c->a[row] : &c->b[row];
-    bls12_381_fr_add(dst, dst, &t);
+    uint32_t row = ab_row(c, i);
+    if (row >= lo && row < hi)
+      ab_add(c, i);
   }
 }
 
@@ -52,8 +87,14 @@ static cuzk_status cpu_zkey_ab(backend *be, bls12_381_fr *a, bls12_381_fr *b, si
   (void)n_witness;
   memset(a, 0, n * sizeof *a);
   memset(b, 0, n * sizeof *b);
-  ab_ctx c = {a, b, n, entries, n_entries, witness};
-  par_run(be->threads, ab_worker, &c);
+  ab_ctx c = {.a = a, .b = b, .n = n, .entries = entries, .n_entries = n_entries, .witness = witness};
+  atomic_init(&c.unsorted, false);
+  par_run(be->threads, ab_slice_worker, &c);
+  if (atomic_load(&c.unsorted)) { /* start again, row by row */
+    memset(a, 0, n * sizeof *a);
+    memset(b, 0, n * sizeof *b);
+    par_run(be->threads, ab_rows_worker, &c);
+  }
   return CUZK_OK;
 }
 
