@@ -81,7 +81,7 @@ if "$cz" bench keygen --help >/dev/null 2>&1; then
     if ! "$cz" bench keygen --lg "$lg" --out "$d" >"$out/keygen-$lg.log" 2>&1; then
       echo "summary: keygen 2^$lg: FAILED: $(tail -n 2 "$out/keygen-$lg.log" | tr '\n' ' ')"; st=1; continue
     fi
-    echo "summary: keygen 2^$lg: $(echo "$(date +%s.%N) - $s0" | bc) s, zkey $(du -h "$d/circuit.zkey" | cut -f1)"
+    echo "summary: keygen 2^$lg: $(awk -v a="$s0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.3f", b - a}') s, zkey $(du -h "$d/circuit.zkey" | cut -f1)"
     for mode in upload resident; do
       flag=; [ $mode = resident ] && flag=--resident
       "$cz" bench prove --reps 3 --device gpu $flag "$d/circuit.zkey" "$d/witness.wtns" \
@@ -108,7 +108,7 @@ if "$cz" bench keygen --help >/dev/null 2>&1; then
         s0=$(date +%s.%N)
         "$cz" prove --quiet --device $dev "$d/circuit.zkey" "$d/witness.wtns" "$d/p.json" "$d/q.json" \
           >/dev/null 2>&1 || { st=1; ts+=(999); continue; }
-        ts+=("$(echo "$(date +%s.%N) - $s0" | bc)")
+        ts+=("$(awk -v a="$s0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.3f", b - a}')")
       done
       row="$row $dev $(printf '%s\n' "${ts[@]}" | sort -g | sed -n 2p) s"
     done

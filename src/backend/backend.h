@@ -47,6 +47,13 @@ typedef struct {
    * kept resident between proofs.  The caller then keeps those arrays
    * unchanged and mapped until hold_bases(b, false), which drops every copy. */
   cuzk_status (*hold_bases)(backend *b, bool on, cuzk_err *err);
+  /* May be NULL.  Host memory for the prover's working vectors (n field
+   * elements), from the backend because it can move that memory faster
+   * than malloc's (the CUDA backend: page-locked, made once and kept for
+   * later proofs of the same or a smaller size).  The memory stays the
+   * backend's: valid until the next host_vectors call or destroy.  NULL,
+   * with err set, on failure. */
+  bls12_381_fr *(*host_vectors)(backend *b, size_t n, cuzk_err *err);
   /* a[row] += c*w[wire] (m = 0) or b[row] += c*w[wire] (m = 1) for each
    * 44-byte zkey coefficient entry {u32 m, u32 row, u32 wire, 32-byte c*R^2};
    * a and b (n elements, Montgomery) are zeroed first.  Entries were

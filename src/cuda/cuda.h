@@ -14,6 +14,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/err.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -31,6 +33,17 @@ bool cuzk_cuda_available(char *why, size_t n);
  * 1980 MHz, 139.8 GiB, L2 60 MiB; driver 13.0, runtime 13.0", or the reason
  * there is none.  Always NUL-terminates buf. */
 void cuzk_cuda_describe(char *buf, size_t n);
+
+/* Page-locked host memory (cudaMallocHost), which the GPU copies to and
+ * from at full speed; *p = NULL and CUZK_NO_MEMORY (or the CUDA error) on
+ * failure.  Free with cuzk_cuda_host_free (NULL is fine). */
+cuzk_status cuzk_cuda_host_alloc(void **p, size_t bytes, cuzk_err *err);
+void cuzk_cuda_host_free(void *p);
+
+/* A stream that does not synchronize with the legacy default stream
+ * (cudaStreamNonBlocking), as a `void *`; free with cuzk_cuda_stream_free. */
+cuzk_status cuzk_cuda_stream_new(void **stream, cuzk_err *err);
+void cuzk_cuda_stream_free(void *stream);
 
 #ifdef __cplusplus
 }

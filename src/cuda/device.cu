@@ -95,3 +95,31 @@ extern "C" void cuzk_cuda_describe(char *buf, size_t n) {
            (double)prop.totalGlobalMem / (1024.0 * 1024 * 1024), prop.l2CacheSize >> 20,
            driver / 1000, driver % 1000 / 10, runtime / 1000, runtime % 1000 / 10);
 }
+
+extern "C" cuzk_status cuzk_cuda_host_alloc(void **p, size_t bytes, cuzk_err *err) {
+  *p = nullptr;
+  cudaError_t e = cudaMallocHost(p, bytes ? bytes : 1);
+  if (e != cudaSuccess) {
+    *p = nullptr;
+    return cuda_fail(e, __FILE__, __LINE__, "cudaMallocHost", err);
+  }
+  return CUZK_OK;
+}
+
+extern "C" void cuzk_cuda_host_free(void *p) {
+  if (p)
+    cudaFreeHost(p);
+}
+
+extern "C" cuzk_status cuzk_cuda_stream_new(void **stream, cuzk_err *err) {
+  cudaStream_t s = nullptr;
+  *stream = nullptr;
+  CUDA_TRY(err, cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  *stream = s;
+  return CUZK_OK;
+}
+
+extern "C" void cuzk_cuda_stream_free(void *stream) {
+  if (stream)
+    cudaStreamDestroy((cudaStream_t)stream);
+}

@@ -22,6 +22,20 @@ void cuzk_cuda_describe(char *buf, size_t n) {
     snprintf(buf, n, "%s", NO_CUDA);
 }
 
+cuzk_status cuzk_cuda_host_alloc(void **p, size_t bytes, cuzk_err *err) {
+  *p = NULL;
+  return cuzk_err_set(err, CUZK_UNSUPPORTED, "not compiled with CUDA: %s", NO_CUDA);
+}
+
+void cuzk_cuda_host_free(void *p) {}
+
+cuzk_status cuzk_cuda_stream_new(void **stream, cuzk_err *err) {
+  *stream = NULL;
+  return cuzk_err_set(err, CUZK_UNSUPPORTED, "not compiled with CUDA: %s", NO_CUDA);
+}
+
+void cuzk_cuda_stream_free(void *stream) {}
+
 cuzk_status cuda_field_apply(cuda_field f, cuda_field_op op, void *r, const void *a, const void *b,
                              size_t n, cuzk_err *err) {
   return cuzk_err_set(err, CUZK_UNSUPPORTED, "%s", NO_CUDA);

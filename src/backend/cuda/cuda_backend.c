@@ -16,7 +16,11 @@
  * time they come (msm_gpu_resident_new) and later MSMs over the same arrays
  * upload only their scalars: a key resident on the GPU between proofs, as
  * `cuzk bench prove --resident` measures.  When the device has no room for
- * a copy, that MSM uploads its bases as usual. */
+ * a copy, that MSM uploads its bases as usual.  The prover's a, b, c
+ * vectors live in page-locked memory from host_vectors (kept between
+ * proofs), so the quotient's copies, on the backend's own non-blocking
+ * stream, run at the bus's speed. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +38,9 @@ typedef struct {
   unsigned lg_domain;
   msm_gpu *g1, *g2;
   size_t g1_max, g2_max;
+  void *stream;                     /* the quotient's (non-blocking) */
+  bls12_381_fr *vec;                /* host_vectors: page-locked, vec_n elements */
+  size_t vec_n;
   bool hold;                        /* hold_bases on: keep base sets resident */
   msm_gpu_bases *res[CUDA_MAX_RES]; /* the resident sets, oldest first */
   unsigned nres;
@@ -75,6 +82,23 @@ static cuzk_status cuda_reserve(backend *be, size_t max_g1, size_t max_g2, unsig
   return msm_reserve(&im->g2, &im->g2_max, MSM_GPU_G2, max_g2, err);
 }
 
+static bls12_381_fr *cuda_host_vectors(backend *be, size_t n, cuzk_err *err) {
+  cuda_impl *im = be->impl;
+  if (n <= im->vec_n)
+    return im->vec;
+  cuzk_cuda_host_free(im->vec);
+  im->vec = NULL, im->vec_n = 0;
+  if (n > SIZE_MAX / sizeof *im->vec) {
+    cuzk_err_set(err, CUZK_NO_MEMORY, "cuda backend: %zu field elements", n);
+    return NULL;
+  }
+  void *p;
+  if (cuzk_cuda_host_alloc(&p, n * sizeof *im->vec, err) != CUZK_OK)
+    return NULL;
+  im->vec = p, im->vec_n = n;
+  return im->vec;
+}
+
 static cuzk_status cuda_zkey_ab(backend *be, bls12_381_fr *a, bls12_381_fr *b, size_t n,
                                 const void *entries, size_t n_entries, const void *witness,
                                 size_t n_witness, cuzk_err *err) {
@@ -89,7 +113,9 @@ static cuzk_status cuda_quotient(backend *be, void *h, bls12_381_fr *a, bls12_38
   cuzk_status st = cuda_reserve(be, 0, 0, lg_n, err);
   if (st != CUZK_OK)
     return st;
-  return cuda_ntt_quotient(im->ntt, h, a, bv, NULL, NULL, err);
+  if (!im->stream && (st = cuzk_cuda_stream_new(&im->stream, err)) != CUZK_OK)
+    return st;
+  return cuda_ntt_quotient(im->ntt, h, a, bv, NULL, im->stream, err);
 }
 
 static size_t parts_total(const msm_part *parts, size_t nparts) {
@@ -161,6 +187,8 @@ static void cuda_destroy(backend *b) {
   cuda_impl *im = b->impl;
   if (im) {
     drop_resident(im);
+    cuzk_cuda_host_free(im->vec);
+    cuzk_cuda_stream_free(im->stream);
     cuda_ntt_plan_free(im->ntt);
     msm_gpu_free(im->g1);
     msm_gpu_free(im->g2);
@@ -175,6 +203,7 @@ static const backend_ops cuda_ops = {
     .supports = cuda_supports,
     .reserve = cuda_reserve,
     .hold_bases = cuda_hold_bases,
+    .host_vectors = cuda_host_vectors,
     .zkey_ab = cuda_zkey_ab,
     .quotient = cuda_quotient,
     .msm_g1 = cuda_msm_g1,
