@@ -12,6 +12,9 @@
 #include <vector>
 
 #include "cuda/msm_gpu.cuh"
+extern "C" {
+#include "base/par.h"
+}
 
 namespace msmg {
 
@@ -320,6 +323,9 @@ extern "C" void msm_gpu_free(msm_gpu *ctx) {
   }
   free(ctx->pphase);
   if (!ctx->host) {
+    for (int i = 0; i < 2; i++)
+      if (ctx->stage_ev[i])
+        cudaEventDestroy(ctx->stage_ev[i]);
     if (ctx->done)
       cudaEventDestroy(ctx->done);
     if (ctx->ev0)
@@ -381,6 +387,11 @@ cuzk_status ctx_init(msm_gpu *ctx, cuzk_err *err) {
                          &ctx->in_bases, &ctx->in_scalars};
   for (unsigned i = 0; i < B_COUNT; i++) CUZK_TRY(ctx_alloc(ctx, dst[i], l.bytes[i], false, err));
   CUZK_TRY(ctx_alloc(ctx, &ctx->win_host, WIN_SLOTS * ctx->psize, true, err));
+  if (!ctx->host && (ctx->flags & MSM_GPU_HOST_INPUTS))
+    for (int i = 0; i < 2; i++) {
+      CUZK_TRY(ctx_alloc(ctx, &ctx->stage[i], STAGE_BYTES, true, err));
+      CUDA_TRY(err, cudaEventCreateWithFlags(&ctx->stage_ev[i], cudaEventDisableTiming));
+    }
   CUZK_TRY(ctx_alloc(ctx, (void **)&ctx->counts_host, 16, true, err));
   return CUZK_OK;
 }
@@ -464,6 +475,48 @@ __global__ void zero_scalars_kernel(uint8_t *scalars, const uint32_t *idx, uint3
 
 namespace {
 
+struct copy_job {
+  uint8_t *dst;
+  const uint8_t *src;
+  size_t bytes;
+};
+
+void copy_worker(void *arg, unsigned idx, unsigned n) {
+  const copy_job *j = (const copy_job *)arg;
+  size_t lo, hi;
+  par_range(j->bytes, idx, n, &lo, &hi);
+  memcpy(j->dst + lo, j->src + lo, hi - lo);
+}
+
+/* bytes from host memory to the device at dst, on the context's stream.
+ * Page-locked sources go straight; pageable ones (a mapped key, a witness)
+ * through the two staging buffers: while the device copies one, host
+ * threads fill the other, which the bus takes at its full speed, against
+ * ~8 GB/s for cudaMemcpy from pageable memory (bench/RESULTS.md). */
+cuzk_status copy_in(msm_gpu *ctx, void *dst, const void *src, size_t bytes, unsigned *turn,
+                    cuzk_err *err) {
+  if (bytes == 0)
+    return CUZK_OK;
+  cudaPointerAttributes at;
+  if (cudaPointerGetAttributes(&at, src) == cudaSuccess && at.type == cudaMemoryTypeHost) {
+    CUDA_TRY(err, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, ctx->stream));
+    return CUZK_OK;
+  }
+  cudaGetLastError(); /* a pageable pointer is not an error */
+  const unsigned threads = par_threads() < 8 ? par_threads() : 8;
+  for (size_t o = 0; o < bytes; o += STAGE_BYTES) {
+    const size_t len = bytes - o < STAGE_BYTES ? bytes - o : STAGE_BYTES;
+    const unsigned k = (*turn)++ & 1;
+    CUDA_TRY(err, cudaEventSynchronize(ctx->stage_ev[k])); /* its last copy is done */
+    copy_job j = {(uint8_t *)ctx->stage[k], (const uint8_t *)src + o, len};
+    par_run(len >= ((size_t)4 << 20) ? threads : 1, copy_worker, &j);
+    CUDA_TRY(err, cudaMemcpyAsync((uint8_t *)dst + o, ctx->stage[k], len, cudaMemcpyHostToDevice,
+                                  ctx->stream));
+    CUDA_TRY(err, cudaEventRecord(ctx->stage_ev[k], ctx->stream));
+  }
+  return CUZK_OK;
+}
+
 /* The parts' scalars (and, without res, their bases) into the context's
  * input buffers, then the MSM over them (or over res's device bases). */
 cuzk_status run_parts(msm_gpu *ctx, msm_gpu_group g, void *out, const msm_gpu_bases *res,
@@ -482,6 +535,7 @@ cuzk_status run_parts(msm_gpu *ctx, msm_gpu_group g, void *out, const msm_gpu_ba
     return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
                         "msm_gpu: resident set and context differ in MSM_GPU_EMULATE");
   size_t off = 0;
+  unsigned turn = 0;
   for (size_t i = 0; i < nparts; i++) {
     const size_t k = parts[i].n;
     uint8_t *b = (uint8_t *)ctx->in_bases + off * ctx->asize, *s = (uint8_t *)ctx->in_scalars + off * 32;
@@ -489,12 +543,10 @@ cuzk_status run_parts(msm_gpu *ctx, msm_gpu_group g, void *out, const msm_gpu_ba
       if (!res)
         memcpy(b, parts[i].bases, k * ctx->asize);
       memcpy(s, parts[i].scalars, k * 32);
-    } else if (k) {
+    } else {
       if (!res)
-        CUDA_TRY(err, cudaMemcpyAsync(b, parts[i].bases, k * ctx->asize, cudaMemcpyHostToDevice,
-                                      ctx->stream));
-      CUDA_TRY(err, cudaMemcpyAsync(s, parts[i].scalars, k * 32, cudaMemcpyHostToDevice,
-                                    ctx->stream));
+        CUZK_TRY(copy_in(ctx, b, parts[i].bases, k * ctx->asize, &turn, err));
+      CUZK_TRY(copy_in(ctx, s, parts[i].scalars, k * 32, &turn, err));
     }
     off += k;
   }

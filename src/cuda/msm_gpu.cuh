@@ -439,6 +439,10 @@ struct msm_gpu {
   int *pphase;
   unsigned npev, pev_cap, prof_runs;
   double prof_ms[MSM_GPU_PHASES];
+  /* MSM_GPU_HOST_INPUTS on a device: two page-locked staging buffers of
+   * STAGE_BYTES, each with the event of its last copy to the device */
+  void *stage[2];
+  cudaEvent_t stage_ev[2];
   /* allocations, for msm_gpu_free */
   void *dev_allocs[24], *pinned_allocs[4];
   unsigned ndev, npinned;
@@ -446,6 +450,9 @@ struct msm_gpu {
 
 
 #define WIN_SLOTS (msmg::NWIN_MAX + 1) /* window sums, then the ones' sum */
+/* A staging buffer for host inputs: big enough that a copy's fixed costs
+ * vanish, small enough that two are cheap to keep page-locked. */
+#define STAGE_BYTES ((size_t)32 << 20)
 
 namespace msmg {
 
