@@ -86,7 +86,14 @@ if "$cz" bench keygen --help >/dev/null 2>&1; then
       flag=; [ $mode = resident ] && flag=--resident
       "$cz" bench prove --reps 3 --device gpu $flag "$d/circuit.zkey" "$d/witness.wtns" \
         >"$out/bench-k$lg-gpu-$mode.log" 2>&1 || st=1
-      echo "summary: prove 2^$lg gpu, key $mode: $(grep -h 'median\|MSMs:\|first' "$out/bench-k$lg-gpu-$mode.log" | tr '\n' ' ')"
+      tot=$(sed -n 's/^median of [0-9]*: total \([0-9.]*\) s.*/\1/p' "$out/bench-k$lg-gpu-$mode.log")
+      # Floor (PERF.md cost model at 100 % of IMAD peak, scaled from 2^27 by
+      # size): G1 over A (2^K), B1 (2^(K-1) live: half the B column is
+      # infinity), C + H (2^(K+1)): 3.5 x 2^K points at 297 ms per 2^26;
+      # G2 over 2^(K-1) at 1.43 s per 2^27; 6 NTTs at 29 ms per 2^27.
+      fl=$(awk -v k="$lg" 'BEGIN{n=2^k; printf "%.3f", (3.5*n*0.297/2^26 + 0.5*n*1.43/2^27 + 6*n*0.029/2^27)}')
+      ratio=$(awk -v t="${tot:-0}" -v f="$fl" 'BEGIN{printf "%.1f", t / f}')
+      echo "summary: prove 2^$lg gpu, key $mode: floor $fl s, ${ratio}x floor; $(grep -h 'median\|MSMs:\|first' "$out/bench-k$lg-gpu-$mode.log" | tr '\n' ' ')"
     done
     if [ $first = 1 ]; then
       "$cz" bench prove --reps 1 --device cpu "$d/circuit.zkey" "$d/witness.wtns" \

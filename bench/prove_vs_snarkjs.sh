@@ -3,7 +3,8 @@
 # this machine, in one command (PERF.md 4: CPU peers timed side by side).
 # Uses the oracle fixtures (tests/oracle/make_fixtures.sh BUILD/oracle --big).
 # Usage: bench/prove_vs_snarkjs.sh [BUILD] [circuit...]   (default chain_16k chain_64k)
-# Prints one row per circuit: median of 3 runs each, and the ratio.
+# Prints one row per circuit: median of 3 runs each, and the ratio.  cuzk
+# runs with --device cpu: the comparison is of the two CPU provers.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$repo/build}; shift || true
@@ -18,12 +19,13 @@ for c in $circuits; do
   d=$build/oracle/$c
   [ -f "$d/circuit.zkey" ] || { echo "$c: no fixture at $d (run make_fixtures.sh $build/oracle --big)"; continue; }
   dom=$(grep -o 'domainSize=[0-9]*' "$d/info.txt" | cut -d= -f2)
-  s1=$(t "$snarkjs" groth16 prove "$d/circuit.zkey" "$d/witness.wtns" "$tmp/p.json" "$tmp/q.json")
-  s2=$(t "$snarkjs" groth16 prove "$d/circuit.zkey" "$d/witness.wtns" "$tmp/p.json" "$tmp/q.json")
-  s3=$(t "$snarkjs" groth16 prove "$d/circuit.zkey" "$d/witness.wtns" "$tmp/p.json" "$tmp/q.json")
-  k1=$(t "$cuzk" prove --quiet "$d/circuit.zkey" "$d/witness.wtns" "$tmp/p.json" "$tmp/q.json")
-  k2=$(t "$cuzk" prove --quiet "$d/circuit.zkey" "$d/witness.wtns" "$tmp/p.json" "$tmp/q.json")
-  k3=$(t "$cuzk" prove --quiet "$d/circuit.zkey" "$d/witness.wtns" "$tmp/p.json" "$tmp/q.json")
-  s=$(med3 "$s1" "$s2" "$s3"); k=$(med3 "$k1" "$k2" "$k3")
+  # Interleaved (snarkjs, cuzk, snarkjs, ...) so that both see the same
+  # conditions on a shared machine, whose speed drifts by tens of percent.
+  ss=() ks=()
+  for i in 1 2 3; do
+    ss+=("$(t "$snarkjs" groth16 prove "$d/circuit.zkey" "$d/witness.wtns" "$tmp/p.json" "$tmp/q.json")")
+    ks+=("$(t "$cuzk" prove --quiet --device cpu "$d/circuit.zkey" "$d/witness.wtns" "$tmp/p.json" "$tmp/q.json")")
+  done
+  s=$(med3 "${ss[@]}"); k=$(med3 "${ks[@]}")
   printf '%-10s %8s %8s %10.3f %10.3f %7.1fx\n' "$c" "$dom" "$(nproc)" "$s" "$k" "$(echo "$s / $k" | bc -l)"
 done

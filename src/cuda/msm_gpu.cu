@@ -473,6 +473,26 @@ __global__ void zero_scalars_kernel(uint8_t *scalars, const uint32_t *idx, uint3
   }
 }
 
+/* scalars[i] = 0 where bases[i] is infinity (all-zero bytes); asize is a
+ * multiple of 16 and bases 16-byte aligned. */
+__global__ void zero_inf_scalars_kernel(const uint8_t *bases, uint8_t *scalars, uint32_t n,
+                                        uint32_t asize) {
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  const uint4 *p = (const uint4 *)(bases + (size_t)asize * i);
+  uint32_t acc = 0;
+  for (uint32_t k = 0; k < asize / 16; k++) {
+    const uint4 v = p[k];
+    acc |= v.x | v.y | v.z | v.w;
+  }
+  if (acc == 0) {
+    uint4 *q = (uint4 *)(scalars + 32 * (size_t)i);
+    q[0] = make_uint4(0, 0, 0, 0);
+    q[1] = make_uint4(0, 0, 0, 0);
+  }
+}
+
 namespace {
 
 struct copy_job {
@@ -551,8 +571,25 @@ cuzk_status run_parts(msm_gpu *ctx, msm_gpu_group g, void *out, const msm_gpu_ba
     off += k;
   }
   /* A base at infinity adds nothing whatever its scalar: a zero scalar
-   * takes it out of the buckets (half of circom's B columns). */
-  if (res && res->ninf) {
+   * takes it out of the buckets (half of circom's B columns).  Uploaded
+   * bases are scanned on the device (~1 ms per 3 GB); a resident set
+   * brings its list. */
+  if (!res && n) {
+    if (ctx->host) {
+      for (size_t i = 0; i < n; i++) {
+        const uint8_t *p = (const uint8_t *)ctx->in_bases + i * ctx->asize;
+        uint8_t acc = 0;
+        for (size_t k = 0; k < ctx->asize; k++) acc |= p[k];
+        if (!acc)
+          memset((uint8_t *)ctx->in_scalars + 32 * i, 0, 32);
+      }
+    } else {
+      zero_inf_scalars_kernel<<<(unsigned)((n + 255) / 256), 256, 0, ctx->stream>>>(
+          (const uint8_t *)ctx->in_bases, (uint8_t *)ctx->in_scalars, (uint32_t)n,
+          (uint32_t)ctx->asize);
+      CUDA_TRY(err, cudaGetLastError());
+    }
+  } else if (res && res->ninf) {
     if (ctx->host) {
       for (size_t i = 0; i < res->ninf; i++)
         memset((uint8_t *)ctx->in_scalars + 32 * (size_t)res->inf[i], 0, 32);

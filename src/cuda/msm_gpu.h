@@ -55,7 +55,9 @@ cuzk_status msm_gpu_g2(msm_gpu *ctx, bls12_381_g2_jac *out, const void *bases_de
 
 /* The same over host arrays, like msm_g1_parts: the parts are copied to the
  * device buffers of a context made with MSM_GPU_HOST_INPUTS (sum of n at most
- * n_max), and the call returns with *out written. */
+ * n_max), and the call returns with *out written.  Pageable sources travel
+ * through the context's two page-locked staging buffers; on the device the
+ * scalars of bases at infinity are zeroed, so those points skip the buckets. */
 cuzk_status msm_gpu_g1_parts(msm_gpu *ctx, bls12_381_g1_jac *out, const msm_part *parts,
                              size_t nparts, const msm_gpu_opts *opts, cuzk_err *err);
 cuzk_status msm_gpu_g2_parts(msm_gpu *ctx, bls12_381_g2_jac *out, const msm_part *parts,
