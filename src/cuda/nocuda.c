@@ -3,6 +3,7 @@
  * such builds; a CUDA build gets device.cu and field_ops.cu instead. */
 #include <stdio.h>
 
+#include "cuda/ab_gpu.h"
 #include "cuda/cuda.h"
 #include "cuda/field_ops.h"
 #include "cuda/ntt_gpu.h"
@@ -35,6 +36,26 @@ cuzk_status cuzk_cuda_stream_new(void **stream, cuzk_err *err) {
 }
 
 void cuzk_cuda_stream_free(void *stream) {}
+
+cuzk_status cuda_ab_new(cuda_ab **out, const void *entries, size_t n_entries, size_t n,
+                        size_t n_witness, bool emulate, cuzk_err *err) {
+  *out = NULL;
+  return cuzk_err_set(err, CUZK_UNSUPPORTED, "not compiled with CUDA: %s", NO_CUDA);
+}
+
+void cuda_ab_free(cuda_ab *ab) {}
+
+bool cuda_ab_match(const cuda_ab *ab, const void *entries, size_t n_entries, size_t n,
+                   size_t n_witness) {
+  return false;
+}
+
+size_t cuda_ab_bytes(const cuda_ab *ab) { return 0; }
+
+cuzk_status cuda_ab_run(cuda_ab *ab, void *a, void *b, const void *witness, void *stream,
+                        cuzk_err *err) {
+  return cuzk_err_set(err, CUZK_UNSUPPORTED, "not compiled with CUDA: %s", NO_CUDA);
+}
 
 cuzk_status cuda_field_apply(cuda_field f, cuda_field_op op, void *r, const void *a, const void *b,
                              size_t n, cuzk_err *err) {

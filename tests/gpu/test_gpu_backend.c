@@ -10,6 +10,8 @@
 #include "harness.h"
 
 #include "backend/backend.h"
+#include "cuda/ab_gpu.h"
+#include "gpu_test.h"
 #include "msm/msm.h"
 
 static backend *gpu_or_skip(void) {
@@ -176,6 +178,83 @@ TEST(zkey_ab_matches_cpu) {
   CHECK(cb->ops->zkey_ab(cb, a1, b1, n, ent, ne, wit, nw, NULL) == CUZK_OK);
   CHECK(gb->ops->zkey_ab(gb, a2, b2, n, ent, ne, wit, nw, NULL) == CUZK_OK);
   CHECK(memcmp(a1, a2, n * sizeof *a1) == 0 && memcmp(b1, b2, n * sizeof *b1) == 0);
+  free(ent), free(wit), free(a1), free(b1), free(a2), free(b2);
+  backend_free(gb), backend_free(cb);
+}
+
+/* ne coefficient entries over n rows, sorted by row (as snarkjs writes
+ * them; rows_used < n leaves the top rows empty), for nw witness values. */
+static uint8_t *sorted_entries(size_t ne, size_t rows_used, size_t nw, test_rng *g) {
+  uint8_t *ent = malloc(44 * ne + 1);
+  CHECK(ent != NULL);
+  uint32_t row = 0;
+  for (size_t i = 0; i < ne; i++) {
+    if (test_rng_next(g) % 3 == 0 && row + 1 < rows_used)
+      row += 1 + (uint32_t)(test_rng_next(g) % 2); /* some rows get no entry */
+    if (row >= rows_used)
+      row = (uint32_t)rows_used - 1;
+    uint8_t *e = ent + 44 * i;
+    uint32_t m = (uint32_t)(test_rng_next(g) & 1), wire = (uint32_t)(test_rng_next(g) % nw);
+    memcpy(e, &m, 4), memcpy(e + 4, &row, 4), memcpy(e + 8, &wire, 4);
+    rand_scalar(e + 12, g);
+  }
+  return ent;
+}
+
+/* cuda/ab_gpu.h emulated (runs in CI): a, b equal to the CPU backend's for
+ * row-sorted entries with fresh witnesses; unsorted entries refused. */
+TEST(ab_emulated_matches_cpu) {
+  need_cuda_code();
+  backend *cb = backend_cpu_new(0);
+  test_rng g = {test_fresh_seed()};
+  const size_t n = 1024, nw = 300, ne = 3000;
+  uint8_t *ent = sorted_entries(ne, 900, nw, &g), *wit = malloc(32 * nw);
+  bls12_381_fr *a1 = malloc(n * sizeof *a1), *b1 = malloc(n * sizeof *b1),
+               *a2 = malloc(n * sizeof *a2), *b2 = malloc(n * sizeof *b2);
+  CHECK(wit && a1 && b1 && a2 && b2);
+  cuda_ab *ab = NULL;
+  cuzk_err err = {0};
+  CHECK_MSG(cuda_ab_new(&ab, ent, ne, n, nw, true, &err) == CUZK_OK, "%s", err.msg);
+  CHECK(cuda_ab_match(ab, ent, ne, n, nw) && !cuda_ab_match(ab, ent, ne - 1, n, nw));
+  for (int round = 0; round < 2; round++) {
+    for (size_t i = 0; i < nw; i++) rand_scalar(wit + 32 * i, &g);
+    memset(a2, 0xa5, n * sizeof *a2), memset(b2, 0x5a, n * sizeof *b2);
+    CHECK(cb->ops->zkey_ab(cb, a1, b1, n, ent, ne, wit, nw, NULL) == CUZK_OK);
+    CHECK_MSG(cuda_ab_run(ab, a2, b2, wit, NULL, &err) == CUZK_OK, "%s", err.msg);
+    CHECK_MSG(!memcmp(a1, a2, n * sizeof *a1) && !memcmp(b1, b2, n * sizeof *b1),
+              "emulated a, b differ from the CPU's, round %d", round);
+  }
+  cuda_ab_free(ab);
+  /* Two entries swapped out of row order: refused, the caller uses the CPU. */
+  uint8_t tmp[44];
+  memcpy(tmp, ent, 44), memcpy(ent, ent + 44 * (ne - 1), 44), memcpy(ent + 44 * (ne - 1), tmp, 44);
+  CHECK_EQ_INT(cuda_ab_new(&ab, ent, ne, n, nw, true, &err), CUZK_UNSUPPORTED);
+  CHECK(ab == NULL);
+  free(ent), free(wit), free(a1), free(b1), free(a2), free(b2);
+  backend_free(cb);
+}
+
+/* The backend with hold_bases on computes a, b on the GPU for row-sorted
+ * entries (and on the CPU for unsorted ones): equal to the CPU backend. */
+TEST(zkey_ab_resident_matches_cpu) {
+  backend *gb = gpu_or_skip(), *cb = backend_cpu_new(0);
+  test_rng g = {test_fresh_seed()};
+  const size_t n = 1u << 16, nw = 50000, ne = 200000;
+  uint8_t *ent = sorted_entries(ne, n - 3, nw, &g), *wit = malloc(32 * nw);
+  bls12_381_fr *a1 = malloc(n * sizeof *a1), *b1 = malloc(n * sizeof *b1),
+               *a2 = malloc(n * sizeof *a2), *b2 = malloc(n * sizeof *b2);
+  CHECK(wit && a1 && b1 && a2 && b2);
+  CHECK(gb->ops->hold_bases(gb, true, NULL) == CUZK_OK);
+  for (int round = 0; round < 3; round++) {
+    for (size_t i = 0; i < nw; i++) rand_scalar(wit + 32 * i, &g);
+    memset(a2, 0xa5, n * sizeof *a2), memset(b2, 0x5a, n * sizeof *b2);
+    CHECK(cb->ops->zkey_ab(cb, a1, b1, n, ent, ne, wit, nw, NULL) == CUZK_OK);
+    cuzk_err err = {0};
+    CHECK_MSG(gb->ops->zkey_ab(gb, a2, b2, n, ent, ne, wit, nw, &err) == CUZK_OK, "%s", err.msg);
+    CHECK_MSG(!memcmp(a1, a2, n * sizeof *a1) && !memcmp(b1, b2, n * sizeof *b1),
+              "resident a, b differ from the CPU's, round %d", round);
+  }
+  CHECK(gb->ops->hold_bases(gb, false, NULL) == CUZK_OK);
   free(ent), free(wit), free(a1), free(b1), free(a2), free(b2);
   backend_free(gb), backend_free(cb);
 }

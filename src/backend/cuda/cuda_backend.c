@@ -14,7 +14,9 @@
  * to the CPU on its own (the caller chooses: `cuzk prove --device`).
  * With hold_bases on, each MSM's base arrays get a device copy the first
  * time they come (msm_gpu_resident_new) and later MSMs over the same arrays
- * upload only their scalars: a key resident on the GPU between proofs, as
+ * upload only their scalars, and zkey_ab runs on the GPU from a resident
+ * copy of the coefficient section (cuda/ab_gpu.h, when the entries are
+ * sorted by row): a key resident on the GPU between proofs, as
  * `cuzk bench prove --resident` measures.  When the device has no room for
  * a copy, that MSM uploads its bases as usual.  The prover's a, b, c
  * vectors live in page-locked memory from host_vectors (kept between
@@ -25,6 +27,7 @@
 #include <string.h>
 
 #include "backend/backend.h"
+#include "cuda/ab_gpu.h"
 #include "cuda/cuda.h"
 #include "cuda/msm_gpu.h"
 #include "cuda/ntt_gpu.h"
@@ -41,6 +44,8 @@ typedef struct {
   void *stream;                     /* the quotient's (non-blocking) */
   bls12_381_fr *vec;                /* host_vectors: page-locked, vec_n elements */
   size_t vec_n;
+  cuda_ab *ab;                      /* hold_bases on: the resident coefficients */
+  const void *ab_refused;           /* entries cuda_ab_new refused (not row-sorted) */
   bool hold;                        /* hold_bases on: keep base sets resident */
   msm_gpu_bases *res[CUDA_MAX_RES]; /* the resident sets, oldest first */
   unsigned nres;
@@ -99,10 +104,30 @@ static bls12_381_fr *cuda_host_vectors(backend *be, size_t n, cuzk_err *err) {
   return im->vec;
 }
 
+static cuzk_status ensure_stream(cuda_impl *im, cuzk_err *err) {
+  return im->stream ? CUZK_OK : cuzk_cuda_stream_new(&im->stream, err);
+}
+
+/* With hold_bases on, a and b come from the resident coefficients on the
+ * GPU (only the witness is uploaded); otherwise, or when the entries are
+ * not sorted by row or the device has no room, from the host's cores. */
 static cuzk_status cuda_zkey_ab(backend *be, bls12_381_fr *a, bls12_381_fr *b, size_t n,
                                 const void *entries, size_t n_entries, const void *witness,
                                 size_t n_witness, cuzk_err *err) {
   cuda_impl *im = be->impl;
+  if (im->hold && entries != im->ab_refused) {
+    if (!cuda_ab_match(im->ab, entries, n_entries, n, n_witness)) {
+      cuda_ab_free(im->ab);
+      im->ab = NULL;
+      cuzk_err e = {0};
+      if (cuda_ab_new(&im->ab, entries, n_entries, n, n_witness, false, &e) != CUZK_OK)
+        im->ab = NULL, im->ab_refused = entries;
+    }
+    if (im->ab) {
+      cuzk_status st = ensure_stream(im, err);
+      return st != CUZK_OK ? st : cuda_ab_run(im->ab, a, b, witness, im->stream, err);
+    }
+  }
   return im->cpu->ops->zkey_ab(im->cpu, a, b, n, entries, n_entries, witness, n_witness, err);
 }
 
@@ -113,7 +138,7 @@ static cuzk_status cuda_quotient(backend *be, void *h, bls12_381_fr *a, bls12_38
   cuzk_status st = cuda_reserve(be, 0, 0, lg_n, err);
   if (st != CUZK_OK)
     return st;
-  if (!im->stream && (st = cuzk_cuda_stream_new(&im->stream, err)) != CUZK_OK)
+  if ((st = ensure_stream(im, err)) != CUZK_OK)
     return st;
   return cuda_ntt_quotient(im->ntt, h, a, bv, NULL, im->stream, err);
 }
@@ -127,6 +152,8 @@ static size_t parts_total(const msm_part *parts, size_t nparts) {
 static void drop_resident(cuda_impl *im) {
   for (unsigned i = 0; i < im->nres; i++) msm_gpu_bases_free(im->res[i]);
   im->nres = 0;
+  cuda_ab_free(im->ab);
+  im->ab = NULL, im->ab_refused = NULL;
 }
 
 static cuzk_status cuda_hold_bases(backend *be, bool on, cuzk_err *err) {
