@@ -36,7 +36,36 @@
  * T's low half lands in rbx r10..r14, where the reduction wants it.
  * r is written only by the final stores: r may alias a or b.
  *
- * Measured: see bench/bench_mont_kara.c (the numbers are in its header). */
+ * Measured (bench/bench_mont_kara.c, BLS12-381 p, interleaved rounds,
+ * min / median ns; cycles at the minimum):
+ *                          indep (throughput)        dep (latency)
+ *   Zen 1, 2.46-2.51 GHz   CIOS  65.1-65.8 / 66-68    65.8-66.2 / 67-69
+ *                          kara  69.4-70.5 / 70-73    69.1-70.3 / 70-73
+ *                          CIOS 162-164 cycles, kara 173-175: 0.92-0.94x
+ *   GPU host Xeon, 3.0 GHz CIOS  33.7 / 35.4          39.2 / 40.8
+ *                          kara  35.6 / 37.3          39.8 / 42.0  (0.95x)
+ * Slower, so not bound by ff/mont.h.  Why: fewer mulx (63 against 72:
+ * a 126-cycle multiplier bound against 150 on Zen 1), but the product is
+ * finished before the reduction can start (its limbs 3..5 need all three
+ * products), and six word-by-word steps with nothing to overlap run at
+ * their chain's latency, ~15 cycles a step (mont_x86.c measured ~91-100
+ * cycles for the reduction alone); the CIOS rows hide that latency under
+ * the next row's products.  Products (~60) + combination (~15) +
+ * reduction (~90) + final subtraction is the ~174 measured.  The function
+ * is also longer: 360 instructions (161 with a memory operand) against 294
+ * (91).
+ * Tried and not kept (both correct, both slower):
+ *   - reduction steps 0..2 run on L alone right after it (T's limbs 0..2
+ *     are L's), so that H and M could overlap them, W' = (L + m p) / X^3
+ *     spilled, then V = W' + Mid + H X^3 and steps 3..5: 183 cycles.
+ *   - the same with M's rows placed between the steps in program order
+ *     and everything that does not need M (C X^3 - L - H + H X^3, nine
+ *     limbs) made beforehand, leaving V = W' + M' + Q: 182 cycles.
+ *   The out-of-order core does not find that overlap on its own (a
+ *   blocked reduction chain fills the schedulers), and the extra spills
+ *   and nine-limb combinations cost more than the overlap gave.
+ * A Karatsuba product could still pay inside the lazy Fp2 product
+ * (mont384_fp2_mul_x86: six 6x6 products, reductions already apart). */
 #include "ff/mont.h"
 #include "ff/mont_x86_kara.h"
 
