@@ -67,6 +67,7 @@
 #include <time.h>
 
 #include "base/bytes.h"
+#include "bench_clock.h"
 #include "ff/consts_bls12_381.h"
 #include "ff/fp_x4.h"
 #include "ff/mont.h"
@@ -76,33 +77,9 @@ static const limb_t ONE[6] = BLS12_381_FP_ONE;
 static const limb_t PM2[6] = BLS12_381_FP_PM2;
 static const limb_t N0 = BLS12_381_FP_N0;
 
-static double cpu_ns(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
-}
-
-/* ns per cycle: 4M dependent adds, best of 3. */
-static double ns_per_cycle(void) {
-  double best = 1e30;
-  for (int k = 0; k < 3; k++) {
-    uint64_t x = 1;
-    double t0 = cpu_ns();
-    for (int i = 0; i < 1000000; i++)
-      __asm__ volatile("addq %0, %0\n\taddq %0, %0\n\taddq %0, %0\n\taddq %0, %0" : "+r"(x));
-    double t = (cpu_ns() - t0) / 4e6;
-    if (t < best) best = t;
-  }
-  return best;
-}
 
 static uint64_t rng_s = 12345;
-static uint64_t rng(void) {
-  uint64_t z = (rng_s += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
+static uint64_t rng(void) { return bench_rng(&rng_s); }
 static void rand_fp(limb_t r[6]) {
   do {
     for (int i = 0; i < 6; i++) r[i] = rng();
