@@ -3,11 +3,12 @@
  * DESIGN: the heavy steps run on the GPU through the C entry points of
  * src/cuda (the NTT plan of cuda/ntt_gpu.h for the quotient, one MSM
  * context per group from cuda/msm_gpu.h); zkey_ab, a single pass over the
- * coefficient entries, stays on the host cores (the CPU backend's own
- * operation).  Device memory is reserved up front by `reserve`, from the
- * key's sizes, before the first stage: the NTT plan with its three vectors
- * and the MSM contexts with their input buffers and scratch, so that no
- * operation allocates.  A later `reserve` for a larger key frees and
+ * coefficient entries, runs on the host cores (the CPU backend's own
+ * operation) unless the key is held (below).  Device memory is reserved up
+ * front by `reserve`, from the key's sizes, before the first stage: the NTT
+ * plan with its three vectors and the MSM contexts with their input buffers
+ * and scratch, so that no operation allocates - except, with hold_bases on,
+ * the resident copies, made once on a key's first proof.  A later `reserve` for a larger key frees and
  * remakes what is too small; one for a smaller key keeps what is there.
  * Results are the CPU backend's, bit for bit (tests/gpu).  Errors from CUDA
  * come back as statuses with file and line; the backend does not fall back
@@ -36,12 +37,12 @@
 #define CUDA_MAX_RES 8 /* resident base sets: a key's A, B1, B2 and C+H, twice */
 
 typedef struct {
-  backend *cpu;           /* zkey_ab */
+  backend *cpu;           /* zkey_ab when the key is not held */
   cuda_ntt_plan *ntt;     /* for lg_domain, 3 buffers */
   unsigned lg_domain;
   msm_gpu *g1, *g2;
   size_t g1_max, g2_max;
-  void *stream;                     /* the quotient's (non-blocking) */
+  void *stream;                     /* quotient and resident a,b (non-blocking) */
   bls12_381_fr *vec;                /* host_vectors: page-locked, vec_n elements */
   size_t vec_n;
   cuda_ab *ab;                      /* hold_bases on: the resident coefficients */
