@@ -22,7 +22,6 @@
 #include <time.h>
 
 #include "base/bytes.h"
-#include "bench_clock.h"
 #include "ff/consts_bls12_381.h"
 #include "ff/mont.h"
 
@@ -30,6 +29,25 @@ static const limb_t fp[6] = BLS12_381_FP_P;
 static const limb_t fr[4] = BLS12_381_FR_P;
 static const limb_t fp_n0 = BLS12_381_FP_N0, fr_n0 = BLS12_381_FR_N0;
 
+static double cpu_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+/* ns per cycle: 4M dependent adds, best of 3. */
+static double ns_per_cycle(void) {
+  double best = 1e30;
+  for (int k = 0; k < 3; k++) {
+    uint64_t x = 1;
+    double t0 = cpu_ns();
+    for (int i = 0; i < 1000000; i++)
+      __asm__ volatile("addq %0, %0\n\taddq %0, %0\n\taddq %0, %0\n\taddq %0, %0" : "+r"(x));
+    double t = (cpu_ns() - t0) / 4e6;
+    if (t < best) best = t;
+  }
+  return best;
+}
 
 /* Fp2 over the fast base-field operations: the product as fp2_tmpl.h
  * composed it before mont384_fp2_mul (3M + 5 add/sub), and the squaring
