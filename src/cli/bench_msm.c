@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/clock.h"
 #include "base/par.h"
 #include "cli/cli.h"
 #include "msm/msm.h"
@@ -29,12 +30,6 @@ static void bench_msm_usage(FILE *f, const char *what) {
           "14 per XYZZ addition, ~570 (G1) or ~200 (G2) per inversion (one per round);\n"
           "adds/pt counts the point additions into buckets and in the bucket reduction.\n",
           what, par_threads());
-}
-
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
 static double cpu_s(void) {
@@ -144,11 +139,11 @@ int bench_msm(int argc, char **argv, int group) {
     return CLI_USAGE;
   }
   cuzk_err err = {0};
-  double t0 = now_s();
+  double t0 = cuzk_now_s();
   cuzk_status st = group == 1 ? msm_g1_gen_bases(bases, nmax, 1, (unsigned)threads, &err)
                               : msm_g2_gen_bases(bases, nmax, 1, (unsigned)threads, &err);
   random_scalars(sc, nmax, 2);
-  double tgen = now_s() - t0;
+  double tgen = cuzk_now_s() - t0;
   printf("# %s: %lu thread(s); inputs for 2^%lu points made in %.2f s\n", what, threads, hi,
          tgen);
   printf("# %4s %3s %4s %5s %6s %9s %11s %11s %11s %8s %8s %7s\n", "lg", "c", "nwin", "split",
@@ -175,10 +170,10 @@ int bench_msm(int argc, char **argv, int group) {
     bls12_381_g1_jac o1;
     bls12_381_g2_jac o2;
     for (unsigned long r = 0; r <= reps && st == CUZK_OK; r++) {
-      double t = now_s(), u = cpu_s();
+      double t = cuzk_now_s(), u = cpu_s();
       st = group == 1 ? msm_g1_run(&o1, bases, sc, n, &plan, scratch, &ms, &err)
                       : msm_g2_run(&o2, bases, sc, n, &plan, scratch, &ms, &err);
-      t = now_s() - t, u = cpu_s() - u;
+      t = cuzk_now_s() - t, u = cpu_s() - u;
       if (r > 0)
         times[r - 1] = t, cpus[r - 1] = u;
     }

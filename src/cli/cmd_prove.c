@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "base/clock.h"
 #include "base/par.h"
 #include "cli/cli.h"
 #include "groth16/json.h"
@@ -39,16 +39,10 @@ typedef struct {
   int quiet;
 } progress;
 
-static double mono(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
 /* Prints stage lines once the run has taken more than two seconds. */
 static void on_stage(void *ctx, const char *name) {
   progress *p = ctx;
-  double t = mono() - p->t0;
+  double t = cuzk_now_s() - p->t0;
   if (!p->quiet && t > 2.0)
     fprintf(stderr, "cuzk prove: %6.1f s  %s...\n", t, name);
 }
@@ -134,7 +128,7 @@ int cmd_prove(int argc, char **argv) {
   if (threads)
     par_set_threads((unsigned)threads);
 
-  progress pr = {mono(), 0, quiet};
+  progress pr = {cuzk_now_s(), 0, quiet};
   cuzk_err err = {0};
   zkey_file zk;
   wtns_file w;

@@ -8,9 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/par.h"
 #include "poly/ntt.h"
 
@@ -362,12 +362,6 @@ static void kg_scalars(const kg_ctx *kc, int sec, uint64_t lo, uint64_t hi, kg_w
 
 /* ------------------------------------------------- output files */
 
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
 static cuzk_status pwrite_all(int fd, const char *path, const void *buf, size_t len, uint64_t off,
                               cuzk_err *err) {
   const uint8_t *p = buf;
@@ -562,7 +556,7 @@ static void run_worker(void *ctx, unsigned idx, unsigned nw) {
     run_fail(R, CUZK_NO_MEMORY, &e);
     return;
   }
-  double last = now_s();
+  double last = cuzk_now_s();
   while (!atomic_load(&R->failed)) {
     uint64_t lo = atomic_fetch_add(&R->next, 1) * R->chunk;
     if (lo >= R->count)
@@ -604,7 +598,7 @@ static void run_worker(void *ctx, unsigned idx, unsigned nw) {
       break;
     }
     uint64_t done = atomic_fetch_add(&R->done, hi - lo) + (hi - lo);
-    double t = now_s();
+    double t = cuzk_now_s();
     if (idx == 0 && R->o && R->o->progress && t - last >= 0.25) {
       last = t;
       R->o->progress(R->o->progress_ctx, R->stage, done, R->count, t - R->t0);
@@ -615,7 +609,7 @@ static void run_worker(void *ctx, unsigned idx, unsigned nw) {
 
 static void report(const keygen_opts *o, int stage, uint64_t done, uint64_t total, double t0) {
   if (o && o->progress)
-    o->progress(o->progress_ctx, stage, done, total, now_s() - t0);
+    o->progress(o->progress_ctx, stage, done, total, cuzk_now_s() - t0);
 }
 
 /* Runs one stage over count items on `threads` workers. */
@@ -627,14 +621,14 @@ static cuzk_status run_stage(const kg_ctx *kc, const keygen_opts *o, unsigned th
   kg_run R = {.kc = kc, .o = o, .fd = fd, .path = path, .stage = stage, .sec = sec,
               .group = group, .c1 = c1, .c2 = c2, .count = count, .off = off, .off_a = off_a,
               .chunk = group == 1 ? CHUNK_G1 : group == 2 ? CHUNK_G2 : CHUNK_ROWS,
-              .t0 = now_s(), .err_claimed = ATOMIC_FLAG_INIT};
+              .t0 = cuzk_now_s(), .err_claimed = ATOMIC_FLAG_INIT};
   atomic_init(&R.next, 0);
   atomic_init(&R.done, 0);
   atomic_init(&R.failed, 0);
   report(o, stage, 0, count, R.t0);
   uint64_t chunks = (count + R.chunk - 1) / R.chunk;
   par_run(chunks < threads ? (unsigned)(chunks ? chunks : 1) : threads, run_worker, &R);
-  *secs = now_s() - R.t0;
+  *secs = cuzk_now_s() - R.t0;
   if (atomic_load(&R.failed)) {
     if (err)
       *err = R.err;
@@ -822,7 +816,7 @@ static cuzk_status write_fixed(int fd, const char *path, const keygen_chain *c, 
 static cuzk_status write_witness(int fd, const char *path, const keygen_chain *c,
                                  const keygen_opts *o, cuzk_err *err) {
   const uint64_t N = c->n_steps, nv = N + 4;
-  const double t0 = now_s();
+  const double t0 = cuzk_now_s();
   uint8_t h[96]; /* the header (64 bytes), later wires 0..2 */
   memcpy(h, "wtns", 4);
   wr_u32le(h + 4, 2);
@@ -870,7 +864,7 @@ static cuzk_status write_witness(int fd, const char *path, const keygen_chain *c
       bls12_381_fr_add(&fi, &fi, &one);
     }
     st = pwrite_all(fd, path, buf, 32 * (e - b), base + 32 * (3 + b), err);
-    double tn = now_s();
+    double tn = cuzk_now_s();
     if (tn - last >= 0.25) {
       last = tn;
       report(o, KEYGEN_STAGE_WITNESS, e, N + 1, t0);
@@ -924,7 +918,7 @@ static cuzk_status close_file(int fd, const char *tmp, cuzk_err *err) {
 cuzk_status keygen_chain_write(const keygen_chain *c, const char *zkey_path, const char *wtns_path,
                                const keygen_opts *o, keygen_timings *tm_out, cuzk_err *err) {
   keygen_timings tm = {0};
-  const double t_start = now_s();
+  const double t_start = cuzk_now_s();
   const uint64_t N = c->n_steps;
   if (N > KEYGEN_CHAIN_STEPS(KEYGEN_MAX_LG) || limbs_is_zero(c->tau, 4) ||
       limbs_is_zero(c->delta, 4) || !limbs_lt(c->tau, bls12_381_fr_modulus, 4) ||
@@ -961,7 +955,7 @@ cuzk_status keygen_chain_write(const keygen_chain *c, const char *zkey_path, con
   }
 
   /* Tables: G1 serves ~4n points, G2 n. */
-  t = now_s();
+  t = cuzk_now_s();
   tm.comb_bits[0] = o && o->comb_bits[0] ? o->comb_bits[0] : comb_pick_bits(4 * n);
   tm.comb_bits[1] = o && o->comb_bits[1] ? o->comb_bits[1] : comb_pick_bits(n);
   report(o, KEYGEN_STAGE_TABLES, 0, 2, t);
@@ -970,15 +964,15 @@ cuzk_status keygen_chain_write(const keygen_chain *c, const char *zkey_path, con
       (st = bls12_381_g2_comb_init(&c2, &bls12_381_g2_generator, tm.comb_bits[1], threads, err)) !=
           CUZK_OK)
     goto fail;
-  tm.stage_s[KEYGEN_STAGE_TABLES] = now_s() - t;
+  tm.stage_s[KEYGEN_STAGE_TABLES] = cuzk_now_s() - t;
   report(o, KEYGEN_STAGE_TABLES, 2, 2, t);
 
-  t = now_s();
+  t = cuzk_now_s();
   report(o, KEYGEN_STAGE_SETUP, 0, 1, t);
   if ((st = kg_ctx_init(&kc, c, threads, err)) != CUZK_OK ||
       (st = write_fixed(zfd, ztmp, c, &kc, &c1, &c2, size, off, err)) != CUZK_OK)
     goto fail;
-  tm.stage_s[KEYGEN_STAGE_SETUP] = now_s() - t;
+  tm.stage_s[KEYGEN_STAGE_SETUP] = cuzk_now_s() - t;
   report(o, KEYGEN_STAGE_SETUP, 1, 1, t);
 
   const struct {
@@ -1004,10 +998,10 @@ cuzk_status keygen_chain_write(const keygen_chain *c, const char *zkey_path, con
   bls12_381_g1_comb_fini(&c1);
   bls12_381_g2_comb_fini(&c2);
 
-  t = now_s();
+  t = cuzk_now_s();
   if ((st = write_witness(wfd, wtmp, c, o, err)) != CUZK_OK)
     goto fail;
-  tm.stage_s[KEYGEN_STAGE_WITNESS] = now_s() - t;
+  tm.stage_s[KEYGEN_STAGE_WITNESS] = cuzk_now_s() - t;
 
   st = close_file(zfd, ztmp, err);
   zfd = -1;
@@ -1025,7 +1019,7 @@ cuzk_status keygen_chain_write(const keygen_chain *c, const char *zkey_path, con
     unlink(zkey_path); /* a key without its witness is no use to a benchmark */
     goto fail;
   }
-  tm.total_s = now_s() - t_start;
+  tm.total_s = cuzk_now_s() - t_start;
   if (tm_out)
     *tm_out = tm;
   return CUZK_OK;

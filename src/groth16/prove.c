@@ -14,15 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
-#include <time.h>
 
+#include "base/clock.h"
 #include "groth16/verify.h"
-
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec + t.tv_nsec * 1e-9;
-}
 
 cuzk_status groth16_random_scalar(limb_t out[4], cuzk_err *err) {
   for (int tries = 0; tries < 1000; tries++) {
@@ -64,7 +58,7 @@ cuzk_status groth16_prove_zkey(groth16_proof *proof, const zkey_file *zk, const 
                                backend *be, const groth16_prove_opts *opts,
                                groth16_timings *timings, cuzk_err *err) {
   groth16_timings tm = {0};
-  double t0 = now_s(), t;
+  double t0 = cuzk_now_s(), t;
   cuzk_status st;
   st = zkey_check_witness(zk, w, err);
   if (st != CUZK_OK)
@@ -96,21 +90,21 @@ cuzk_status groth16_prove_zkey(groth16_proof *proof, const zkey_file *zk, const 
   bls12_381_g2_jac pb2;
 
   stage(opts, "a, b");
-  t = now_s();
+  t = cuzk_now_s();
   st = be->ops->zkey_ab(be, a, b, n, zk->coefs, zk->n_coefs, w->values, w->n_witness, err);
-  tm.ab_s = now_s() - t;
+  tm.ab_s = cuzk_now_s() - t;
   if (st != CUZK_OK)
     goto out;
 
   stage(opts, "quotient (6 NTTs)");
-  t = now_s();
+  t = cuzk_now_s();
   st = be->ops->quotient(be, c, a, b, c, zk->lg_domain, err);
-  tm.quotient_s = now_s() - t;
+  tm.quotient_s = cuzk_now_s() - t;
   if (st != CUZK_OK)
     goto out;
 
   stage(opts, "MSMs");
-  t = now_s();
+  t = cuzk_now_s();
   const size_t nv = zk->n_vars, np = zk->n_public;
   const uint8_t *wv = w->values;
   /* pi_C + pi_H is one MSM over the C points and the H points. */
@@ -118,14 +112,14 @@ cuzk_status groth16_prove_zkey(groth16_proof *proof, const zkey_file *zk, const 
   const msm_part pt_ch[2] = {{zk->c, wv + 32 * (np + 1), nv - np - 1}, {zk->h, c, n}};
   double tq = t;
 #define MSM_TIMED(k, call)                                                                       \
-  ((st = (call)) == CUZK_OK ? (tm.msm_each_s[k] = now_s() - tq, tq += tm.msm_each_s[k], 1) : 0)
+  ((st = (call)) == CUZK_OK ? (tm.msm_each_s[k] = cuzk_now_s() - tq, tq += tm.msm_each_s[k], 1) : 0)
   if (!MSM_TIMED(0, be->ops->msm_g1(be, &pa, &pt_a, 1, err)) ||
       !MSM_TIMED(1, be->ops->msm_g1(be, &pb1, &pt_b1, 1, err)) ||
       !MSM_TIMED(2, be->ops->msm_g2(be, &pb2, &pt_b2, 1, err)) ||
       !MSM_TIMED(3, be->ops->msm_g1(be, &pch, pt_ch, 2, err)))
     goto out;
 #undef MSM_TIMED
-  tm.msm_s = now_s() - t;
+  tm.msm_s = cuzk_now_s() - t;
 
   /* Blinding (FORMATS.md 3.6 step 6), constant time in r and s. */
   limb_t r[4], s[4], rs[4];
@@ -173,7 +167,7 @@ cuzk_status groth16_prove_zkey(groth16_proof *proof, const zkey_file *zk, const 
 
   /* Verify before returning (never hand out an invalid proof). */
   stage(opts, "verify");
-  t = now_s();
+  t = cuzk_now_s();
   {
     groth16_vk vk;
     if ((st = zkey_read_vk(zk, &vk, err)) != CUZK_OK)
@@ -199,10 +193,10 @@ cuzk_status groth16_prove_zkey(groth16_proof *proof, const zkey_file *zk, const 
       cuzk_err_set(err, st, "%s", verr.msg);
     }
   }
-  tm.verify_s = now_s() - t;
+  tm.verify_s = cuzk_now_s() - t;
 
 out:
-  tm.total_s = now_s() - t0;
+  tm.total_s = cuzk_now_s() - t0;
   if (timings)
     *timings = tm;
   if (own_buf)
