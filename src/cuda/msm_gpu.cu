@@ -460,18 +460,7 @@ struct msm_gpu_bases {
   size_t n, nparts, asize;
   const void **src;         /* each part's host bases, and its count */
   size_t *count;
-  uint32_t *inf;            /* indices of the bases at infinity (device, or host) */
-  size_t ninf;
 };
-
-__global__ void zero_scalars_kernel(uint8_t *scalars, const uint32_t *idx, uint32_t n) {
-  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) {
-    uint4 *p = (uint4 *)(scalars + 32 * (size_t)idx[i]);
-    p[0] = make_uint4(0, 0, 0, 0);
-    p[1] = make_uint4(0, 0, 0, 0);
-  }
-}
 
 /* scalars[i] = 0 where bases[i] is infinity (all-zero bytes); asize is a
  * multiple of 16 and bases 16-byte aligned. */
@@ -571,35 +560,23 @@ cuzk_status run_parts(msm_gpu *ctx, msm_gpu_group g, void *out, const msm_gpu_ba
     off += k;
   }
   /* A base at infinity adds nothing whatever its scalar: a zero scalar
-   * takes it out of the buckets (half of circom's B columns).  Uploaded
-   * bases are scanned on the device (~1 ms per 3 GB); a resident set
-   * brings its list. */
-  if (!res && n) {
-    if (ctx->host) {
-      for (size_t i = 0; i < n; i++) {
-        const uint8_t *p = (const uint8_t *)ctx->in_bases + i * ctx->asize;
-        uint8_t acc = 0;
-        for (size_t k = 0; k < ctx->asize; k++) acc |= p[k];
-        if (!acc)
-          memset((uint8_t *)ctx->in_scalars + 32 * i, 0, 32);
-      }
-    } else {
-      zero_inf_scalars_kernel<<<(unsigned)((n + 255) / 256), 256, 0, ctx->stream>>>(
-          (const uint8_t *)ctx->in_bases, (uint8_t *)ctx->in_scalars, (uint32_t)n,
-          (uint32_t)ctx->asize);
-      CUDA_TRY(err, cudaGetLastError());
+   * takes it out of the buckets (half of circom's B columns).  The bases
+   * are scanned where they lie, uploaded or resident (~1 ms per 3 GB). */
+  const uint8_t *bases = (const uint8_t *)(res ? res->data : ctx->in_bases);
+  if (n && ctx->host) {
+    for (size_t i = 0; i < n; i++) {
+      const uint8_t *p = bases + i * ctx->asize;
+      uint8_t acc = 0;
+      for (size_t k = 0; k < ctx->asize; k++) acc |= p[k];
+      if (!acc)
+        memset((uint8_t *)ctx->in_scalars + 32 * i, 0, 32);
     }
-  } else if (res && res->ninf) {
-    if (ctx->host) {
-      for (size_t i = 0; i < res->ninf; i++)
-        memset((uint8_t *)ctx->in_scalars + 32 * (size_t)res->inf[i], 0, 32);
-    } else {
-      zero_scalars_kernel<<<(unsigned)((res->ninf + 255) / 256), 256, 0, ctx->stream>>>(
-          (uint8_t *)ctx->in_scalars, res->inf, (uint32_t)res->ninf);
-      CUDA_TRY(err, cudaGetLastError());
-    }
+  } else if (n) {
+    zero_inf_scalars_kernel<<<(unsigned)((n + 255) / 256), 256, 0, ctx->stream>>>(
+        bases, (uint8_t *)ctx->in_scalars, (uint32_t)n, (uint32_t)ctx->asize);
+    CUDA_TRY(err, cudaGetLastError());
   }
-  CUZK_TRY(run_any(ctx, g, out, res ? res->data : ctx->in_bases, ctx->in_scalars, n, opts,
+  CUZK_TRY(run_any(ctx, g, out, bases, ctx->in_scalars, n, opts,
                    ctx->stream, err));
   if (!ctx->host)
     CUDA_TRY(err, cudaStreamSynchronize(ctx->stream));
@@ -626,15 +603,10 @@ extern "C" cuzk_status msm_gpu_parts_resident_(msm_gpu *ctx, msm_gpu_group g, vo
 extern "C" void msm_gpu_bases_free(msm_gpu_bases *b) {
   if (!b)
     return;
-  if (b->host) {
+  if (b->host)
     free(b->data);
-    free(b->inf);
-  } else {
-    if (b->data)
-      cudaFree(b->data);
-    if (b->inf)
-      cudaFree(b->inf);
-  }
+  else if (b->data)
+    cudaFree(b->data);
   free(b->src);
   free(b->count);
   free(b);
@@ -689,41 +661,6 @@ extern "C" cuzk_status msm_gpu_bases_new(msm_gpu_bases **out, msm_gpu_group g,
                                  cudaMemcpyHostToDevice);
       if (e != cudaSuccess)
         st = cuda_fail(e, __FILE__, __LINE__, "cudaMemcpy of resident bases", err);
-    }
-  }
-  /* The indices of the bases at infinity (all-zero bytes), for the runs to
-   * zero their scalars. */
-  std::vector<uint32_t> inf;
-  for (size_t i = 0, off = 0; st == CUZK_OK && i < nparts; off += parts[i++].n) {
-    const uint8_t *p = (const uint8_t *)parts[i].bases;
-    for (size_t k = 0; k < parts[i].n; k++, p += b->asize) {
-      uint64_t acc = 0;
-      for (size_t j = 0; j < b->asize; j += 8) {
-        uint64_t v;
-        memcpy(&v, p + j, 8);
-        acc |= v;
-      }
-      if (acc == 0)
-        inf.push_back((uint32_t)(off + k));
-    }
-  }
-  b->ninf = inf.size();
-  if (st == CUZK_OK && b->ninf) {
-    const size_t bytes_inf = b->ninf * sizeof(uint32_t);
-    if (b->host) {
-      if (!(b->inf = (uint32_t *)malloc(bytes_inf)))
-        st = cuzk_err_set(err, CUZK_NO_MEMORY, "msm_gpu_bases_new: %zu indices", b->ninf);
-      else
-        memcpy(b->inf, inf.data(), bytes_inf);
-    } else {
-      cudaError_t e = cudaMalloc(&b->inf, bytes_inf);
-      if (e != cudaSuccess) {
-        b->inf = nullptr;
-        st = cuda_fail(e, __FILE__, __LINE__, "cudaMalloc of infinity indices", err);
-      } else if ((e = cudaMemcpy(b->inf, inf.data(), bytes_inf, cudaMemcpyHostToDevice)) !=
-                 cudaSuccess) {
-        st = cuda_fail(e, __FILE__, __LINE__, "cudaMemcpy of infinity indices", err);
-      }
     }
   }
   if (st != CUZK_OK) {

@@ -68,9 +68,9 @@ cuzk_status msm_gpu_g2_parts(msm_gpu *ctx, bls12_381_g2_jac *out, const msm_part
  * arrays upload only their scalars (a key kept on the GPU between proofs).
  * flags: MSM_GPU_EMULATE to hold it in host memory for emulated contexts.
  * The set remembers the host addresses only: the caller keeps those arrays
- * unchanged while the set is in use (a mapped key stays mapped).  It also
- * lists its bases at infinity, whose scalars a run zeroes on the device so
- * that they skip the buckets (half of a circom key's B1 and B2 points).
+ * unchanged while the set is in use (a mapped key stays mapped).  Runs
+ * over it zero the scalars of its bases at infinity on the device, as runs
+ * over uploaded bases do (see the _parts entry points).
  *   void msm_gpu_bases_free(msm_gpu_bases *b);            (NULL is fine)
  *   size_t msm_gpu_bases_bytes(const msm_gpu_bases *b);   its device bytes */
 cuzk_status msm_gpu_resident_new(msm_gpu_bases **out, msm_gpu_group g, const msm_part *parts,

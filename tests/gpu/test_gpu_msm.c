@@ -225,29 +225,45 @@ static void run_one(msm_gpu *ctx, int g2, size_t n, uint64_t seed, scalar_kind s
   free_case(&c);
 }
 
-/* The case cut into three parts (sizes n/3, n/3 and the rest; some may be
- * empty) through the _parts entry point, against the CPU on the whole. */
-static void check_three_parts(msm_gpu *ctx, const msm_case *c) {
-  const size_t bs = base_size(c->g2), a = c->n / 3, b = c->n / 3;
-  msm_part parts[3] = {{c->bases, c->scalars, a},
-                       {c->bases + a * bs, c->scalars + a * 32, b},
-                       {c->bases + (a + b) * bs, c->scalars + (a + b) * 32, c->n - a - b}};
+/* Whether the MSM of the parts on ctx (over res's device bases when res is
+ * not NULL) equals the CPU MSM of the case's whole arrays; fails the test
+ * when the GPU call does. */
+static int parts_equal_cpu(msm_gpu *ctx, const msm_gpu_bases *res, const msm_case *c,
+                           const msm_part *parts, size_t nparts) {
   cuzk_err err = {0};
-  int equal;
   if (c->g2) {
     bls12_381_g2_jac got, want;
     memset(&got, 0x5A, sizeof got);
-    CHECK_MSG(msm_gpu_g2_parts(ctx, &got, parts, 3, NULL, &err) == CUZK_OK, "%s", err.msg);
+    cuzk_status st = res ? msm_gpu_g2_parts_resident(ctx, &got, res, parts, nparts, NULL, &err)
+                         : msm_gpu_g2_parts(ctx, &got, parts, nparts, NULL, &err);
+    CHECK_MSG(st == CUZK_OK, "%s", err.msg);
     CHECK(msm_g2(&want, c->bases, c->scalars, c->n, 0, &err) == CUZK_OK);
-    equal = bls12_381_g2_jac_eq(&got, &want);
-  } else {
-    bls12_381_g1_jac got, want;
-    memset(&got, 0x5A, sizeof got);
-    CHECK_MSG(msm_gpu_g1_parts(ctx, &got, parts, 3, NULL, &err) == CUZK_OK, "%s", err.msg);
-    CHECK(msm_g1(&want, c->bases, c->scalars, c->n, 0, &err) == CUZK_OK);
-    equal = bls12_381_g1_jac_eq(&got, &want);
+    return bls12_381_g2_jac_eq(&got, &want);
   }
-  CHECK_MSG(equal, "G%d MSM of %zu points in three parts: GPU != CPU", c->g2 ? 2 : 1, c->n);
+  bls12_381_g1_jac got, want;
+  memset(&got, 0x5A, sizeof got);
+  cuzk_status st = res ? msm_gpu_g1_parts_resident(ctx, &got, res, parts, nparts, NULL, &err)
+                       : msm_gpu_g1_parts(ctx, &got, parts, nparts, NULL, &err);
+  CHECK_MSG(st == CUZK_OK, "%s", err.msg);
+  CHECK(msm_g1(&want, c->bases, c->scalars, c->n, 0, &err) == CUZK_OK);
+  return bls12_381_g1_jac_eq(&got, &want);
+}
+
+/* parts[0..3) = the case cut at a and a + b (the last part the rest). */
+static void cut_three(msm_part parts[3], const msm_case *c, size_t a, size_t b) {
+  const size_t bs = base_size(c->g2);
+  parts[0] = (msm_part){c->bases, c->scalars, a};
+  parts[1] = (msm_part){c->bases + a * bs, c->scalars + a * 32, b};
+  parts[2] = (msm_part){c->bases + (a + b) * bs, c->scalars + (a + b) * 32, c->n - a - b};
+}
+
+/* The case cut into three parts (sizes n/3, n/3 and the rest; some may be
+ * empty) through the _parts entry point, against the CPU on the whole. */
+static void check_three_parts(msm_gpu *ctx, const msm_case *c) {
+  msm_part parts[3];
+  cut_three(parts, c, c->n / 3, c->n / 3);
+  CHECK_MSG(parts_equal_cpu(ctx, NULL, c, parts, 3),
+            "G%d MSM of %zu points in three parts: GPU != CPU", c->g2 ? 2 : 1, c->n);
 }
 
 static void parts_check(int g2, size_t n, int emulate) {
@@ -270,40 +286,23 @@ static void resident_check(int g2, size_t n, int emulate) {
   msm_gpu *ctx = new_ctx(g2, n, emulate);
   msm_case c;
   make_case(&c, g2, n, seed, SC_RANDOM, BA_SOME_INF);
-  const size_t bs = base_size(c.g2), a = n / 3, b = n / 2;
-  msm_part parts[3] = {{c.bases, c.scalars, a},
-                       {c.bases + a * bs, c.scalars + a * 32, b},
-                       {c.bases + (a + b) * bs, c.scalars + (a + b) * 32, n - a - b}};
+  const size_t a = n / 3, b = n / 2;
+  msm_part parts[3];
+  cut_three(parts, &c, a, b);
   cuzk_err err = {0};
   msm_gpu_bases *res = NULL;
   CHECK_MSG(msm_gpu_resident_new(&res, g2 ? MSM_GPU_G2 : MSM_GPU_G1, parts, 3,
                                  emulate ? MSM_GPU_EMULATE : 0, &err) == CUZK_OK,
             "%s", err.msg);
-  CHECK(msm_gpu_bases_bytes(res) == n * bs && msm_gpu_resident_match(res, parts, 3));
+  CHECK(msm_gpu_bases_bytes(res) == n * base_size(g2) && msm_gpu_resident_match(res, parts, 3));
   for (int round = 0; round < 3; round++) {
     for (size_t i = 0; i < n; i++) {
       limb_t s[4];
       random_scalar(&(test_rng){seed + 7919 * (uint64_t)(round + 1) + i}, s);
       limbs_to_le(c.scalars + 32 * i, s, 4);
     }
-    int equal;
-    if (g2) {
-      bls12_381_g2_jac got, want;
-      memset(&got, 0x5A, sizeof got);
-      CHECK_MSG(msm_gpu_g2_parts_resident(ctx, &got, res, parts, 3, NULL, &err) == CUZK_OK,
-                "%s", err.msg);
-      CHECK(msm_g2(&want, c.bases, c.scalars, n, 0, &err) == CUZK_OK);
-      equal = bls12_381_g2_jac_eq(&got, &want);
-    } else {
-      bls12_381_g1_jac got, want;
-      memset(&got, 0x5A, sizeof got);
-      CHECK_MSG(msm_gpu_g1_parts_resident(ctx, &got, res, parts, 3, NULL, &err) == CUZK_OK,
-                "%s", err.msg);
-      CHECK(msm_g1(&want, c.bases, c.scalars, n, 0, &err) == CUZK_OK);
-      equal = bls12_381_g1_jac_eq(&got, &want);
-    }
-    CHECK_MSG(equal, "G%d resident MSM of %zu points, round %d: GPU != CPU", g2 ? 2 : 1, n,
-              round);
+    CHECK_MSG(parts_equal_cpu(ctx, res, &c, parts, 3),
+              "G%d resident MSM of %zu points, round %d: GPU != CPU", g2 ? 2 : 1, n, round);
   }
   /* Other arrays, or the same ones cut differently, are not this set. */
   msm_part other[2] = {{c.bases, c.scalars, a + b}, parts[2]};
@@ -528,14 +527,14 @@ TEST_TIMEOUT(gpu_parts, 600) {
   parts_check(0, 100000, 0);
   parts_check(1, 30000, 0);
 }
-/* All-equal scalars at sizes where one bucket per window holds 2^16 and 2^20
- * points: the chunked accumulation must not serialise on it. */
 TEST_TIMEOUT(gpu_resident, 600) {
   need_gpu();
   resident_check(0, 200000, 0);
   resident_check(1, 40000, 0);
 }
 
+/* All-equal scalars at sizes where one bucket per window holds 2^16 and 2^20
+ * points: the chunked accumulation must not serialise on it. */
 TEST_TIMEOUT(gpu_equal_scalars, 600) {
   need_gpu();
   uint64_t seed = test_fresh_seed();
