@@ -18,7 +18,11 @@ extern "C" {
   X(VERIFY_FAILED, "verify_failed", "proof failed verification")             \
   X(UNSUPPORTED, "unsupported", "unsupported input or operation")            \
   X(INTERNAL, "internal", "internal error")                                  \
-  X(CANCELLED, "cancelled", "cancelled")
+  X(CANCELLED, "cancelled", "cancelled")                                     \
+  X(NOT_FOUND, "not_found", "not found")                                     \
+  X(TIMEOUT, "timeout", "timed out")                                         \
+  X(EXHAUSTED, "exhausted", "resource budget exhausted")                     \
+  X(UNAVAILABLE, "unavailable", "service unavailable (shutting down)")
 
 typedef enum {
 #define CUZK_STATUS_ENUM(name, str, msg) CUZK_##name,

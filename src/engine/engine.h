@@ -1,0 +1,241 @@
+/* The proving engine: jobs, priorities, key residency and the workers that
+ * prove, in one process.  The daemon's gRPC service (server/) and the tests
+ * drive it through this header only; it knows nothing of gRPC or TOML.
+ *
+ * DESIGN (../shared/docs/DESIGN.md sections 3-4)
+ *   A job is one proof request: a circuit id, one witness (.wtns bytes) per
+ *   partition, a priority and the caller's request id.  engine_submit checks
+ *   what it can cheaply and at once (known circuit, each witness's header,
+ *   prime and length against the key), copies the witnesses and queues the
+ *   job; a repeated request id attaches to the job already known (done,
+ *   failed or in flight) instead of proving twice.  Partitions are the
+ *   scheduling unit: a worker takes the next partition of the
+ *   highest-priority, oldest job (CRITICAL > HIGH > NORMAL > LOW, then
+ *   submission order), proves it through its own backend (backend.h: one
+ *   CUDA backend per GPU slot, K slots per device, or a CPU backend) and
+ *   verifies it; the job is done when all its partitions are, failed at the
+ *   first partition that fails (the others are dropped), cancelled on
+ *   request in any state.  Every proof returned has been verified.
+ *
+ *   States: QUEUED -> PREPARING (witness parsed, a, b computed) -> PROVING
+ *   (quotient and MSMs) -> FINALIZING (verify, encode) -> DONE; or FAILED /
+ *   CANCELLED from any state.  A job's state is its least advanced live
+ *   partition's.
+ *
+ *   Keys: a circuit id names a snarkjs .zkey: registered in the config, or
+ *   found as <param_dir>/<id>.zkey.  Each key sits in a tier: DISK (known,
+ *   not open), MAPPED (file mapped and its header checked), PINNED (points
+ *   copied to page-locked host memory), DEVICE (bases resident on a GPU).
+ *   One byte budget for the host (mapped and pinned keys at their file
+ *   size, plus queued witnesses) and one per device; a key in use by a job
+ *   is referenced and never evicted; an idle key (no references for at
+ *   least eviction_min_idle_ms) is evicted least recently used first when
+ *   a load needs room.  A load that cannot fit even after eviction fails
+ *   the job with CUZK_EXHAUSTED, and the engine keeps serving.
+ *
+ *   Back-pressure: witness bytes held by queued jobs count against
+ *   queue_budget_bytes; a submission over it fails with CUZK_EXHAUSTED
+ *   (the client retries) rather than growing memory without bound.
+ *
+ *   Threads: engine_* functions are safe to call from any thread
+ *   concurrently.  Workers are started by engine_new and stopped by
+ *   engine_shutdown.  engine_await blocks the calling thread only.
+ *
+ * Statuses returned (cuzk/status.h), which the server maps to gRPC codes:
+ *   NOT_FOUND          unknown circuit id or job id
+ *   INVALID_ARGUMENT   bad request (no partitions, empty id, too long id)
+ *   FORMAT             a witness that is not a valid .wtns for the key
+ *   EXHAUSTED          over the queue or memory budget
+ *   UNAVAILABLE        the engine is shutting down
+ *   TIMEOUT            engine_await's timeout passed (the job goes on)
+ *   NO_MEMORY, IO, INTERNAL as usual. */
+#ifndef CUZK_ENGINE_ENGINE_H
+#define CUZK_ENGINE_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/err.h"
+
+#define ENGINE_ID_MAX 128 /* job, request and circuit ids: at most 127 bytes + NUL */
+
+/* Values equal those of cuzk.v1.Priority; 0 (unspecified) means NORMAL. */
+typedef enum {
+  ENGINE_PRI_UNSPECIFIED = 0,
+  ENGINE_PRI_LOW = 1,
+  ENGINE_PRI_NORMAL = 2,
+  ENGINE_PRI_HIGH = 3,
+  ENGINE_PRI_CRITICAL = 4
+} engine_priority;
+
+typedef enum {
+  ENGINE_JOB_QUEUED,
+  ENGINE_JOB_PREPARING,
+  ENGINE_JOB_PROVING,
+  ENGINE_JOB_FINALIZING,
+  ENGINE_JOB_DONE,
+  ENGINE_JOB_FAILED,
+  ENGINE_JOB_CANCELLED
+} engine_job_state;
+
+typedef enum { ENGINE_TIER_DISK, ENGINE_TIER_MAPPED, ENGINE_TIER_PINNED, ENGINE_TIER_DEVICE } engine_tier;
+
+/* Where workers prove. */
+typedef enum {
+  ENGINE_DEVICE_AUTO, /* GPUs when any is usable, else the CPU */
+  ENGINE_DEVICE_CPU,
+  ENGINE_DEVICE_GPU /* an error at engine_new when no GPU is usable */
+} engine_device_mode;
+
+typedef struct {
+  const char *id;   /* circuit id, e.g. "chain-64k" */
+  const char *path; /* its .zkey */
+} engine_circuit;
+
+typedef struct {
+  const engine_circuit *circuits; /* registered keys (may be NULL) */
+  size_t ncircuits;
+  const char *param_dir; /* where <id>.zkey is looked up for other ids (NULL: nowhere) */
+
+  engine_device_mode device;
+  const int *gpus; /* GPU ordinals to use; NULL or ngpus = 0: all */
+  size_t ngpus;
+  unsigned gpu_workers_per_device; /* K slots per GPU, >= 1 */
+  unsigned cpu_workers;            /* proving workers when on the CPU, >= 1 */
+  unsigned threads;                /* CPU threads per worker (0 = all cores) */
+
+  uint64_t host_budget_bytes;   /* keys mapped or pinned + queued witnesses */
+  uint64_t device_budget_bytes; /* per GPU; 0 = its free memory less 2 GiB */
+  uint64_t queue_budget_bytes;  /* witness bytes of jobs not yet proving */
+  uint64_t eviction_min_idle_ms;
+  bool pin_keys;      /* load keys to PINNED (page-locked) rather than MAPPED */
+  bool keys_on_device;/* keep bases resident on the GPU (DEVICE tier) */
+
+  uint64_t finished_ttl_ms; /* how long a finished job stays awaitable */
+  size_t max_finished;      /* and at most this many of them (oldest dropped) */
+  bool cancel_on_shutdown;  /* engine_shutdown cancels running work instead of finishing it */
+} engine_config;
+
+/* Defaults (documented values; the daemon prints them at start). */
+void engine_config_defaults(engine_config *c);
+
+typedef struct engine engine;
+
+/* Starts the workers.  Checks the config (each registered key's file
+ * exists and its header is a Groth16 BLS12-381 zkey; GPU ordinals exist
+ * when device = GPU). */
+cuzk_status engine_new(engine **out, const engine_config *cfg, cuzk_err *err);
+
+/* Stops accepting (submissions get UNAVAILABLE), then either finishes or
+ * cancels (cfg.cancel_on_shutdown) the jobs in flight, wakes every waiter
+ * and joins the workers.  Idempotent. */
+void engine_shutdown(engine *e);
+/* Shuts down if needed and frees everything. */
+void engine_free(engine *e);
+
+typedef struct {
+  const char *request_id; /* NULL or "": the engine makes a fresh id */
+  const char *circuit_id;
+  engine_priority priority;
+  size_t nparts;                  /* >= 1 */
+  const uint8_t *const *witness;  /* nparts .wtns images; copied */
+  const size_t *witness_len;
+  bool want_json;                 /* also produce snarkjs proof.json / public.json text */
+} engine_request;
+
+typedef struct {
+  char job_id[ENGINE_ID_MAX];
+  uint32_t queue_position; /* jobs ahead of it in the queue at submission */
+  bool attached;           /* the request id was already known: no new job */
+} engine_ticket;
+
+cuzk_status engine_submit(engine *e, const engine_request *rq, engine_ticket *t, cuzk_err *err);
+
+typedef struct {
+  uint64_t queue_wait_ms, key_load_ms, prepare_ms, gpu_ms, finalize_ms, total_ms;
+} engine_timings;
+
+typedef struct {
+  char job_id[ENGINE_ID_MAX];
+  engine_job_state state; /* DONE, FAILED or CANCELLED (or the current state with TIMEOUT) */
+  uint8_t *proof;         /* DONE: nparts x 192 bytes, compressed A||B||C per partition */
+  size_t proof_len;
+  size_t nparts;
+  char **proof_json, **public_json; /* DONE and want_json: nparts strings each, else NULL */
+  char error[CUZK_ERR_MSG_MAX];     /* FAILED: why (status name and message) */
+  cuzk_status job_status;           /* FAILED: the failing partition's status */
+  engine_timings timings;           /* sums over partitions, total = wall time of the job */
+} engine_result;
+
+/* Waits until the job is finished or timeout_ms passes (0 = forever).
+ * CUZK_OK with the result; CUZK_TIMEOUT with r->state the current state;
+ * CUZK_NOT_FOUND for an unknown (or expired) job id. */
+cuzk_status engine_await(engine *e, const char *job_id, uint64_t timeout_ms, engine_result *r,
+                         cuzk_err *err);
+void engine_result_free(engine_result *r);
+
+/* Cancels a job in any state: queued partitions are dropped, a running one
+ * stops at its next stage boundary (backend work already launched finishes
+ * first), its memory and key references are released, and waiters get
+ * CANCELLED.  *was_running: some partition was past QUEUED.  A finished
+ * job is left as it is (was_running false).  NOT_FOUND for unknown ids. */
+cuzk_status engine_cancel(engine *e, const char *job_id, bool *was_running, cuzk_err *err);
+
+/* Loads the key to the configured hot tier now (PreloadSRS).  */
+cuzk_status engine_preload(engine *e, const char *circuit_id, bool *already_loaded,
+                           uint64_t *load_ms, cuzk_err *err);
+/* Drops a key back to DISK (EvictSRS): at once when idle (*freed_bytes is
+ * what that released), else when its last job lets go of it (*freed_bytes
+ * 0).  *was_loaded: it was above DISK.  NOT_FOUND for an unknown id. */
+cuzk_status engine_evict(engine *e, const char *circuit_id, bool *was_loaded,
+                         uint64_t *freed_bytes, cuzk_err *err);
+
+typedef struct {
+  int ordinal;
+  char name[64];
+  uint64_t vram_total, vram_free, budget, used;
+  char current_job[ENGINE_ID_MAX]; /* "" when idle (one of its slots' jobs) */
+  unsigned slots, busy_slots;
+} engine_gpu_status;
+
+typedef struct {
+  char id[ENGINE_ID_MAX];
+  engine_tier tier;
+  uint64_t size_bytes;
+  uint32_t refcount;
+  uint64_t idle_ms;
+} engine_key_status;
+
+typedef struct {
+  char circuit_id[ENGINE_ID_MAX];
+  uint32_t queued, preparing, proving, finalizing; /* jobs per state */
+} engine_queue_status;
+
+typedef struct {
+  engine_gpu_status *gpus;
+  size_t ngpus;
+  engine_key_status *keys;
+  size_t nkeys;
+  engine_queue_status *queues;
+  size_t nqueues;
+  uint64_t completed, failed, cancelled;
+  uint64_t uptime_s;
+  uint64_t host_budget, host_used, queue_budget, queue_used;
+  unsigned cpu_workers, busy_workers;
+} engine_status;
+
+/* A consistent snapshot (taken under the engine's lock). */
+cuzk_status engine_status_get(engine *e, engine_status *s, cuzk_err *err);
+void engine_status_free(engine_status *s);
+
+/* Prometheus text exposition format (malloc'd, NUL-terminated): counters
+ * of proofs by outcome, queue depths, key tiers and sizes, budgets, proof
+ * duration sums and counts by circuit, uptime.  NULL on allocation failure. */
+char *engine_metrics_text(engine *e);
+
+const char *engine_job_state_name(engine_job_state s); /* "queued", ... */
+const char *engine_tier_name(engine_tier t);           /* "disk", ... */
+const char *engine_priority_name(engine_priority p);   /* "low", ... */
+
+#endif
