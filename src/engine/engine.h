@@ -31,11 +31,22 @@
  *   is referenced and never evicted; an idle key (no references for at
  *   least eviction_min_idle_ms) is evicted least recently used first when
  *   a load needs room.  A load that cannot fit even after eviction fails
- *   the job with CUZK_EXHAUSTED, and the engine keeps serving.
+ *   the job with CUZK_EXHAUSTED, and the engine keeps serving.  PINNED on
+ *   a GPU engine is cudaMallocHost memory; on the CPU it is an anonymous
+ *   copy that is mlock'ed when RLIMIT_MEMLOCK allows (else just resident
+ *   anonymous memory, no longer page cache that the kernel may drop).
  *
- *   Back-pressure: witness bytes held by queued jobs count against
+ *   Back-pressure: witness bytes held by unfinished jobs (a partition's
+ *   witness is freed when the partition ends) count against
  *   queue_budget_bytes; a submission over it fails with CUZK_EXHAUSTED
- *   (the client retries) rather than growing memory without bound.
+ *   (the client retries) rather than growing memory without bound.  Keys
+ *   get the host budget less the queue budget, so witnesses and keys never
+ *   starve each other.  A load that needs room held by keys in use (or
+ *   used less than eviction_min_idle_ms ago) waits for them; one that can
+ *   never fit (a key larger than the keys' share) fails EXHAUSTED.
+ *   Finished jobs are kept finished_ttl_ms and at most max_finished of
+ *   them (expired lazily, on the engine's next call), then forgotten:
+ *   NOT_FOUND, and their request ids prove afresh.
  *
  *   Threads: engine_* functions are safe to call from any thread
  *   concurrently.  Workers are started by engine_new and stopped by
@@ -103,33 +114,53 @@ typedef struct {
   size_t ngpus;
   unsigned gpu_workers_per_device; /* K slots per GPU, >= 1 */
   unsigned cpu_workers;            /* proving workers when on the CPU, >= 1 */
-  unsigned threads;                /* CPU threads per worker (0 = all cores) */
+  unsigned threads;                /* CPU threads per worker (0 = the cores / cpu_workers) */
 
-  uint64_t host_budget_bytes;   /* keys mapped or pinned + queued witnesses */
+  uint64_t host_budget_bytes;   /* keys mapped or pinned + witnesses (0 = auto); keys get
+                                   what the queue budget leaves */
   uint64_t device_budget_bytes; /* per GPU; 0 = its free memory less 2 GiB */
-  uint64_t queue_budget_bytes;  /* witness bytes of jobs not yet proving */
+  uint64_t queue_budget_bytes;  /* witness bytes held by unfinished jobs (0 = host/4) */
   uint64_t eviction_min_idle_ms;
   bool pin_keys;      /* load keys to PINNED (page-locked) rather than MAPPED */
   bool keys_on_device;/* keep bases resident on the GPU (DEVICE tier) */
 
-  uint64_t finished_ttl_ms; /* how long a finished job stays awaitable */
-  size_t max_finished;      /* and at most this many of them (oldest dropped) */
+  uint64_t finished_ttl_ms; /* how long a finished job stays awaitable (0 = no limit) */
+  size_t max_finished;      /* and at most this many of them, oldest dropped (>= 1) */
   bool cancel_on_shutdown;  /* engine_shutdown cancels running work instead of finishing it */
+
+  /* TESTING ONLY (NULL in production): called by a worker, without the
+   * engine's lock, each time a partition enters PREPARING (taken by the
+   * worker, before its key is acquired), PROVING and FINALIZING.  A test
+   * may block in it to hold a worker at a known point. */
+  void (*test_hook)(void *ctx, const char *job_id, size_t part, engine_job_state state);
+  void *test_hook_ctx;
 } engine_config;
 
-/* Defaults (documented values; the daemon prints them at start). */
+/* Defaults (documented values; the daemon prints them at start):
+ * device AUTO, 1 GPU slot per device, 1 CPU worker, threads 0 (all cores,
+ * shared among the CPU workers), host budget 0 = auto (physical memory less
+ * 5 GiB, at least 1 GiB), device budget 0 = auto, queue budget 0 = auto
+ * (a quarter of the host budget), eviction_min_idle 0 ms, keys MAPPED (not
+ * pinned, not on the device), finished jobs kept 10 minutes and at most
+ * 10,000, shutdown finishes the work in flight. */
 void engine_config_defaults(engine_config *c);
 
 typedef struct engine engine;
 
 /* Starts the workers.  Checks the config (each registered key's file
  * exists and its header is a Groth16 BLS12-381 zkey; GPU ordinals exist
- * when device = GPU). */
+ * when device = GPU): INVALID_ARGUMENT for a bad value (a queue budget not
+ * below the host budget, a duplicated id), the key reader's status for a
+ * bad key, UNSUPPORTED for device = GPU without a usable GPU.  Only GPU 0
+ * is usable today (backend_cuda_new drives device 0): other ordinals are
+ * refused with device = GPU and ignored with AUTO. */
 cuzk_status engine_new(engine **out, const engine_config *cfg, cuzk_err *err);
 
 /* Stops accepting (submissions get UNAVAILABLE), then either finishes or
- * cancels (cfg.cancel_on_shutdown) the jobs in flight, wakes every waiter
- * and joins the workers.  Idempotent. */
+ * cancels (cfg.cancel_on_shutdown) the jobs in flight (finishing includes
+ * the queued ones), wakes every waiter and joins the workers.  Finished
+ * jobs stay awaitable until engine_free.  Idempotent; concurrent callers
+ * all return once the workers are joined. */
 void engine_shutdown(engine *e);
 /* Shuts down if needed and frees everything. */
 void engine_free(engine *e);
@@ -150,6 +181,15 @@ typedef struct {
   bool attached;           /* the request id was already known: no new job */
 } engine_ticket;
 
+/* Request ids: the job id is the request id when one is given, else a
+ * fresh "job-..." id.  A request id already known attaches (t->attached)
+ * to that job when it is queued, running or DONE; it must carry the same
+ * circuit, partition count and witness bytes (else INVALID_ARGUMENT: one
+ * id never names two different proofs).  A FAILED or CANCELLED job under
+ * that id is replaced by a new one (a retry proves again).  Witnesses are
+ * parsed here in the caller's thread (every value checked < r): FORMAT
+ * names the partition ("witness 2: ..."), for a bad .wtns image, another
+ * field's prime or an nWitness other than the key's nVars. */
 cuzk_status engine_submit(engine *e, const engine_request *rq, engine_ticket *t, cuzk_err *err);
 
 typedef struct {
@@ -182,7 +222,10 @@ void engine_result_free(engine_result *r);
  * job is left as it is (was_running false).  NOT_FOUND for unknown ids. */
 cuzk_status engine_cancel(engine *e, const char *job_id, bool *was_running, cuzk_err *err);
 
-/* Loads the key to the configured hot tier now (PreloadSRS).  */
+/* Loads the key to the configured host tier now (PreloadSRS), in the
+ * caller's thread, evicting idle keys if it must: EXHAUSTED when that does
+ * not make room.  The DEVICE tier is reached on a key's first proof on a
+ * GPU slot (each slot's backend makes its own resident copy). */
 cuzk_status engine_preload(engine *e, const char *circuit_id, bool *already_loaded,
                            uint64_t *load_ms, cuzk_err *err);
 /* Drops a key back to DISK (EvictSRS): at once when idle (*freed_bytes is
@@ -219,7 +262,7 @@ typedef struct {
   size_t nkeys;
   engine_queue_status *queues;
   size_t nqueues;
-  uint64_t completed, failed, cancelled;
+  uint64_t completed, failed, cancelled; /* jobs */
   uint64_t uptime_s;
   uint64_t host_budget, host_used, queue_budget, queue_used;
   unsigned cpu_workers, busy_workers;
@@ -233,6 +276,10 @@ void engine_status_free(engine_status *s);
  * of proofs by outcome, queue depths, key tiers and sizes, budgets, proof
  * duration sums and counts by circuit, uptime.  NULL on allocation failure. */
 char *engine_metrics_text(engine *e);
+
+/* TESTING and operations: while paused, workers take no new partition
+ * (running ones go on); submissions still queue.  Shutdown unpauses. */
+void engine_set_paused(engine *e, bool paused);
 
 const char *engine_job_state_name(engine_job_state s); /* "queued", ... */
 const char *engine_tier_name(engine_tier t);           /* "disk", ... */

@@ -54,10 +54,9 @@ static cuzk_status walk_table(const binfile *f, uint32_t n, binfile_section *out
   return CUZK_OK;
 }
 
-cuzk_status binfile_open(binfile *f, const char *path, const char *magic, uint32_t min_version,
-                         uint32_t max_version, cuzk_err *err) {
-  memset(f, 0, sizeof *f);
-  CUZK_TRY(mapfile_open(&f->map, path, err));
+/* Header and section table of f->map (mapped or borrowed). */
+static cuzk_status parse_table(binfile *f, const char *magic, uint32_t min_version,
+                               uint32_t max_version, cuzk_err *err) {
   const uint8_t *d = f->map.data;
   const uint64_t size = f->map.size;
   cuzk_status st = CUZK_OK;
@@ -107,11 +106,32 @@ fail:
   return st;
 }
 
+cuzk_status binfile_open(binfile *f, const char *path, const char *magic, uint32_t min_version,
+                         uint32_t max_version, cuzk_err *err) {
+  memset(f, 0, sizeof *f);
+  CUZK_TRY(mapfile_open(&f->map, path, err));
+  return parse_table(f, magic, min_version, max_version, err);
+}
+
+cuzk_status binfile_open_mem(binfile *f, const void *data, uint64_t len, const char *name,
+                             const char *magic, uint32_t min_version, uint32_t max_version,
+                             cuzk_err *err) {
+  memset(f, 0, sizeof *f);
+  f->borrowed = true;
+  f->map.data = len ? data : NULL;
+  f->map.size = len;
+  snprintf(f->map.path, sizeof f->map.path, "%s", name);
+  return parse_table(f, magic, min_version, max_version, err);
+}
+
 void binfile_close(binfile *f) {
   free(f->sections);
   f->sections = NULL;
   f->n_sections = 0;
-  mapfile_close(&f->map);
+  if (f->borrowed)
+    f->map.data = NULL, f->map.size = 0;
+  else
+    mapfile_close(&f->map);
 }
 
 size_t binfile_count(const binfile *f, uint32_t id) {

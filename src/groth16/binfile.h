@@ -45,6 +45,7 @@ typedef struct {
   uint32_t n_sections;
   binfile_section *sections; /* n_sections entries, file order; owned */
   uint64_t end;              /* offset just past the last section */
+  bool borrowed;             /* binfile_open_mem: map.data is the caller's, not unmapped */
 } binfile;
 
 /* Maps path and reads its section table.  magic (4 characters) is the
@@ -55,6 +56,12 @@ typedef struct {
  * On failure nothing stays open. */
 cuzk_status binfile_open(binfile *f, const char *path, const char *magic, uint32_t min_version,
                          uint32_t max_version, cuzk_err *err);
+/* The same over len bytes the caller owns and keeps unchanged until
+ * binfile_close (which then frees only the section table); `name` stands
+ * for the path in messages ("witness 0"). */
+cuzk_status binfile_open_mem(binfile *f, const void *data, uint64_t len, const char *name,
+                             const char *magic, uint32_t min_version, uint32_t max_version,
+                             cuzk_err *err);
 void binfile_close(binfile *f);
 
 static inline const char *binfile_path(const binfile *f) { return f->map.path; }

@@ -39,9 +39,19 @@ cuzk_status groth16_random_scalar(limb_t out[4], cuzk_err *err) {
   return cuzk_err_set(err, CUZK_INTERNAL, "random scalar rejection sampling did not terminate");
 }
 
-static void stage(const groth16_prove_opts *o, const char *name) {
+typedef struct {
+  bool (*fn)(void *ctx);
+  void *ctx;
+} stop_hook;
+
+/* Starts stage `name`: CUZK_CANCELLED when the caller's stop hook says so. */
+static cuzk_status stage(const groth16_prove_opts *o, const stop_hook *stop, const char *name,
+                         cuzk_err *err) {
+  if (stop->fn && stop->fn(stop->ctx))
+    return cuzk_err_set(err, CUZK_CANCELLED, "cancelled before stage '%s'", name);
   if (o && o->progress)
     o->progress(o->progress_ctx, name);
+  return CUZK_OK;
 }
 
 /* r = p in G1 scaled by k.  The blinding scalars r, s, rs and the points
@@ -57,6 +67,15 @@ static void g1_mul(bls12_381_g1_jac *r, const bls12_381_g1_aff *p, const limb_t 
 cuzk_status groth16_prove_zkey(groth16_proof *proof, const zkey_file *zk, const wtns_file *w,
                                backend *be, const groth16_prove_opts *opts,
                                groth16_timings *timings, cuzk_err *err) {
+  return groth16_prove_zkey_stoppable(proof, zk, w, be, opts, NULL, NULL, timings, err);
+}
+
+cuzk_status groth16_prove_zkey_stoppable(groth16_proof *proof, const zkey_file *zk,
+                                         const wtns_file *w, backend *be,
+                                         const groth16_prove_opts *opts,
+                                         bool (*stop_fn)(void *ctx), void *stop_ctx,
+                                         groth16_timings *timings, cuzk_err *err) {
+  const stop_hook stop = {stop_fn, stop_ctx};
   groth16_timings tm = {0};
   double t0 = cuzk_now_s(), t;
   cuzk_status st;
@@ -89,21 +108,24 @@ cuzk_status groth16_prove_zkey(groth16_proof *proof, const zkey_file *zk, const 
   bls12_381_g1_jac pa, pb1, pch;
   bls12_381_g2_jac pb2;
 
-  stage(opts, "a, b");
+  if ((st = stage(opts, &stop, "a, b", err)) != CUZK_OK)
+    goto out;
   t = cuzk_now_s();
   st = be->ops->zkey_ab(be, a, b, n, zk->coefs, zk->n_coefs, w->values, w->n_witness, err);
   tm.ab_s = cuzk_now_s() - t;
   if (st != CUZK_OK)
     goto out;
 
-  stage(opts, "quotient (6 NTTs)");
+  if ((st = stage(opts, &stop, "quotient (6 NTTs)", err)) != CUZK_OK)
+    goto out;
   t = cuzk_now_s();
   st = be->ops->quotient(be, c, a, b, c, zk->lg_domain, err);
   tm.quotient_s = cuzk_now_s() - t;
   if (st != CUZK_OK)
     goto out;
 
-  stage(opts, "MSMs");
+  if ((st = stage(opts, &stop, "MSMs", err)) != CUZK_OK)
+    goto out;
   t = cuzk_now_s();
   const size_t nv = zk->n_vars, np = zk->n_public;
   const uint8_t *wv = w->values;
@@ -166,7 +188,8 @@ cuzk_status groth16_prove_zkey(groth16_proof *proof, const zkey_file *zk, const 
   bls12_381_g1_jac_to_aff(&proof->c, &C);
 
   /* Verify before returning (never hand out an invalid proof). */
-  stage(opts, "verify");
+  if ((st = stage(opts, &stop, "verify", err)) != CUZK_OK)
+    goto out;
   t = cuzk_now_s();
   {
     groth16_vk vk;

@@ -32,6 +32,15 @@ cuzk_status groth16_prove_zkey(groth16_proof *proof, const zkey_file *zk, const 
                                backend *be, const groth16_prove_opts *opts,
                                groth16_timings *timings, cuzk_err *err);
 
+/* The same, asking stop(stop_ctx) at each stage boundary (before a, b,
+ * the quotient, the MSMs and the verification): true ends the proof there
+ * with CUZK_CANCELLED (the daemon's cancel of a running job). */
+cuzk_status groth16_prove_zkey_stoppable(groth16_proof *proof, const zkey_file *zk,
+                                         const wtns_file *w, backend *be,
+                                         const groth16_prove_opts *opts,
+                                         bool (*stop)(void *ctx), void *stop_ctx,
+                                         groth16_timings *timings, cuzk_err *err);
+
 /* Uniform r in [0, r) from the kernel's CSPRNG (getrandom), by rejection. */
 cuzk_status groth16_random_scalar(limb_t out[4], cuzk_err *err);
 

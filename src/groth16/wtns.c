@@ -5,9 +5,23 @@
 
 typedef unsigned long long ull;
 
+static cuzk_status wtns_parse(wtns_file *w, cuzk_err *err);
+
 cuzk_status wtns_open(wtns_file *w, const char *path, cuzk_err *err) {
   memset(w, 0, sizeof *w);
   CUZK_TRY(binfile_open(&w->bf, path, "wtns", 2, 2, err));
+  return wtns_parse(w, err);
+}
+
+cuzk_status wtns_open_mem(wtns_file *w, const void *data, size_t len, const char *name,
+                          cuzk_err *err) {
+  memset(w, 0, sizeof *w);
+  CUZK_TRY(binfile_open_mem(&w->bf, data, len, name, "wtns", 2, 2, err));
+  return wtns_parse(w, err);
+}
+
+/* Sections 1 and 2 of the opened container; closes it on failure. */
+static cuzk_status wtns_parse(wtns_file *w, cuzk_err *err) {
   const binfile *f = &w->bf;
   const binfile_section *s1, *s2;
   cuzk_status st;

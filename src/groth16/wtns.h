@@ -27,6 +27,10 @@ typedef struct {
 /* Errors: CUZK_IO, CUZK_FORMAT (any structural problem or a value >= prime),
  * CUZK_UNSUPPORTED (version other than 2, n8 > 64). */
 cuzk_status wtns_open(wtns_file *w, const char *path, cuzk_err *err);
+/* The same checks over len bytes in memory that the caller keeps unchanged
+ * until wtns_close; `name` stands for the path in messages. */
+cuzk_status wtns_open_mem(wtns_file *w, const void *data, size_t len, const char *name,
+                          cuzk_err *err);
 void wtns_close(wtns_file *w);
 
 /* CUZK_OK when the prime is BLS12-381's r; otherwise CUZK_UNSUPPORTED naming

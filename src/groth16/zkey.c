@@ -347,9 +347,23 @@ static cuzk_status read_contributions(zkey_file *z, cuzk_err *err) {
   return binfile_cur_end(&c, err);
 }
 
+static cuzk_status zkey_parse(zkey_file *z, cuzk_err *err);
+
 cuzk_status zkey_open(zkey_file *z, const char *path, cuzk_err *err) {
   memset(z, 0, sizeof *z);
   CUZK_TRY(binfile_open(&z->bf, path, "zkey", 1, 2, err));
+  return zkey_parse(z, err);
+}
+
+cuzk_status zkey_open_mem(zkey_file *z, const void *data, size_t len, const char *name,
+                          cuzk_err *err) {
+  memset(z, 0, sizeof *z);
+  CUZK_TRY(binfile_open_mem(&z->bf, data, len, name, "zkey", 1, 2, err));
+  return zkey_parse(z, err);
+}
+
+/* Every check of zkey.h over the opened container; closes it on failure. */
+static cuzk_status zkey_parse(zkey_file *z, cuzk_err *err) {
   cuzk_status st;
   if ((st = read_protocol(z, err)) != CUZK_OK || (st = read_header(z, err)) != CUZK_OK)
     goto fail;

@@ -63,6 +63,11 @@ typedef struct {
 /* Errors: CUZK_IO; CUZK_UNSUPPORTED for a PLONK or FFLONK key, a BN254 key
  * or a zkey version other than 1-2; CUZK_FORMAT for everything else. */
 cuzk_status zkey_open(zkey_file *z, const char *path, cuzk_err *err);
+/* The same over len bytes in memory (a key copied to page-locked memory)
+ * that the caller keeps unchanged until zkey_close; `name` stands for the
+ * path in messages. */
+cuzk_status zkey_open_mem(zkey_file *z, const void *data, size_t len, const char *name,
+                          cuzk_err *err);
 void zkey_close(zkey_file *z);
 
 /* The verification key: alpha1, beta2, gamma2, delta2, n_public and a

@@ -1,0 +1,576 @@
+/* The engine's entry points: config, start and shutdown, submit, await,
+ * cancel (engine.h; the internals are in engine_impl.h).
+ *
+ * DESIGN: submit does its expensive steps (hashing, copying and parsing
+ * the witnesses) without the lock, after reserving their bytes against the
+ * queue budget under it, then takes the lock again to insert the job; a
+ * repeated request id that raced in meanwhile is found at that second look
+ * and attaches.  Await holds a reference on the job while it waits on
+ * done_cv, so an expiry during the wait cannot free it.  Shutdown is
+ * one-shot: the first caller drains or cancels and joins the workers;
+ * later or concurrent callers wait on done_cv for `joined`. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/clock.h"
+#include "engine/engine_impl.h"
+
+double engine_now(void) { return cuzk_now_s(); }
+
+void engine_deadline(struct timespec *ts, double s) {
+  clock_gettime(CLOCK_MONOTONIC, ts);
+  if (s < 0)
+    s = 0;
+  if (s > 1e7)
+    s = 1e7;
+  time_t whole = (time_t)s;
+  long ns = ts->tv_nsec + (long)((s - (double)whole) * 1e9);
+  ts->tv_sec += whole + ns / 1000000000L;
+  ts->tv_nsec = ns % 1000000000L;
+}
+
+/* ------------------------------------------------------------ names */
+
+const char *engine_job_state_name(engine_job_state s) {
+  static const char *const n[] = {"queued", "preparing", "proving", "finalizing",
+                                  "done",   "failed",    "cancelled"};
+  return (unsigned)s < sizeof n / sizeof *n ? n[s] : "unknown";
+}
+
+const char *engine_tier_name(engine_tier t) {
+  static const char *const n[] = {"disk", "mapped", "pinned", "device"};
+  return (unsigned)t < sizeof n / sizeof *n ? n[t] : "unknown";
+}
+
+const char *engine_priority_name(engine_priority p) {
+  static const char *const n[] = {"normal", "low", "normal", "high", "critical"};
+  return (unsigned)p < sizeof n / sizeof *n ? n[p] : "unknown";
+}
+
+/* ------------------------------------------------------------ config */
+
+void engine_config_defaults(engine_config *c) {
+  memset(c, 0, sizeof *c);
+  c->device = ENGINE_DEVICE_AUTO;
+  c->gpu_workers_per_device = 1;
+  c->cpu_workers = 1;
+  c->finished_ttl_ms = 10 * 60 * 1000;
+  c->max_finished = 10000;
+}
+
+/* Physical memory less 5 GiB (the Rust daemon's safety margin), at least 1 GiB. */
+static uint64_t auto_host_budget(void) {
+  long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+  uint64_t total = pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz : (uint64_t)16 << 30;
+  uint64_t margin = (uint64_t)5 << 30, floor = (uint64_t)1 << 30;
+  return total > margin + floor ? total - margin : floor;
+}
+
+static cuzk_status check_config(engine_config *c, cuzk_err *err) {
+  if (c->device != ENGINE_DEVICE_AUTO && c->device != ENGINE_DEVICE_CPU &&
+      c->device != ENGINE_DEVICE_GPU)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "engine: device mode %d is not auto, cpu or gpu",
+                        (int)c->device);
+  if (c->gpu_workers_per_device < 1 || c->gpu_workers_per_device > 64)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
+                        "engine: gpu_workers_per_device %u must be in 1..64",
+                        c->gpu_workers_per_device);
+  if (c->cpu_workers < 1 || c->cpu_workers > 1024)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "engine: cpu_workers %u must be in 1..1024",
+                        c->cpu_workers);
+  if (c->max_finished < 1)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "engine: max_finished must be at least 1");
+  if (!c->host_budget_bytes)
+    c->host_budget_bytes = auto_host_budget();
+  if (!c->queue_budget_bytes)
+    c->queue_budget_bytes = c->host_budget_bytes / 4;
+  if (c->queue_budget_bytes >= c->host_budget_bytes)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
+                        "engine: queue budget %llu bytes must be below the host budget %llu "
+                        "(keys get the difference)",
+                        (unsigned long long)c->queue_budget_bytes,
+                        (unsigned long long)c->host_budget_bytes);
+  return CUZK_OK;
+}
+
+/* ------------------------------------------------------------ start, stop */
+
+cuzk_status engine_new(engine **out, const engine_config *cfg, cuzk_err *err) {
+  *out = NULL;
+  engine *e = calloc(1, sizeof *e);
+  if (!e)
+    return cuzk_err_set(err, CUZK_NO_MEMORY, "engine: no memory");
+  e->cfg = *cfg;
+  cuzk_status st = check_config(&e->cfg, err);
+  if (st != CUZK_OK) {
+    free(e);
+    return st;
+  }
+  /* The config's pointers are the caller's: keep copies of what is used later. */
+  e->cfg.circuits = NULL, e->cfg.ncircuits = 0, e->cfg.gpus = NULL, e->cfg.ngpus = 0;
+  e->cfg.param_dir = NULL;
+  if (cfg->param_dir && !(e->param_dir = strdup(cfg->param_dir))) {
+    free(e);
+    return cuzk_err_set(err, CUZK_NO_MEMORY, "engine: no memory");
+  }
+  pthread_mutex_init(&e->mu, NULL);
+  pthread_condattr_t ca;
+  pthread_condattr_init(&ca);
+  pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+  pthread_cond_init(&e->work_cv, &ca);
+  pthread_cond_init(&e->done_cv, &ca);
+  pthread_cond_init(&e->key_cv, &ca);
+  pthread_condattr_destroy(&ca);
+  e->t_start = engine_now();
+  e->accepting = true;
+  e->keys_budget = e->cfg.host_budget_bytes - e->cfg.queue_budget_bytes;
+  e->table_size = 64;
+  e->table = calloc(e->table_size, sizeof *e->table);
+  uint64_t salt = 0;
+  if (getrandom(&salt, sizeof salt, 0) != (ssize_t)sizeof salt)
+    salt = (uint64_t)time(NULL) ^ (uint64_t)getpid() << 32;
+  e->id_salt = salt;
+  if (!e->table) {
+    st = cuzk_err_set(err, CUZK_NO_MEMORY, "engine: no memory");
+    goto fail;
+  }
+  /* keys_init and workers_start read the caller's arrays. */
+  e->cfg.circuits = cfg->circuits, e->cfg.ncircuits = cfg->ncircuits;
+  e->cfg.gpus = cfg->gpus, e->cfg.ngpus = cfg->ngpus;
+  if ((st = keys_init(e, err)) != CUZK_OK || (st = workers_start(e, err)) != CUZK_OK)
+    goto fail;
+  e->cfg.circuits = NULL, e->cfg.ncircuits = 0, e->cfg.gpus = NULL, e->cfg.ngpus = 0;
+  *out = e;
+  return CUZK_OK;
+fail:
+  e->cfg.circuits = NULL, e->cfg.ncircuits = 0, e->cfg.gpus = NULL, e->cfg.ngpus = 0;
+  engine_free(e);
+  return st;
+}
+
+void engine_shutdown(engine *e) {
+  if (!e)
+    return;
+  pthread_mutex_lock(&e->mu);
+  if (e->shutting) {
+    while (!e->joined) pthread_cond_wait(&e->done_cv, &e->mu);
+    pthread_mutex_unlock(&e->mu);
+    return;
+  }
+  e->shutting = true;
+  e->accepting = false;
+  if (e->cfg.cancel_on_shutdown)
+    while (e->live.head)
+      jobs_finish(e, e->live.head, ENGINE_JOB_CANCELLED, CUZK_CANCELLED,
+                  "cancelled: the engine is shutting down");
+  e->paused = false;
+  e->draining = true;
+  pthread_cond_broadcast(&e->work_cv);
+  pthread_cond_broadcast(&e->key_cv);
+  pthread_mutex_unlock(&e->mu);
+
+  workers_join(e);
+
+  pthread_mutex_lock(&e->mu);
+  /* Nothing should be left; a job is never left waiting for ever. */
+  while (e->live.head)
+    jobs_finish(e, e->live.head, ENGINE_JOB_CANCELLED, CUZK_CANCELLED,
+                "cancelled: the engine shut down before it ran");
+  e->joined = true;
+  pthread_cond_broadcast(&e->done_cv);
+  pthread_mutex_unlock(&e->mu);
+}
+
+void engine_free(engine *e) {
+  if (!e)
+    return;
+  engine_shutdown(e);
+  jobs_free_all(e);
+  keys_free_all(e);
+  free(e->workers);
+  free(e->devices);
+  free(e->table);
+  free(e->param_dir);
+  pthread_cond_destroy(&e->work_cv);
+  pthread_cond_destroy(&e->done_cv);
+  pthread_cond_destroy(&e->key_cv);
+  pthread_mutex_destroy(&e->mu);
+  free(e);
+}
+
+void engine_set_paused(engine *e, bool paused) {
+  pthread_mutex_lock(&e->mu);
+  e->paused = paused && !e->draining;
+  pthread_cond_broadcast(&e->work_cv);
+  pthread_mutex_unlock(&e->mu);
+}
+
+/* ------------------------------------------------------------ submit */
+
+static cuzk_status check_id(const char *what, const char *id, bool may_be_empty, cuzk_err *err) {
+  if (!id || !*id)
+    return may_be_empty ? CUZK_OK
+                        : cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "%s is empty", what);
+  size_t n = strnlen(id, ENGINE_ID_MAX);
+  if (n >= ENGINE_ID_MAX)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "%s is longer than %d bytes", what,
+                        ENGINE_ID_MAX - 1);
+  for (size_t i = 0; i < n; i++)
+    if ((unsigned char)id[i] < 0x20 || id[i] == 0x7f)
+      return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "%s has a control character at byte %zu",
+                          what, i);
+  return CUZK_OK;
+}
+
+/* Does a known job carry the same request? */
+static cuzk_status same_request(const ejob *j, const engine_request *rq, uint64_t hash,
+                                cuzk_err *err) {
+  if (strcmp(j->key->id, rq->circuit_id) != 0 || j->nparts != rq->nparts || j->wit_hash != hash)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
+                        "request id '%s' is already used by a different request (circuit %s, "
+                        "%zu partitions, other witness bytes): one request id names one proof",
+                        j->id, j->key->id, j->nparts);
+  return CUZK_OK;
+}
+
+/* t for an attach to j (locked). */
+static void attach_ticket(engine *e, ejob *j, engine_ticket *t) {
+  snprintf(t->job_id, sizeof t->job_id, "%s", j->id);
+  t->queue_position = 0;
+  t->attached = true;
+  e->attached++;
+}
+
+/* A known, attachable job under this request id, or NULL (locked).
+ * CUZK_INVALID_ARGUMENT in *st when it is a different request. */
+static ejob *attachable(engine *e, const engine_request *rq, uint64_t hash, cuzk_status *st,
+                        cuzk_err *err) {
+  *st = CUZK_OK;
+  if (!rq->request_id || !*rq->request_id)
+    return NULL;
+  ejob *j = jobs_find(e, rq->request_id);
+  if (!j || (j->finished && j->state != ENGINE_JOB_DONE))
+    return NULL; /* unknown, or failed/cancelled: prove again */
+  *st = same_request(j, rq, hash, err);
+  return *st == CUZK_OK ? j : NULL;
+}
+
+static void free_parts(epart *parts, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    wtns_close(&parts[i].w);
+    free(parts[i].wit);
+  }
+  free(parts);
+}
+
+/* Copies and parses the witnesses (no lock). */
+static cuzk_status parse_witnesses(const ekey *k, const engine_request *rq, epart **out,
+                                   cuzk_err *err) {
+  epart *parts = calloc(rq->nparts, sizeof *parts);
+  if (!parts)
+    return cuzk_err_set(err, CUZK_NO_MEMORY, "no memory for %zu partitions", rq->nparts);
+  cuzk_status st = CUZK_OK;
+  for (size_t i = 0; i < rq->nparts && st == CUZK_OK; i++) {
+    epart *p = &parts[i];
+    size_t len = rq->witness_len[i];
+    if (!(p->wit = malloc(len ? len : 1))) {
+      st = cuzk_err_set(err, CUZK_NO_MEMORY, "witness %zu: no memory for %zu bytes", i, len);
+      break;
+    }
+    memcpy(p->wit, rq->witness[i], len);
+    p->wit_len = len;
+    char name[64];
+    snprintf(name, sizeof name, "witness %zu", i);
+    cuzk_err we = {0};
+    cuzk_status s = wtns_open_mem(&p->w, p->wit, len, name, &we);
+    if (s == CUZK_OK && (s = wtns_check_curve(&p->w, &we)) != CUZK_OK)
+      wtns_close(&p->w);
+    if (s == CUZK_OK && p->w.n_witness != k->n_vars) {
+      s = cuzk_err_set(&we, CUZK_FORMAT,
+                       "%s: %llu values, but circuit %s has nVars = %llu: a witness of another "
+                       "circuit",
+                       name, (unsigned long long)p->w.n_witness, k->id,
+                       (unsigned long long)k->n_vars);
+      wtns_close(&p->w);
+    }
+    if (s != CUZK_OK) {
+      /* Every witness problem is a FORMAT error for the caller (wtns_open's
+       * UNSUPPORTED version or prime included): the bytes are not a witness
+       * this key can prove. */
+      st = cuzk_err_set(err, CUZK_FORMAT, "%s", we.msg);
+    }
+  }
+  if (st != CUZK_OK) {
+    free_parts(parts, rq->nparts);
+    return st;
+  }
+  *out = parts;
+  return CUZK_OK;
+}
+
+static cuzk_status check_request(const engine_request *rq, cuzk_err *err) {
+  if (!rq)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "no request");
+  CUZK_TRY(check_id("request id", rq->request_id, true, err));
+  CUZK_TRY(check_id("circuit id", rq->circuit_id, false, err));
+  if (rq->nparts < 1)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "a request needs at least one witness");
+  if (rq->nparts > 1u << 16)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "%zu partitions (at most 65536)",
+                        rq->nparts);
+  if (!rq->witness || !rq->witness_len)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "no witness arrays");
+  for (size_t i = 0; i < rq->nparts; i++)
+    if (!rq->witness[i] && rq->witness_len[i])
+      return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "witness %zu is NULL", i);
+  if ((unsigned)rq->priority > ENGINE_PRI_CRITICAL)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "priority %d is not 0..4", (int)rq->priority);
+  return CUZK_OK;
+}
+
+static cuzk_status refuse(engine *e, cuzk_status st) {
+  if (st != CUZK_OK && (unsigned)st < CUZK_STATUS_COUNT)
+    e->errors[st]++;
+  if (st == CUZK_EXHAUSTED)
+    e->refused_exhausted++;
+  return st;
+}
+
+cuzk_status engine_submit(engine *e, const engine_request *rq, engine_ticket *t, cuzk_err *err) {
+  memset(t, 0, sizeof *t);
+  cuzk_status st = check_request(rq, err);
+  if (st != CUZK_OK) {
+    pthread_mutex_lock(&e->mu);
+    refuse(e, st);
+    pthread_mutex_unlock(&e->mu);
+    return st;
+  }
+  ekey *k;
+  if ((st = keys_lookup(e, rq->circuit_id, &k, err)) != CUZK_OK) {
+    pthread_mutex_lock(&e->mu);
+    refuse(e, st);
+    pthread_mutex_unlock(&e->mu);
+    return st;
+  }
+  const uint64_t hash = jobs_witness_hash(rq);
+  uint64_t bytes = 0;
+  for (size_t i = 0; i < rq->nparts; i++) bytes += rq->witness_len[i];
+
+  /* First look: attach, or reserve the witness bytes. */
+  pthread_mutex_lock(&e->mu);
+  jobs_expire(e);
+  if (!e->accepting) {
+    st = cuzk_err_set(err, CUZK_UNAVAILABLE, "the engine is shutting down");
+    goto refused;
+  }
+  ejob *j = attachable(e, rq, hash, &st, err);
+  if (st != CUZK_OK)
+    goto refused;
+  if (j) {
+    attach_ticket(e, j, t);
+    pthread_mutex_unlock(&e->mu);
+    return CUZK_OK;
+  }
+  if (bytes > e->cfg.queue_budget_bytes - e->queue_used) {
+    st = cuzk_err_set(err, CUZK_EXHAUSTED,
+                      "queue budget exhausted: %llu witness bytes asked, %llu of %llu in use; "
+                      "retry later",
+                      (unsigned long long)bytes, (unsigned long long)e->queue_used,
+                      (unsigned long long)e->cfg.queue_budget_bytes);
+    goto refused;
+  }
+  e->queue_used += bytes;
+  pthread_mutex_unlock(&e->mu);
+
+  /* Without the lock: copy and parse. */
+  epart *parts = NULL;
+  j = calloc(1, sizeof *j);
+  if (!j)
+    st = cuzk_err_set(err, CUZK_NO_MEMORY, "no memory for a job");
+  else
+    st = parse_witnesses(k, rq, &parts, err);
+
+  pthread_mutex_lock(&e->mu);
+  if (st == CUZK_OK && !e->accepting)
+    st = cuzk_err_set(err, CUZK_UNAVAILABLE, "the engine is shutting down");
+  ejob *other = NULL;
+  if (st == CUZK_OK)
+    other = attachable(e, rq, hash, &st, err); /* a same-id submit raced in */
+  if (st != CUZK_OK || other) {
+    e->queue_used -= bytes;
+    if (other)
+      attach_ticket(e, other, t);
+    else
+      refuse(e, st);
+    pthread_mutex_unlock(&e->mu);
+    if (parts)
+      free_parts(parts, rq->nparts);
+    free(j);
+    return st;
+  }
+  j->seq = e->next_seq++;
+  if (rq->request_id && *rq->request_id)
+    snprintf(j->id, sizeof j->id, "%s", rq->request_id);
+  else
+    snprintf(j->id, sizeof j->id, "job-%016llx-%llu",
+             (unsigned long long)(e->id_salt ^ (j->seq * 0x9e3779b97f4a7c15ULL)),
+             (unsigned long long)j->seq);
+  j->pri = rq->priority == ENGINE_PRI_UNSPECIFIED ? ENGINE_PRI_NORMAL : rq->priority;
+  j->key = k;
+  j->want_json = rq->want_json;
+  j->wit_hash = hash;
+  j->nparts = rq->nparts;
+  j->parts = parts;
+  j->wit_bytes = bytes;
+  j->state = ENGINE_JOB_QUEUED;
+  j->t_submit = engine_now();
+  /* A failed or cancelled job under this id is forgotten: the new one replaces it. */
+  ejob *old = rq->request_id && *rq->request_id ? jobs_find(e, rq->request_id) : NULL;
+  if (old)
+    jobs_forget(e, old);
+  if ((st = jobs_insert(e, j, err)) != CUZK_OK) {
+    e->queue_used -= bytes;
+    refuse(e, st);
+    pthread_mutex_unlock(&e->mu);
+    free_parts(parts, rq->nparts);
+    free(j);
+    return st;
+  }
+  snprintf(t->job_id, sizeof t->job_id, "%s", j->id);
+  t->queue_position = sched_ahead(e, j->pri);
+  sched_push(e, j);
+  pthread_cond_broadcast(&e->work_cv);
+  pthread_mutex_unlock(&e->mu);
+  return CUZK_OK;
+
+refused:
+  refuse(e, st);
+  pthread_mutex_unlock(&e->mu);
+  return st;
+}
+
+/* ------------------------------------------------------------ await */
+
+static char *dup_str(const char *s) { return s ? strdup(s) : NULL; }
+
+/* r from a finished job (locked).  CUZK_NO_MEMORY when a copy fails. */
+static cuzk_status fill_result(const ejob *j, engine_result *r, cuzk_err *err) {
+  r->state = j->state;
+  r->nparts = j->nparts;
+  if (j->state == ENGINE_JOB_FAILED) {
+    r->job_status = j->status;
+    snprintf(r->error, sizeof r->error, "%s", j->error);
+  } else if (j->state == ENGINE_JOB_CANCELLED) {
+    r->job_status = CUZK_CANCELLED;
+    snprintf(r->error, sizeof r->error, "%s", j->error);
+  }
+  for (size_t p = 0; p < j->nparts; p++) {
+    const engine_timings *a = &j->parts[p].tm;
+    r->timings.queue_wait_ms += a->queue_wait_ms;
+    r->timings.key_load_ms += a->key_load_ms;
+    r->timings.prepare_ms += a->prepare_ms;
+    r->timings.gpu_ms += a->gpu_ms;
+    r->timings.finalize_ms += a->finalize_ms;
+  }
+  r->timings.total_ms = (uint64_t)((j->t_finish - j->t_submit) * 1000.0 + 0.5);
+  if (j->state != ENGINE_JOB_DONE)
+    return CUZK_OK;
+  r->proof_len = j->nparts * ENGINE_PROOF_BYTES;
+  if (!(r->proof = malloc(r->proof_len)))
+    return cuzk_err_set(err, CUZK_NO_MEMORY, "no memory for the proof");
+  for (size_t p = 0; p < j->nparts; p++)
+    memcpy(r->proof + p * ENGINE_PROOF_BYTES, j->parts[p].proof, ENGINE_PROOF_BYTES);
+  if (j->want_json) {
+    r->proof_json = calloc(j->nparts, sizeof *r->proof_json);
+    r->public_json = calloc(j->nparts, sizeof *r->public_json);
+    if (!r->proof_json || !r->public_json)
+      return cuzk_err_set(err, CUZK_NO_MEMORY, "no memory for the JSON");
+    for (size_t p = 0; p < j->nparts; p++) {
+      r->proof_json[p] = dup_str(j->parts[p].proof_json);
+      r->public_json[p] = dup_str(j->parts[p].public_json);
+      if (!r->proof_json[p] || !r->public_json[p])
+        return cuzk_err_set(err, CUZK_NO_MEMORY, "no memory for the JSON");
+    }
+  }
+  return CUZK_OK;
+}
+
+cuzk_status engine_await(engine *e, const char *job_id, uint64_t timeout_ms, engine_result *r,
+                         cuzk_err *err) {
+  memset(r, 0, sizeof *r);
+  if (job_id)
+    snprintf(r->job_id, sizeof r->job_id, "%s", job_id);
+  struct timespec dl;
+  engine_deadline(&dl, (double)timeout_ms / 1000.0);
+  pthread_mutex_lock(&e->mu);
+  jobs_expire(e);
+  ejob *j = job_id ? jobs_find(e, job_id) : NULL;
+  if (!j) {
+    pthread_mutex_unlock(&e->mu);
+    return cuzk_err_set(err, CUZK_NOT_FOUND, "no job '%s' (unknown, or expired)",
+                        job_id ? job_id : "");
+  }
+  jobs_ref(j);
+  cuzk_status st = CUZK_OK;
+  while (!j->finished) {
+    int rc = timeout_ms ? pthread_cond_timedwait(&e->done_cv, &e->mu, &dl)
+                        : pthread_cond_wait(&e->done_cv, &e->mu);
+    if (rc == ETIMEDOUT && !j->finished) {
+      r->state = jobs_state(j);
+      r->nparts = j->nparts;
+      st = cuzk_err_set(err, CUZK_TIMEOUT, "job '%s' still %s after %llu ms", j->id,
+                        engine_job_state_name(r->state), (unsigned long long)timeout_ms);
+      break;
+    }
+  }
+  if (j->finished && (st = fill_result(j, r, err)) != CUZK_OK)
+    engine_result_free(r);
+  jobs_unref(e, j);
+  pthread_mutex_unlock(&e->mu);
+  return st;
+}
+
+void engine_result_free(engine_result *r) {
+  if (!r)
+    return;
+  for (size_t p = 0; p < r->nparts; p++) {
+    if (r->proof_json)
+      free(r->proof_json[p]);
+    if (r->public_json)
+      free(r->public_json[p]);
+  }
+  free(r->proof_json);
+  free(r->public_json);
+  free(r->proof);
+  r->proof = NULL, r->proof_json = r->public_json = NULL;
+  r->proof_len = 0;
+}
+
+/* ------------------------------------------------------------ cancel */
+
+cuzk_status engine_cancel(engine *e, const char *job_id, bool *was_running, cuzk_err *err) {
+  bool running = false;
+  pthread_mutex_lock(&e->mu);
+  jobs_expire(e);
+  ejob *j = job_id ? jobs_find(e, job_id) : NULL;
+  if (!j) {
+    pthread_mutex_unlock(&e->mu);
+    if (was_running)
+      *was_running = false;
+    return cuzk_err_set(err, CUZK_NOT_FOUND, "no job '%s' (unknown, or expired)",
+                        job_id ? job_id : "");
+  }
+  if (!j->finished) {
+    running = j->next_part > 0;
+    jobs_finish(e, j, ENGINE_JOB_CANCELLED, CUZK_CANCELLED, "cancelled by request");
+  }
+  pthread_mutex_unlock(&e->mu);
+  if (was_running)
+    *was_running = running;
+  return CUZK_OK;
+}

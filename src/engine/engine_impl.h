@@ -1,0 +1,275 @@
+/* The engine's internal types, shared by its files (engine.h is the API):
+ *   engine.c   config, start and shutdown, submit, await, cancel
+ *   jobs.c     the job table (ids, request ids), job lifetime and expiry
+ *   sched.c    the priority queues of partitions waiting for a worker
+ *   keys.c     key residency: tiers, host budget, LRU eviction, preload/evict
+ *   worker.c   the proving workers (CPU backends, GPU slots)
+ *   status.c   status snapshots and the Prometheus text
+ *
+ * DESIGN: one mutex, engine.mu, guards every field below that is not
+ * marked otherwise; three condition variables wait on it: work_cv
+ * (workers: a partition to take, pause or shutdown), done_cv (awaiters and
+ * shutdown: a job finished, a worker exited) and key_cv (loaders: a key
+ * finished loading or was released, room was made).  The lock is never held
+ * across a proof, a key load or unload, a witness parse or copy, the test
+ * hook, or any backend call: those run on the calling or worker thread with
+ * the lock dropped, on objects a reference keeps alive (a job's refs, a
+ * key's refs).  There is no other lock, so there is no lock order.
+ *
+ * Lifetimes: a job is owned by its references: the table's (from submit to
+ * expiry), one per awaiter while it waits, one per worker while it proves
+ * one of its partitions; the last unref frees it.  A key entry lives as
+ * long as the engine; what it holds (a mapping, a pinned copy) lives while
+ * its tier is above DISK, and is never dropped while refs > 0 (partitions
+ * proving with it) or while it is loading. */
+#ifndef CUZK_ENGINE_ENGINE_IMPL_H
+#define CUZK_ENGINE_ENGINE_IMPL_H
+
+#include <pthread.h>
+#include <stddef.h>
+
+#include "backend/backend.h"
+#include "engine/engine.h"
+#include "groth16/wtns.h"
+#include "groth16/zkey.h"
+
+#define ENGINE_PROOF_BYTES 192 /* compressed A (48) || B (96) || C (48) */
+#define ENGINE_NPRI 5          /* priority lists, indexed by engine_priority (0 unused) */
+
+/* ------------------------------------------------------------ keys */
+
+typedef struct ekey ekey;
+struct ekey {
+  char id[ENGINE_ID_MAX];
+  char path[4096];
+  bool registered;      /* from the config (else found in param_dir) */
+  uint64_t file_bytes;  /* what it costs the host budget when above DISK */
+  /* The key's shape, read once when the key became known. */
+  uint64_t n_vars, n_public, domain_size;
+  unsigned lg_domain;
+
+  engine_tier tier; /* DISK, MAPPED or PINNED: the host tier (device holds aside) */
+  bool loading;     /* a thread is loading it: its bytes are reserved */
+  zkey_file zk;     /* open when tier >= MAPPED */
+  void *pinned;     /* PINNED: the file's bytes, zk points into them */
+  bool pinned_cuda; /* pinned came from cuzk_cuda_host_alloc (else mmap) */
+  bool locked;      /* PINNED on the CPU: mlock succeeded */
+  uint32_t refs;    /* partitions proving with it now */
+  uint32_t holds;   /* GPU slots keeping its bases resident */
+  uint64_t device_bytes; /* what one slot's resident copy costs its device */
+  bool evict_pending;    /* engine_evict while in use: drop when released */
+  double last_used;      /* monotonic seconds of the last release (or load) */
+
+  /* Counters for status and metrics. */
+  uint64_t loads, evictions;
+  double load_s;
+  uint64_t done, failed, cancelled, parts_proved;
+  double proof_s;            /* sum of job wall times (done jobs) */
+  ekey *next;                /* the engine's key list */
+};
+
+/* ------------------------------------------------------------ jobs */
+
+/* Intrusive doubly linked lists of jobs: a job holds one elink per list it
+ * can be on, found at a byte offset (offsetof(ejob, member)). */
+typedef struct ejob ejob;
+typedef struct {
+  ejob *prev, *next;
+} elink;
+typedef struct {
+  ejob *head, *tail;
+  size_t n;
+} elist;
+
+typedef struct {
+  engine_job_state state; /* QUEUED, PREPARING, PROVING, FINALIZING, DONE; FAILED/CANCELLED when dropped */
+  uint8_t *wit;           /* the copied .wtns image, freed when the partition ends */
+  size_t wit_len;
+  wtns_file w;            /* parsed over wit */
+  uint8_t proof[ENGINE_PROOF_BYTES];
+  char *proof_json, *public_json;
+  engine_timings tm;
+} epart;
+
+struct ejob {
+  char id[ENGINE_ID_MAX];
+  uint64_t seq;           /* submission order */
+  engine_priority pri;    /* LOW .. CRITICAL */
+  ekey *key;
+  bool want_json;
+  uint64_t wit_hash;      /* of every witness: a repeated request id must match it */
+  size_t nparts;
+  epart *parts;
+  size_t next_part;       /* first partition no worker has taken */
+  size_t nrunning, ndone; /* partitions on a worker now; proved */
+  uint64_t wit_bytes;     /* witness bytes still held (count in queue_used) */
+
+  bool finished;          /* DONE, FAILED or CANCELLED: final */
+  engine_job_state state; /* the final state once finished */
+  bool stop;              /* running partitions stop at their next stage */
+  cuzk_status status;     /* FAILED: the failing partition's status */
+  char error[CUZK_ERR_MSG_MAX];
+  double t_submit, t_finish;
+
+  uint32_t refs;
+  bool in_table;
+  ejob *hnext;               /* hash chain */
+  elink q;                   /* priority list, while queued */
+  bool in_queue;
+  elink f;                   /* finished list (oldest first), for expiry */
+  elink l;                   /* live list (unfinished), for status and shutdown */
+};
+
+static inline elink *elink_at(ejob *j, size_t off) { return (elink *)(void *)((char *)j + off); }
+
+static inline void elist_push(elist *l, ejob *j, size_t off) {
+  elink *k = elink_at(j, off);
+  k->next = NULL;
+  k->prev = l->tail;
+  if (l->tail)
+    elink_at(l->tail, off)->next = j;
+  else
+    l->head = j;
+  l->tail = j;
+  l->n++;
+}
+
+static inline void elist_remove(elist *l, ejob *j, size_t off) {
+  elink *k = elink_at(j, off);
+  if (k->prev)
+    elink_at(k->prev, off)->next = k->next;
+  else
+    l->head = k->next;
+  if (k->next)
+    elink_at(k->next, off)->prev = k->prev;
+  else
+    l->tail = k->prev;
+  k->prev = k->next = NULL;
+  l->n--;
+}
+
+/* ------------------------------------------------------------ workers */
+
+typedef struct {
+  struct engine *e;
+  unsigned index;
+  bool gpu;
+  int ordinal;          /* GPU ordinal, or -1 */
+  backend *be;
+  pthread_t thread;
+  bool started;
+  ejob *job;            /* the job of the partition it proves, or NULL */
+  ekey *held;           /* GPU: the key whose bases its backend holds */
+} eworker;
+
+typedef struct {
+  int ordinal;
+  char name[64];
+  uint64_t vram_total, budget, used; /* used: resident copies held by its slots */
+  unsigned slots;
+} edevice;
+
+/* ------------------------------------------------------------ the engine */
+
+struct engine {
+  engine_config cfg;
+  char *param_dir;
+  pthread_mutex_t mu;
+  pthread_cond_t work_cv, done_cv, key_cv;
+  double t_start;
+
+  /* Jobs. */
+  ejob **table;           /* hash of ids, chained */
+  size_t table_size, njobs;
+  elist queue[ENGINE_NPRI]; /* by priority: jobs with partitions not taken */
+  elist fin;               /* finished jobs, oldest first */
+  elist live;              /* unfinished jobs */
+  uint64_t next_seq;
+  uint64_t id_salt;
+
+  /* Keys and budgets. */
+  ekey *keys;
+  uint64_t keys_budget; /* host budget less the queue budget */
+  uint64_t keys_used;   /* bytes of keys above DISK or loading */
+  uint64_t queue_used;  /* witness bytes held by unfinished jobs */
+
+  /* Workers. */
+  eworker *workers;
+  size_t nworkers;
+  unsigned busy;
+  edevice *devices;
+  size_t ndevices;
+  bool accepting;  /* submissions allowed */
+  bool paused;     /* engine_set_paused */
+  bool draining;   /* shutdown: workers exit when nothing is left */
+  bool shutting;   /* shutdown began (one caller joins) */
+  bool joined;     /* the workers are joined */
+
+  /* Counters. */
+  uint64_t completed, failed, cancelled, attached, refused_exhausted, expired;
+  uint64_t errors[CUZK_STATUS_COUNT];
+  double stage_s[5]; /* queue wait, key load, prepare, gpu, finalize: sums over partitions */
+};
+
+/* ---- jobs.c (all with e->mu held unless said otherwise) */
+ejob *jobs_find(engine *e, const char *id);
+cuzk_status jobs_insert(engine *e, ejob *j, cuzk_err *err);
+/* Out of the table (expiry, or a retried request id), dropping its reference. */
+void jobs_forget(engine *e, ejob *j);
+void jobs_ref(ejob *j);
+void jobs_unref(engine *e, ejob *j);
+/* Ends an unfinished job: drops its queued partitions and their
+ * witnesses, asks running ones to stop, counts it, wakes its awaiters. */
+void jobs_finish(engine *e, ejob *j, engine_job_state state, cuzk_status st, const char *msg);
+/* Frees the witness of partition p (wit and parse) and its queue bytes. */
+void jobs_drop_witness(engine *e, ejob *j, size_t p);
+/* Drops finished jobs older than the TTL, then the oldest over max_finished. */
+void jobs_expire(engine *e);
+/* The job's state: final when finished, else its least advanced partition's. */
+engine_job_state jobs_state(const ejob *j);
+void jobs_free_all(engine *e);
+/* Without the lock: frees a job no one references. */
+void jobs_free(ejob *j);
+uint64_t jobs_witness_hash(const engine_request *rq);
+
+/* ---- sched.c (e->mu held) */
+void sched_push(engine *e, ejob *j);
+void sched_remove(engine *e, ejob *j);
+/* The next partition to prove: the oldest job of the highest priority that
+ * has one left; NULL when none.  *part receives its index. */
+ejob *sched_take(engine *e, size_t *part);
+/* Jobs queued ahead of a job of priority p submitted now. */
+uint32_t sched_ahead(const engine *e, engine_priority p);
+
+/* ---- keys.c */
+/* Registers the config's keys (engine_new, no lock needed yet). */
+cuzk_status keys_init(engine *e, cuzk_err *err);
+/* The key for a circuit id: registered, or <param_dir>/<id>.zkey found and
+ * its header read now.  Takes and drops the lock itself. */
+cuzk_status keys_lookup(engine *e, const char *id, ekey **out, cuzk_err *err);
+/* Makes the key usable (loads it when at DISK, evicting idle keys LRU
+ * first, waiting for keys in use to be released when that makes room) and
+ * takes a reference.  Called without the lock.  `job`, when non-NULL, is
+ * watched: its stop flag ends the wait with CUZK_CANCELLED.  *load_s: time
+ * spent loading (0 when it was loaded already). */
+cuzk_status keys_acquire(engine *e, ekey *k, ejob *job, bool wait, double *load_s,
+                         cuzk_err *err);
+/* Drops the reference (without the lock); an evict_pending key is unloaded
+ * when its last reference goes. */
+void keys_release(engine *e, ekey *k);
+/* Unloads every key (engine_free). */
+void keys_free_all(engine *e);
+/* Host bytes the key's loaded form costs (its file size). */
+static inline uint64_t keys_bytes(const ekey *k) { return k->file_bytes; }
+
+/* ---- worker.c */
+cuzk_status workers_start(engine *e, cuzk_err *err);
+void workers_join(engine *e);
+/* Run by a worker whose key acquire needs its GPU hold dropped (keys.c). */
+
+/* ---- engine.c */
+double engine_now(void);
+/* Fills a timespec deadline `ms` milliseconds from now (CLOCK_MONOTONIC). */
+void engine_deadline(struct timespec *ts, double seconds_from_now);
+
+#endif

@@ -1,0 +1,465 @@
+/* Key residency: which proving keys are loaded, in which tier, within the
+ * host budget.
+ *
+ * DESIGN: a key entry is made once per circuit id (engine_new for the
+ * registered ones, the first submit for one found in param_dir) after a
+ * full zkey_open that reads its shape; the entry lives until engine_free.
+ * Tiers: DISK (nothing held), MAPPED (zkey_open: the file mapped, page
+ * cache), PINNED (the file's bytes copied into page-locked memory: CUDA
+ * host memory on a GPU engine, else anonymous memory mlock'ed when the
+ * limit allows, and zkey_open_mem over it), DEVICE (a GPU slot's backend
+ * holds the bases: worker.c; holds are counted here because a held key
+ * must stay mapped).  Budget: every key above DISK, or loading, costs its
+ * file size against keys_budget (the host budget less the queue budget);
+ * keys_used is the sum.  A load that finds no room evicts, least recently
+ * used first, keys that are idle (refs = 0, no GPU hold, not loading, last
+ * used at least eviction_min_idle_ms ago); if that is not enough it waits
+ * on key_cv for keys in use to be released (a timed wait when a key will
+ * become old enough), or fails EXHAUSTED when the key could never fit or
+ * the caller cannot wait (preload).  Loading and unloading (file reads,
+ * munmap, cudaFreeHost) run without the lock: the bytes are reserved
+ * first and the entry marked `loading`; an unload takes the entry's
+ * objects out under the lock and frees them after. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cuda/cuda.h"
+#include "engine/engine_impl.h"
+
+typedef unsigned long long ull;
+
+/* What an unload frees, taken out of an entry under the lock. */
+typedef struct {
+  zkey_file zk;
+  void *pinned;
+  size_t len;
+  bool cuda, locked, open;
+} unload_item;
+
+static void free_pinned(void *p, size_t len, bool cuda, bool locked) {
+  if (!p)
+    return;
+  if (cuda) {
+    cuzk_cuda_host_free(p);
+  } else {
+    if (locked)
+      munlock(p, len);
+    munmap(p, len);
+  }
+}
+
+static void unload_run(unload_item *u) {
+  if (u->open)
+    zkey_close(&u->zk);
+  free_pinned(u->pinned, u->len, u->cuda, u->locked);
+  memset(u, 0, sizeof *u);
+}
+
+/* Moves k's loaded objects into *u and returns it to DISK (locked). */
+static void unload_take(engine *e, ekey *k, unload_item *u) {
+  memset(u, 0, sizeof *u);
+  if (k->tier < ENGINE_TIER_MAPPED)
+    return;
+  u->zk = k->zk;
+  u->open = true;
+  u->pinned = k->pinned;
+  u->len = (size_t)k->file_bytes;
+  u->cuda = k->pinned_cuda;
+  u->locked = k->locked;
+  memset(&k->zk, 0, sizeof k->zk);
+  k->pinned = NULL;
+  k->pinned_cuda = k->locked = false;
+  k->tier = ENGINE_TIER_DISK;
+  k->evict_pending = false;
+  k->evictions++;
+  e->keys_used -= k->file_bytes;
+  pthread_cond_broadcast(&e->key_cv);
+}
+
+/* ------------------------------------------------------------ entries */
+
+/* The shape of the key at path, from a full open. */
+static cuzk_status read_shape(ekey *k, cuzk_err *err) {
+  zkey_file z;
+  CUZK_TRY(zkey_open(&z, k->path, err));
+  k->file_bytes = z.bf.map.size;
+  k->n_vars = z.n_vars;
+  k->n_public = z.n_public;
+  k->domain_size = z.domain_size;
+  k->lg_domain = z.lg_domain;
+  /* One GPU slot's resident copy: the five base sections and the coefficients. */
+  k->device_bytes = (z.n_a * 2 + z.n_c + z.n_h) * ZKEY_G1_BYTES + z.n_a * ZKEY_G2_BYTES +
+                    z.n_coefs * ZKEY_COEF_BYTES;
+  zkey_close(&z);
+  return CUZK_OK;
+}
+
+static ekey *find_key(engine *e, const char *id) {
+  for (ekey *k = e->keys; k; k = k->next)
+    if (!strcmp(k->id, id))
+      return k;
+  return NULL;
+}
+
+cuzk_status keys_init(engine *e, cuzk_err *err) {
+  for (size_t i = 0; i < e->cfg.ncircuits; i++) {
+    const engine_circuit *c = &e->cfg.circuits[i];
+    if (!c->id || !*c->id || strlen(c->id) >= ENGINE_ID_MAX)
+      return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
+                          "circuit %zu: the id must be 1 to %d bytes", i, ENGINE_ID_MAX - 1);
+    if (!c->path || !*c->path || strlen(c->path) >= sizeof(((ekey *)0)->path))
+      return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "circuit %s: no key path, or too long",
+                          c->id);
+    if (find_key(e, c->id))
+      return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "circuit %s is registered twice", c->id);
+    ekey *k = calloc(1, sizeof *k);
+    if (!k)
+      return cuzk_err_set(err, CUZK_NO_MEMORY, "no memory for a key entry");
+    snprintf(k->id, sizeof k->id, "%s", c->id);
+    snprintf(k->path, sizeof k->path, "%s", c->path);
+    k->registered = true;
+    cuzk_status st = read_shape(k, err);
+    if (st != CUZK_OK) {
+      free(k);
+      return cuzk_err_prefix(err, "circuit %s: ", c->id);
+    }
+    k->last_used = engine_now();
+    k->next = e->keys;
+    e->keys = k;
+  }
+  return CUZK_OK;
+}
+
+/* Ids found in param_dir are file names: letters, digits, '.', '_', '-',
+ * not starting with '.', so no id reaches outside the directory. */
+static bool safe_file_id(const char *id) {
+  if (!*id || *id == '.')
+    return false;
+  for (const char *s = id; *s; s++)
+    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+          *s == '.' || *s == '_' || *s == '-'))
+      return false;
+  return true;
+}
+
+cuzk_status keys_lookup(engine *e, const char *id, ekey **out, cuzk_err *err) {
+  pthread_mutex_lock(&e->mu);
+  ekey *k = find_key(e, id);
+  pthread_mutex_unlock(&e->mu);
+  if (k) {
+    *out = k;
+    return CUZK_OK;
+  }
+  if (!e->param_dir || !safe_file_id(id))
+    return cuzk_err_set(err, CUZK_NOT_FOUND, "unknown circuit '%s'", id);
+  ekey *n = calloc(1, sizeof *n);
+  if (!n)
+    return cuzk_err_set(err, CUZK_NO_MEMORY, "no memory for a key entry");
+  snprintf(n->id, sizeof n->id, "%s", id);
+  if (snprintf(n->path, sizeof n->path, "%s/%s.zkey", e->param_dir, id) >= (int)sizeof n->path) {
+    free(n);
+    return cuzk_err_set(err, CUZK_NOT_FOUND, "unknown circuit '%s' (path too long)", id);
+  }
+  struct stat sb;
+  if (stat(n->path, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+    free(n);
+    return cuzk_err_set(err, CUZK_NOT_FOUND, "unknown circuit '%s' (not registered, no %s/%s.zkey)",
+                        id, e->param_dir, id);
+  }
+  cuzk_status st = read_shape(n, err);
+  if (st != CUZK_OK) {
+    free(n);
+    return cuzk_err_prefix(err, "circuit %s: ", id);
+  }
+  pthread_mutex_lock(&e->mu);
+  if ((k = find_key(e, id))) { /* another submit got there first */
+    free(n);
+  } else {
+    n->last_used = engine_now();
+    n->next = e->keys;
+    e->keys = k = n;
+  }
+  pthread_mutex_unlock(&e->mu);
+  *out = k;
+  return CUZK_OK;
+}
+
+/* ------------------------------------------------------------ loading */
+
+/* A copy of the file in page-locked memory, and zkey_open_mem over it. */
+static cuzk_status load_pinned(engine *e, ekey *k, zkey_file *zk, void **pinned, bool *cuda,
+                               bool *locked, cuzk_err *err) {
+  *pinned = NULL, *cuda = *locked = false;
+  int fd = open(k->path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return cuzk_err_set(err, CUZK_IO, "%s: cannot open: %s", k->path, strerror(errno));
+  struct stat sb;
+  if (fstat(fd, &sb) != 0 || (uint64_t)sb.st_size != k->file_bytes) {
+    close(fd);
+    return cuzk_err_set(err, CUZK_IO, "%s: the file changed size since it was registered",
+                        k->path);
+  }
+  size_t len = (size_t)k->file_bytes;
+  void *p = NULL;
+  cuzk_status st;
+  if (e->ndevices > 0) {
+    if ((st = cuzk_cuda_host_alloc(&p, len, err)) != CUZK_OK) {
+      close(fd);
+      return cuzk_err_prefix(err, "%s: page-locked copy of %zu bytes: ", k->path, len);
+    }
+    *cuda = true;
+  } else {
+    p = mmap(NULL, len ? len : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+      close(fd);
+      return cuzk_err_set(err, CUZK_NO_MEMORY, "%s: no memory for a %zu-byte copy", k->path, len);
+    }
+    *locked = mlock(p, len) == 0; /* best effort: RLIMIT_MEMLOCK is often small */
+  }
+  for (size_t got = 0; got < len;) {
+    ssize_t r = pread(fd, (uint8_t *)p + got, len - got, (off_t)got);
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r <= 0) {
+      st = cuzk_err_set(err, CUZK_IO, "%s: read failed at offset %zu: %s", k->path, got,
+                        r < 0 ? strerror(errno) : "unexpected end of file");
+      close(fd);
+      free_pinned(p, len, *cuda, *locked);
+      return st;
+    }
+    got += (size_t)r;
+  }
+  close(fd);
+  if ((st = zkey_open_mem(zk, p, len, k->path, err)) != CUZK_OK) {
+    free_pinned(p, len, *cuda, *locked);
+    return st;
+  }
+  *pinned = p;
+  return CUZK_OK;
+}
+
+/* The LRU idle key that may be evicted now, or NULL; *soonest: seconds
+ * until a key in use-free but too recently used becomes evictable. */
+static ekey *lru_victim(engine *e, double now, double *soonest) {
+  double min_idle = (double)e->cfg.eviction_min_idle_ms / 1000.0;
+  ekey *best = NULL;
+  for (ekey *k = e->keys; k; k = k->next) {
+    if (k->tier < ENGINE_TIER_MAPPED || k->loading || k->refs || k->holds)
+      continue;
+    double wait = k->last_used + min_idle - now;
+    if (wait > 0) {
+      if (wait < *soonest)
+        *soonest = wait;
+      continue;
+    }
+    if (!best || k->last_used < best->last_used)
+      best = k;
+  }
+  return best;
+}
+
+/* The LRU key whose only references are GPU slots' holds, idle long
+ * enough, not already marked: the next to evict when nothing else can go. */
+static ekey *lru_held(engine *e, double now) {
+  double min_idle = (double)e->cfg.eviction_min_idle_ms / 1000.0;
+  ekey *best = NULL;
+  for (ekey *k = e->keys; k; k = k->next)
+    if (k->tier >= ENGINE_TIER_MAPPED && !k->loading && k->holds && k->refs == k->holds &&
+        !k->evict_pending && now - k->last_used >= min_idle &&
+        (!best || k->last_used < best->last_used))
+      best = k;
+  return best;
+}
+
+cuzk_status keys_acquire(engine *e, ekey *k, ejob *job, bool wait, double *load_s,
+                         cuzk_err *err) {
+  *load_s = 0;
+  cuzk_status st = CUZK_OK;
+  unload_item u;
+  pthread_mutex_lock(&e->mu);
+  for (;;) {
+    if (job && job->stop) {
+      st = cuzk_err_set(err, CUZK_CANCELLED, "cancelled while waiting for key %s", k->id);
+      break;
+    }
+    if (k->tier >= ENGINE_TIER_MAPPED && !k->loading) {
+      k->refs++;
+      break;
+    }
+    if (k->loading) {
+      pthread_cond_wait(&e->key_cv, &e->mu);
+      continue;
+    }
+    const uint64_t size = k->file_bytes;
+    if (size > e->keys_budget) {
+      st = cuzk_err_set(err, CUZK_EXHAUSTED,
+                        "key %s needs %llu bytes, more than the keys' share of the host budget "
+                        "(%llu = host %llu less queue %llu)",
+                        k->id, (ull)size, (ull)e->keys_budget, (ull)e->cfg.host_budget_bytes,
+                        (ull)e->cfg.queue_budget_bytes);
+      break;
+    }
+    if (e->keys_used + size > e->keys_budget) {
+      double soonest = 1e9;
+      ekey *v = lru_victim(e, engine_now(), &soonest);
+      if (v) {
+        unload_take(e, v, &u);
+        pthread_mutex_unlock(&e->mu);
+        unload_run(&u);
+        pthread_mutex_lock(&e->mu);
+        continue;
+      }
+      ekey *h = wait ? lru_held(e, engine_now()) : NULL;
+      if (h) {
+        /* Only GPU slots' holds keep it: they drop them when woken. */
+        h->evict_pending = true;
+        pthread_cond_broadcast(&e->work_cv);
+      }
+      if (!wait) {
+        st = cuzk_err_set(err, CUZK_EXHAUSTED,
+                          "no room for key %s (%llu bytes): %llu of %llu bytes are held by keys "
+                          "in use or used too recently to evict",
+                          k->id, (ull)size, (ull)e->keys_used, (ull)e->keys_budget);
+        break;
+      }
+      /* Keys in use are released by running partitions; a recently used
+       * one becomes evictable after `soonest` seconds. */
+      if (soonest < 1e9) {
+        struct timespec dl;
+        engine_deadline(&dl, soonest + 0.001);
+        pthread_cond_timedwait(&e->key_cv, &e->mu, &dl);
+      } else {
+        pthread_cond_wait(&e->key_cv, &e->mu);
+      }
+      continue;
+    }
+    /* Reserve, then load without the lock. */
+    e->keys_used += size;
+    k->loading = true;
+    pthread_mutex_unlock(&e->mu);
+    double t0 = engine_now();
+    zkey_file zk;
+    void *pinned = NULL;
+    bool cuda = false, locked = false;
+    st = e->cfg.pin_keys ? load_pinned(e, k, &zk, &pinned, &cuda, &locked, err)
+                         : zkey_open(&zk, k->path, err);
+    if (st == CUZK_OK && (zk.n_vars != k->n_vars || zk.domain_size != k->domain_size ||
+                          zk.n_public != k->n_public)) {
+      st = cuzk_err_set(err, CUZK_FORMAT, "%s: the key changed on disk since it was registered",
+                        k->path);
+      zkey_close(&zk);
+      free_pinned(pinned, (size_t)k->file_bytes, cuda, locked);
+    }
+    double dt = engine_now() - t0;
+    pthread_mutex_lock(&e->mu);
+    k->loading = false;
+    pthread_cond_broadcast(&e->key_cv);
+    if (st != CUZK_OK) {
+      e->keys_used -= size;
+      break;
+    }
+    k->zk = zk;
+    k->pinned = pinned;
+    k->pinned_cuda = cuda;
+    k->locked = locked;
+    k->tier = pinned ? ENGINE_TIER_PINNED : ENGINE_TIER_MAPPED;
+    k->loads++;
+    k->load_s += dt;
+    k->refs++;
+    *load_s = dt;
+    break;
+  }
+  if (st == CUZK_OK)
+    k->last_used = engine_now();
+  pthread_mutex_unlock(&e->mu);
+  return st;
+}
+
+void keys_release(engine *e, ekey *k) {
+  unload_item u = {0};
+  pthread_mutex_lock(&e->mu);
+  k->refs--;
+  k->last_used = engine_now();
+  if (!k->refs && !k->holds && k->evict_pending)
+    unload_take(e, k, &u);
+  pthread_cond_broadcast(&e->key_cv);
+  pthread_mutex_unlock(&e->mu);
+  unload_run(&u);
+}
+
+void keys_free_all(engine *e) {
+  for (ekey *k = e->keys, *next; k; k = next) {
+    next = k->next;
+    unload_item u;
+    unload_take(e, k, &u);
+    unload_run(&u);
+    free(k);
+  }
+  e->keys = NULL;
+}
+
+/* ------------------------------------------------------------ preload, evict */
+
+/* Out-parameters may be NULL. */
+static void set_out(bool *b, bool bv, uint64_t *u, uint64_t uv) {
+  if (b)
+    *b = bv;
+  if (u)
+    *u = uv;
+}
+
+cuzk_status engine_preload(engine *e, const char *circuit_id, bool *already_loaded,
+                           uint64_t *load_ms, cuzk_err *err) {
+  set_out(already_loaded, false, load_ms, 0);
+  if (!circuit_id || !*circuit_id)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "circuit id is empty");
+  pthread_mutex_lock(&e->mu);
+  bool ok = e->accepting;
+  pthread_mutex_unlock(&e->mu);
+  if (!ok)
+    return cuzk_err_set(err, CUZK_UNAVAILABLE, "the engine is shutting down");
+  ekey *k;
+  CUZK_TRY(keys_lookup(e, circuit_id, &k, err));
+  pthread_mutex_lock(&e->mu);
+  bool already = k->tier >= ENGINE_TIER_MAPPED && !k->loading;
+  pthread_mutex_unlock(&e->mu);
+  double s;
+  cuzk_status st = keys_acquire(e, k, NULL, false, &s, err);
+  if (st != CUZK_OK)
+    return st;
+  keys_release(e, k);
+  set_out(already_loaded, already, load_ms, (uint64_t)(s * 1000.0 + 0.5));
+  return CUZK_OK;
+}
+
+cuzk_status engine_evict(engine *e, const char *circuit_id, bool *was_loaded,
+                         uint64_t *freed_bytes, cuzk_err *err) {
+  set_out(was_loaded, false, freed_bytes, 0);
+  unload_item u = {0};
+  pthread_mutex_lock(&e->mu);
+  ekey *k = circuit_id ? find_key(e, circuit_id) : NULL;
+  if (!k) {
+    pthread_mutex_unlock(&e->mu);
+    return cuzk_err_set(err, CUZK_NOT_FOUND, "unknown circuit '%s' (or never loaded)",
+                        circuit_id ? circuit_id : "");
+  }
+  bool was = k->tier >= ENGINE_TIER_MAPPED || k->loading;
+  uint64_t freed = 0;
+  if (k->tier >= ENGINE_TIER_MAPPED && !k->loading && !k->refs && !k->holds) {
+    freed = k->file_bytes;
+    unload_take(e, k, &u);
+  } else if (was) {
+    k->evict_pending = true;
+    pthread_cond_broadcast(&e->work_cv); /* GPU slots holding it drop their copies */
+  }
+  pthread_mutex_unlock(&e->mu);
+  unload_run(&u);
+  set_out(was_loaded, was, freed_bytes, freed);
+  return CUZK_OK;
+}

@@ -1,0 +1,44 @@
+/* The scheduler: which partition a free worker proves next.
+ *
+ * DESIGN: one FIFO list of jobs per priority (LOW .. CRITICAL), each job
+ * appended at submission, so a list's order is submission order and
+ * "priority, then age" is: the head of the highest non-empty list.  A job
+ * stays in its list while it has partitions no worker has taken; a worker
+ * takes them one at a time, in index order, so the partitions of one job
+ * spread over free workers while a job of higher priority submitted later
+ * still goes first at the next take.  Running work is never preempted.
+ * Removal is O(1) (doubly linked), which cancel and failure use.  All
+ * functions run with engine.mu held. */
+#include "engine/engine_impl.h"
+
+void sched_push(engine *e, ejob *j) {
+  elist_push(&e->queue[j->pri], j, offsetof(ejob, q));
+  j->in_queue = true;
+}
+
+void sched_remove(engine *e, ejob *j) {
+  if (!j->in_queue)
+    return;
+  elist_remove(&e->queue[j->pri], j, offsetof(ejob, q));
+  j->in_queue = false;
+}
+
+ejob *sched_take(engine *e, size_t *part) {
+  for (int p = ENGINE_PRI_CRITICAL; p >= ENGINE_PRI_LOW; p--) {
+    ejob *j = e->queue[p].head;
+    if (!j)
+      continue;
+    *part = j->next_part++;
+    if (j->next_part >= j->nparts)
+      sched_remove(e, j);
+    return j;
+  }
+  return NULL;
+}
+
+uint32_t sched_ahead(const engine *e, engine_priority pri) {
+  size_t n = 0;
+  for (int p = ENGINE_PRI_CRITICAL; p >= (int)pri && p >= ENGINE_PRI_LOW; p--)
+    n += e->queue[p].n;
+  return (uint32_t)n;
+}

@@ -1,0 +1,951 @@
+/* The proving engine (engine/engine.h) on the CPU backend, with small
+ * chain keys made in-process by the INSECURE key generator
+ * (groth16/keygen.h): proofs and their encodings, priority order, request
+ * ids, cancel in each state, await timeouts, bad requests, failed jobs,
+ * key tiers under a host budget, preload/evict, the queue budget, expiry,
+ * shutdown, status and metrics, and a burst of concurrent clients.
+ *
+ * Synchronisation is by the engine's test hook (a worker blocks in it at a
+ * known state until the test lets it go) and by engine_set_paused, never
+ * by sleeping; the only sleep waits for a TTL to pass. */
+#include "harness.h"
+
+#include <pthread.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ec/encode.h"
+#include "engine/engine.h"
+#include "groth16/json.h"
+#include "groth16/keygen.h"
+#include "groth16/verify.h"
+#include "groth16/wtns.h"
+#include "groth16/zkey.h"
+
+/* Under ASan, each test ends with a leak check: the harness's children
+ * leave with _exit, which skips LeakSanitizer's own check at exit. */
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/lsan_interface.h>
+static void leak_check(const char *name) {
+  if (__lsan_do_recoverable_leak_check())
+    TEST_FAIL("%s leaks (LeakSanitizer's report above)", name);
+}
+#else
+static void leak_check(const char *name) { (void)name; }
+#endif
+#define ETEST_TIMEOUT(name, secs)   \
+  static void name##_body(void);    \
+  TEST_TIMEOUT(name, secs) {        \
+    name##_body();                  \
+    leak_check(#name);              \
+  }                                 \
+  static void name##_body(void)
+#define ETEST(name) ETEST_TIMEOUT(name, 120)
+
+/* ------------------------------------------------------------ fixtures */
+
+/* A chain key of 2^lg with its witness, written under dir as NAME.zkey and
+ * NAME.wtns (removed again by fixture_free). */
+typedef struct {
+  char zkey[256], wpath[256];
+  uint8_t *wtns;
+  size_t wtns_len;
+  uint64_t zkey_bytes;
+} fixture;
+
+static void fixture_make(fixture *f, const char *dir, const char *name, unsigned lg,
+                         uint64_t seed) {
+  keygen_chain c;
+  cuzk_err err = {0};
+  CHECK(keygen_chain_from_seed(&c, KEYGEN_CHAIN_STEPS(lg), seed, &err) == CUZK_OK);
+  snprintf(f->zkey, sizeof f->zkey, "%s/%s.zkey", dir, name);
+  snprintf(f->wpath, sizeof f->wpath, "%s/%s.wtns", dir, name);
+  keygen_opts o = {.threads = 2};
+  CHECK_MSG(keygen_chain_write(&c, f->zkey, f->wpath, &o, NULL, &err) == CUZK_OK, "keygen: %s",
+            err.msg);
+  f->wtns = (uint8_t *)test_read_file(f->wpath, &f->wtns_len);
+  CHECK(f->wtns);
+  struct stat sb;
+  CHECK(stat(f->zkey, &sb) == 0);
+  f->zkey_bytes = (uint64_t)sb.st_size;
+}
+
+static void fixture_free(fixture *f) {
+  free(f->wtns);
+  unlink(f->zkey);
+  unlink(f->wpath);
+}
+
+/* A config with one key "k" (and optionally "k2"), CPU workers. */
+static void config(engine_config *c, engine_circuit *circ, size_t n, unsigned workers) {
+  engine_config_defaults(c);
+  c->device = ENGINE_DEVICE_CPU;
+  c->cpu_workers = workers;
+  c->threads = 1;
+  c->circuits = circ;
+  c->ncircuits = n;
+  c->host_budget_bytes = (uint64_t)1 << 30;
+  c->queue_budget_bytes = (uint64_t)256 << 20;
+}
+
+static engine *start(const engine_config *c) {
+  engine *e = NULL;
+  cuzk_err err = {0};
+  cuzk_status st = engine_new(&e, c, &err);
+  CHECK_MSG(st == CUZK_OK, "engine_new: %s: %s", cuzk_status_name(st), err.msg);
+  return e;
+}
+
+static cuzk_status submit_full(engine *e, const char *rid, const char *circuit, int pri,
+                               const uint8_t *const *w, const size_t *wl, size_t n, bool json,
+                               engine_ticket *t, cuzk_err *err) {
+  engine_request rq = {.request_id = rid,
+                       .circuit_id = circuit,
+                       .priority = (engine_priority)pri,
+                       .nparts = n,
+                       .witness = w,
+                       .witness_len = wl,
+                       .want_json = json};
+  return engine_submit(e, &rq, t, err);
+}
+
+/* Submits one partition; fails the test unless it is accepted. */
+static void submit_ok(engine *e, const char *rid, const char *circuit, int pri, const fixture *f,
+                      engine_ticket *t) {
+  const uint8_t *w[1] = {f->wtns};
+  size_t wl[1] = {f->wtns_len};
+  cuzk_err err = {0};
+  cuzk_status st = submit_full(e, rid, circuit, pri, w, wl, 1, false, t, &err);
+  CHECK_MSG(st == CUZK_OK, "submit %s: %s: %s", rid ? rid : "", cuzk_status_name(st), err.msg);
+}
+
+static engine_job_state await_state(engine *e, const char *id, engine_result *r) {
+  cuzk_err err = {0};
+  cuzk_status st = engine_await(e, id, 0, r, &err);
+  CHECK_MSG(st == CUZK_OK, "await %s: %s: %s", id, cuzk_status_name(st), err.msg);
+  return r->state;
+}
+
+/* The job is DONE and each 192-byte proof decodes and verifies against
+ * the key, with the witness's public signals. */
+static void check_done_and_valid(engine *e, const char *id, const fixture *f) {
+  engine_result r;
+  engine_job_state s = await_state(e, id, &r);
+  CHECK_MSG(s == ENGINE_JOB_DONE, "job %s: %s (%s)", id, engine_job_state_name(s), r.error);
+  CHECK_EQ_INT(r.proof_len, r.nparts * 192);
+  zkey_file zk;
+  wtns_file w;
+  cuzk_err err = {0};
+  CHECK_MSG(zkey_open(&zk, f->zkey, &err) == CUZK_OK, "%s", err.msg);
+  CHECK_MSG(wtns_open_mem(&w, f->wtns, f->wtns_len, "w", &err) == CUZK_OK, "%s", err.msg);
+  groth16_vk vk;
+  CHECK(zkey_read_vk(&zk, &vk, &err) == CUZK_OK);
+  groth16_vk_compute_alphabeta(&vk);
+  limb_t pub[KEYGEN_CHAIN_PUBLIC][4];
+  for (int i = 0; i < KEYGEN_CHAIN_PUBLIC; i++) limbs_from_le(pub[i], wtns_value(&w, 1 + i), 4);
+  for (size_t p = 0; p < r.nparts; p++) {
+    const uint8_t *b = r.proof + 192 * p;
+    groth16_proof pr;
+    CHECK(bls12_381_g1_decode_compressed(&pr.a, b, true, &err) == CUZK_OK);
+    CHECK(bls12_381_g2_decode_compressed(&pr.b, b + 48, true, &err) == CUZK_OK);
+    CHECK(bls12_381_g1_decode_compressed(&pr.c, b + 144, true, &err) == CUZK_OK);
+    cuzk_status st = groth16_verify(&vk, (const limb_t(*)[4])pub, KEYGEN_CHAIN_PUBLIC, &pr, &err);
+    CHECK_MSG(st == CUZK_OK, "job %s partition %zu does not verify: %s", id, p, err.msg);
+  }
+  groth16_vk_fini(&vk);
+  wtns_close(&w);
+  zkey_close(&zk);
+  engine_result_free(&r);
+}
+
+static const engine_key_status *key_status(const engine_status *s, const char *id) {
+  for (size_t i = 0; i < s->nkeys; i++)
+    if (!strcmp(s->keys[i].id, id))
+      return &s->keys[i];
+  TEST_FAIL("no key %s in the status", id);
+}
+
+static engine_tier tier_of(engine *e, const char *id) {
+  engine_status s;
+  CHECK(engine_status_get(e, &s, NULL) == CUZK_OK);
+  engine_tier t = key_status(&s, id)->tier;
+  engine_status_free(&s);
+  return t;
+}
+
+/* ------------------------------------------------------------ the hook */
+
+/* Records the order in which partitions are taken, and can hold a worker
+ * when a given job reaches a given state until the test releases it. */
+typedef struct {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  char order[64][ENGINE_ID_MAX];
+  size_t norder;
+  unsigned taken; /* PREPARING events */
+  char hold_id[ENGINE_ID_MAX];
+  engine_job_state hold_state;
+  bool holding, release;
+} hook_rec;
+
+static hook_rec H = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+
+static void hook_fn(void *ctx, const char *job_id, size_t part, engine_job_state s) {
+  hook_rec *h = ctx;
+  (void)part;
+  pthread_mutex_lock(&h->mu);
+  if (s == ENGINE_JOB_PREPARING) {
+    h->taken++;
+    if (h->norder < 64)
+      snprintf(h->order[h->norder++], ENGINE_ID_MAX, "%s", job_id);
+  }
+  if (h->hold_id[0] && !strcmp(job_id, h->hold_id) && s == h->hold_state) {
+    h->holding = true;
+    pthread_cond_broadcast(&h->cv);
+    while (!h->release) pthread_cond_wait(&h->cv, &h->mu);
+  }
+  pthread_mutex_unlock(&h->mu);
+}
+
+static void hook_hold(const char *id, engine_job_state s) {
+  pthread_mutex_lock(&H.mu);
+  snprintf(H.hold_id, sizeof H.hold_id, "%s", id);
+  H.hold_state = s;
+  H.holding = H.release = false;
+  pthread_mutex_unlock(&H.mu);
+}
+
+static void hook_wait_held(void) {
+  pthread_mutex_lock(&H.mu);
+  while (!H.holding) pthread_cond_wait(&H.cv, &H.mu);
+  pthread_mutex_unlock(&H.mu);
+}
+
+static void hook_release(void) {
+  pthread_mutex_lock(&H.mu);
+  H.release = true;
+  H.hold_id[0] = 0;
+  pthread_cond_broadcast(&H.cv);
+  pthread_mutex_unlock(&H.mu);
+}
+
+static void with_hook(engine_config *c) {
+  c->test_hook = hook_fn;
+  c->test_hook_ctx = &H;
+}
+
+/* One test's world: a temporary directory holding key "k" (2^lg) and its
+ * witness, and an engine configured by config(); a test adjusts v->c
+ * between env_init and env_start. */
+typedef struct {
+  char dir[64];
+  fixture f;
+  engine_circuit circ[2];
+  engine_config c;
+  engine *e;
+} env;
+
+static void env_init(env *v, unsigned lg, uint64_t seed, unsigned workers, bool hooked) {
+  memset(v, 0, sizeof *v);
+  snprintf(v->dir, sizeof v->dir, "/tmp/cuzk-engine-XXXXXX");
+  CHECK(mkdtemp(v->dir));
+  fixture_make(&v->f, v->dir, "k", lg, seed);
+  v->circ[0] = (engine_circuit){"k", v->f.zkey};
+  config(&v->c, v->circ, 1, workers);
+  if (hooked)
+    with_hook(&v->c);
+}
+
+static engine *env_start(env *v) { return v->e = start(&v->c); }
+
+static void env_fini(env *v) {
+  engine_free(v->e);
+  fixture_free(&v->f);
+  CHECK(rmdir(v->dir) == 0); /* every file made was removed */
+}
+
+/* Submits job `id` (NORMAL) and returns once a worker is held in the
+ * test hook as the job enters state `at`. */
+static void submit_held(env *v, const char *id, engine_job_state at) {
+  engine_ticket t;
+  hook_hold(id, at);
+  submit_ok(v->e, id, "k", ENGINE_PRI_NORMAL, &v->f, &t);
+  hook_wait_held();
+}
+
+/* Each line (a NULL-terminated list) appears in the metrics text. */
+static void check_metrics(engine *e, const char *const *lines) {
+  char *m = engine_metrics_text(e);
+  CHECK(m);
+  for (; *lines; lines++) CHECK_MSG(strstr(m, *lines), "no '%s' in:\n%s", *lines, m);
+  free(m);
+}
+
+static void check_status(engine *e, uint64_t completed, uint64_t failed, uint64_t cancelled,
+                         uint64_t queue_used) {
+  engine_status s;
+  CHECK(engine_status_get(e, &s, NULL) == CUZK_OK);
+  CHECK_EQ_INT(s.completed, completed);
+  CHECK_EQ_INT(s.failed, failed);
+  CHECK_EQ_INT(s.cancelled, cancelled);
+  CHECK_EQ_INT(s.queue_used, queue_used);
+  CHECK(s.host_used <= s.host_budget);
+  engine_status_free(&s);
+}
+
+/* ------------------------------------------------------------ tests */
+
+ETEST(engine_proves_bytes_and_json) {
+  env v;
+  env_init(&v, 5, 1, 1, false);
+  engine *e = env_start(&v);
+  const fixture *f = &v.f;
+  /* three partitions of one job, with JSON */
+  const uint8_t *w[3] = {f->wtns, f->wtns, f->wtns};
+  size_t wl[3] = {f->wtns_len, f->wtns_len, f->wtns_len};
+  engine_ticket t;
+  cuzk_err err = {0};
+  CHECK(submit_full(e, "req-1", "k", ENGINE_PRI_UNSPECIFIED, w, wl, 3, true, &t, &err) == CUZK_OK);
+  CHECK_EQ_STR(t.job_id, "req-1");
+  CHECK(!t.attached);
+  check_done_and_valid(e, "req-1", f);
+  engine_result r;
+  CHECK(await_state(e, "req-1", &r) == ENGINE_JOB_DONE);
+  CHECK(r.proof_json && r.public_json);
+  wtns_file wt;
+  CHECK(wtns_open_mem(&wt, f->wtns, f->wtns_len, "w", &err) == CUZK_OK);
+  char *pub = json_public_string(wtns_value(&wt, 1), KEYGEN_CHAIN_PUBLIC);
+  for (size_t p = 0; p < 3; p++) {
+    /* proof.json is the same proof as the bytes */
+    groth16_proof pj, pb;
+    CHECK_MSG(json_parse_proof(r.proof_json[p], strlen(r.proof_json[p]), "proof", &pj, &err) ==
+                  CUZK_OK,
+              "%s", err.msg);
+    const uint8_t *b = r.proof + 192 * p;
+    CHECK(bls12_381_g1_decode_compressed(&pb.a, b, false, &err) == CUZK_OK);
+    CHECK(bls12_381_g2_decode_compressed(&pb.b, b + 48, false, &err) == CUZK_OK);
+    CHECK(bls12_381_g1_decode_compressed(&pb.c, b + 144, false, &err) == CUZK_OK);
+    CHECK_EQ_MEM(&pj.a, &pb.a, sizeof pj.a);
+    CHECK_EQ_MEM(&pj.b, &pb.b, sizeof pj.b);
+    CHECK_EQ_MEM(&pj.c, &pb.c, sizeof pj.c);
+    CHECK_EQ_STR(r.public_json[p], pub);
+  }
+  /* blinding is fresh: partitions of the same witness differ */
+  CHECK(memcmp(r.proof, r.proof + 192, 192) != 0);
+  CHECK(r.timings.total_ms >= r.timings.gpu_ms);
+  free(pub);
+  wtns_close(&wt);
+  engine_result_free(&r);
+  check_status(e, 1, 0, 0, 0);
+  CHECK_EQ_INT(tier_of(e, "k"), ENGINE_TIER_MAPPED);
+  env_fini(&v);
+}
+
+ETEST(engine_priority_order) {
+  env v;
+  env_init(&v, 4, 2, 1, true);
+  engine *e = env_start(&v);
+  engine_set_paused(e, true);
+  static const struct {
+    const char *id;
+    int pri;
+    uint32_t pos;
+  } sub[] = {{"n1", ENGINE_PRI_NORMAL, 0},      {"low", ENGINE_PRI_LOW, 1},
+             {"n2", ENGINE_PRI_UNSPECIFIED, 1}, {"n3", ENGINE_PRI_NORMAL, 2},
+             {"high", ENGINE_PRI_HIGH, 0},      {"crit", ENGINE_PRI_CRITICAL, 0}};
+  engine_ticket t;
+  for (size_t i = 0; i < 6; i++) {
+    submit_ok(e, sub[i].id, "k", sub[i].pri, &v.f, &t);
+    CHECK_MSG(t.queue_position == sub[i].pos, "%s: position %u", sub[i].id, t.queue_position);
+  }
+  engine_set_paused(e, false);
+  const char *want[] = {"crit", "high", "n1", "n2", "n3", "low"};
+  for (size_t i = 0; i < 6; i++) check_done_and_valid(e, want[i], &v.f);
+  CHECK_EQ_INT(H.norder, 6);
+  for (size_t i = 0; i < 6; i++) CHECK_EQ_STR(H.order[i], want[i]);
+  env_fini(&v);
+}
+
+/* A CRITICAL job submitted while a worker proves a NORMAL one goes before
+ * the NORMAL jobs queued behind it. */
+ETEST(engine_critical_overtakes_queue) {
+  env v;
+  env_init(&v, 4, 3, 1, true);
+  engine *e = env_start(&v);
+  engine_ticket t;
+  submit_held(&v, "a", ENGINE_JOB_PROVING);
+  char id[16];
+  for (int i = 0; i < 4; i++) {
+    snprintf(id, sizeof id, "b%d", i);
+    submit_ok(e, id, "k", ENGINE_PRI_NORMAL, &v.f, &t);
+  }
+  submit_ok(e, "crit", "k", ENGINE_PRI_CRITICAL, &v.f, &t);
+  CHECK_EQ_INT(t.queue_position, 0);
+  hook_release();
+  check_done_and_valid(e, "b3", &v.f);
+  CHECK_EQ_INT(H.norder, 6);
+  CHECK_EQ_STR(H.order[0], "a");
+  CHECK_EQ_STR(H.order[1], "crit");
+  CHECK_EQ_STR(H.order[2], "b0");
+  CHECK_EQ_STR(H.order[5], "b3");
+  env_fini(&v);
+}
+
+ETEST(engine_request_id_proves_once) {
+  env v;
+  env_init(&v, 4, 4, 2, true);
+  engine *e = env_start(&v);
+  const fixture *f = &v.f;
+  engine_set_paused(e, true);
+  engine_ticket t1, t2, t3;
+  submit_ok(e, "same", "k", ENGINE_PRI_NORMAL, f, &t1);
+  submit_ok(e, "same", "k", ENGINE_PRI_HIGH, f, &t2); /* queued: attaches */
+  CHECK(!t1.attached && t2.attached);
+  CHECK_EQ_STR(t1.job_id, t2.job_id);
+  engine_set_paused(e, false);
+  check_done_and_valid(e, "same", f);
+  submit_ok(e, "same", "k", ENGINE_PRI_NORMAL, f, &t3); /* done: attaches */
+  CHECK(t3.attached);
+  check_done_and_valid(e, "same", f);
+  CHECK_EQ_INT(H.taken, 1); /* proved once */
+  /* the same id with other witness bytes is refused */
+  uint8_t *other = malloc(f->wtns_len);
+  memcpy(other, f->wtns, f->wtns_len);
+  other[f->wtns_len - 1] ^= 1; /* the last value's top byte: still < r */
+  const uint8_t *w[1] = {other};
+  size_t wl[1] = {f->wtns_len};
+  cuzk_err err = {0};
+  CHECK_EQ_INT(submit_full(e, "same", "k", 2, w, wl, 1, false, &t3, &err), CUZK_INVALID_ARGUMENT);
+  CHECK(strstr(err.msg, "already used"));
+  /* no request id: a fresh job each time */
+  submit_ok(e, NULL, "k", ENGINE_PRI_NORMAL, f, &t1);
+  submit_ok(e, "", "k", ENGINE_PRI_NORMAL, f, &t2);
+  CHECK(strcmp(t1.job_id, t2.job_id) != 0 && !t1.attached && !t2.attached);
+  check_done_and_valid(e, t1.job_id, f);
+  check_done_and_valid(e, t2.job_id, f);
+  CHECK_EQ_INT(H.taken, 3);
+  check_status(e, 3, 0, 0, 0);
+  static const char *const m[] = {"cuzk_requests_attached_total 2\n", NULL};
+  check_metrics(e, m);
+  free(other);
+  env_fini(&v);
+}
+
+ETEST(engine_cancel_queued) {
+  env v;
+  env_init(&v, 4, 5, 1, true);
+  engine *e = env_start(&v);
+  engine_set_paused(e, true);
+  engine_ticket t;
+  submit_ok(e, "a", "k", ENGINE_PRI_NORMAL, &v.f, &t);
+  submit_ok(e, "b", "k", ENGINE_PRI_NORMAL, &v.f, &t);
+  engine_status s;
+  CHECK(engine_status_get(e, &s, NULL) == CUZK_OK);
+  CHECK_EQ_INT(s.nqueues, 1);
+  CHECK_EQ_INT(s.queues[0].queued, 2);
+  engine_status_free(&s);
+  check_status(e, 0, 0, 0, 2 * v.f.wtns_len);
+  bool was_running = true;
+  cuzk_err err = {0};
+  CHECK(engine_cancel(e, "b", &was_running, &err) == CUZK_OK);
+  CHECK(!was_running);
+  engine_result r;
+  CHECK(await_state(e, "b", &r) == ENGINE_JOB_CANCELLED);
+  CHECK(r.proof == NULL && r.proof_len == 0);
+  engine_result_free(&r);
+  check_status(e, 0, 0, 1, v.f.wtns_len); /* b's witness is freed */
+  /* cancelling again, or a finished job, changes nothing; unknown ids are NOT_FOUND */
+  CHECK(engine_cancel(e, "b", &was_running, &err) == CUZK_OK && !was_running);
+  CHECK_EQ_INT(engine_cancel(e, "nope", &was_running, &err), CUZK_NOT_FOUND);
+  engine_set_paused(e, false);
+  check_done_and_valid(e, "a", &v.f);
+  CHECK_EQ_INT(H.taken, 1);
+  env_fini(&v);
+}
+
+static void cancel_running_at(engine_job_state at) {
+  env v;
+  env_init(&v, 5, 6, 1, true);
+  engine *e = env_start(&v);
+  engine_ticket t;
+  submit_held(&v, "x", at);
+  bool was_running = false;
+  cuzk_err err = {0};
+  CHECK(engine_cancel(e, "x", &was_running, &err) == CUZK_OK);
+  CHECK(was_running);
+  engine_result r;
+  CHECK(await_state(e, "x", &r) == ENGINE_JOB_CANCELLED); /* at once, the worker still held */
+  CHECK(r.proof == NULL);
+  engine_result_free(&r);
+  hook_release();
+  /* the engine keeps serving, and what x held is freed */
+  submit_ok(e, "y", "k", ENGINE_PRI_NORMAL, &v.f, &t);
+  check_done_and_valid(e, "y", &v.f);
+  check_status(e, 1, 0, 1, 0);
+  engine_status s;
+  CHECK(engine_status_get(e, &s, NULL) == CUZK_OK);
+  CHECK_EQ_INT(key_status(&s, "k")->refcount, 0);
+  engine_status_free(&s);
+  env_fini(&v);
+}
+
+ETEST(engine_cancel_running) {
+  cancel_running_at(ENGINE_JOB_PREPARING);
+  cancel_running_at(ENGINE_JOB_PROVING);
+  cancel_running_at(ENGINE_JOB_FINALIZING);
+}
+
+ETEST(engine_await_timeout) {
+  env v;
+  env_init(&v, 4, 7, 1, true);
+  engine *e = env_start(&v);
+  submit_held(&v, "x", ENGINE_JOB_PROVING);
+  engine_result r;
+  cuzk_err err = {0};
+  CHECK_EQ_INT(engine_await(e, "x", 30, &r, &err), CUZK_TIMEOUT);
+  CHECK_EQ_INT(r.state, ENGINE_JOB_PROVING);
+  CHECK(r.proof == NULL);
+  engine_result_free(&r);
+  CHECK_EQ_INT(engine_await(e, "unknown", 30, &r, &err), CUZK_NOT_FOUND);
+  hook_release();
+  cuzk_status st = engine_await(e, "x", 60000, &r, &err); /* long enough: it finishes first */
+  CHECK_MSG(st == CUZK_OK, "%s", err.msg);
+  CHECK_EQ_INT(r.state, ENGINE_JOB_DONE);
+  engine_result_free(&r);
+  env_fini(&v);
+}
+
+ETEST(engine_bad_requests) {
+  env v;
+  env_init(&v, 4, 8, 1, false);
+  fixture g;
+  fixture_make(&g, v.dir, "other", 5, 9); /* another key: another nVars */
+  v.c.param_dir = v.dir;                   /* "other" is found as <dir>/other.zkey */
+  engine *e = env_start(&v);
+  const fixture *f = &v.f;
+  engine_ticket t;
+  cuzk_err err = {0};
+  const uint8_t *w[2] = {f->wtns, f->wtns};
+  size_t wl[2] = {f->wtns_len, f->wtns_len};
+  /* unknown circuits, including names that would leave param_dir */
+  CHECK_EQ_INT(submit_full(e, "r", "nope", 2, w, wl, 1, false, &t, &err), CUZK_NOT_FOUND);
+  CHECK(strstr(err.msg, "nope"));
+  CHECK_EQ_INT(submit_full(e, "r", "../k", 2, w, wl, 1, false, &t, &err), CUZK_NOT_FOUND);
+  CHECK_EQ_INT(submit_full(e, "r", ".hidden", 2, w, wl, 1, false, &t, &err), CUZK_NOT_FOUND);
+  /* invalid arguments */
+  CHECK_EQ_INT(submit_full(e, "r", "k", 2, w, wl, 0, false, &t, &err), CUZK_INVALID_ARGUMENT);
+  CHECK_EQ_INT(submit_full(e, "r", "", 2, w, wl, 1, false, &t, &err), CUZK_INVALID_ARGUMENT);
+  CHECK_EQ_INT(submit_full(e, "r", "k", 9, w, wl, 1, false, &t, &err), CUZK_INVALID_ARGUMENT);
+  char longid[200];
+  memset(longid, 'a', sizeof longid - 1);
+  longid[sizeof longid - 1] = 0;
+  CHECK_EQ_INT(submit_full(e, longid, "k", 2, w, wl, 1, false, &t, &err), CUZK_INVALID_ARGUMENT);
+  /* a malformed second witness: FORMAT, naming it */
+  size_t short_len[2] = {f->wtns_len, f->wtns_len - 7};
+  CHECK_EQ_INT(submit_full(e, "r", "k", 2, w, short_len, 2, false, &t, &err), CUZK_FORMAT);
+  CHECK_MSG(strstr(err.msg, "witness 1"), "message: %s", err.msg);
+  uint8_t junk[64] = "not a witness";
+  const uint8_t *wj[1] = {junk};
+  size_t jl[1] = {sizeof junk};
+  CHECK_EQ_INT(submit_full(e, "r", "k", 2, wj, jl, 1, false, &t, &err), CUZK_FORMAT);
+  CHECK_MSG(strstr(err.msg, "witness 0"), "message: %s", err.msg);
+  /* a witness of another circuit: FORMAT (nVars) */
+  const uint8_t *wg[1] = {g.wtns};
+  size_t gl[1] = {g.wtns_len};
+  CHECK_EQ_INT(submit_full(e, "r", "k", 2, wg, gl, 1, false, &t, &err), CUZK_FORMAT);
+  CHECK_MSG(strstr(err.msg, "nVars"), "message: %s", err.msg);
+  /* nothing was queued; the param_dir key proves */
+  check_status(e, 0, 0, 0, 0);
+  CHECK(submit_full(e, "g", "other", 2, wg, gl, 1, false, &t, &err) == CUZK_OK);
+  check_done_and_valid(e, "g", &g);
+  static const char *const m[] = {"cuzk_errors_total{code=\"format\"} 3\n",
+                                  "cuzk_errors_total{code=\"not_found\"} 3\n",
+                                  "cuzk_errors_total{code=\"invalid_argument\"} 4\n", NULL};
+  check_metrics(e, m);
+  fixture_free(&g);
+  env_fini(&v);
+}
+
+ETEST(engine_unsatisfied_witness_fails_job) {
+  env v;
+  env_init(&v, 5, 10, 1, false);
+  engine *e = env_start(&v);
+  const fixture *f = &v.f;
+  /* tamper a private wire of the second partition: well formed, unsatisfying */
+  uint8_t *bad = malloc(f->wtns_len);
+  memcpy(bad, f->wtns, f->wtns_len);
+  wtns_file w;
+  cuzk_err err = {0};
+  CHECK(wtns_open_mem(&w, bad, f->wtns_len, "w", &err) == CUZK_OK);
+  size_t off = (size_t)(wtns_value(&w, 6) - bad);
+  wtns_close(&w);
+  bad[off] ^= 2;
+  const uint8_t *ws[2] = {f->wtns, bad};
+  size_t wl[2] = {f->wtns_len, f->wtns_len};
+  engine_ticket t;
+  CHECK(submit_full(e, "bad", "k", 2, ws, wl, 2, false, &t, &err) == CUZK_OK);
+  engine_result r;
+  CHECK(await_state(e, "bad", &r) == ENGINE_JOB_FAILED);
+  CHECK_EQ_INT(r.job_status, CUZK_UNSATISFIED);
+  CHECK_MSG(strstr(r.error, "unsatisfied") && strstr(r.error, "partition 1"), "error: %s",
+            r.error);
+  CHECK(r.proof == NULL);
+  engine_result_free(&r);
+  /* the engine keeps serving */
+  submit_ok(e, "good", "k", ENGINE_PRI_NORMAL, f, &t);
+  check_done_and_valid(e, "good", f);
+  /* a failed request id proves again when resubmitted (here: fails again) */
+  CHECK(submit_full(e, "bad", "k", 2, ws, wl, 2, false, &t, &err) == CUZK_OK);
+  CHECK(!t.attached);
+  CHECK(await_state(e, "bad", &r) == ENGINE_JOB_FAILED);
+  engine_result_free(&r);
+  check_status(e, 1, 2, 0, 0);
+  free(bad);
+  env_fini(&v);
+}
+
+/* Room for one key only: proving with the other evicts the idle one, and
+ * the first comes back on demand. */
+static void budget_evicts(bool pin) {
+  env v;
+  env_init(&v, 5, 11, 1, false);
+  fixture f2;
+  fixture_make(&f2, v.dir, "k2", 5, 12);
+  v.circ[1] = (engine_circuit){"k2", f2.zkey};
+  v.c.ncircuits = 2;
+  v.c.pin_keys = pin;
+  v.c.queue_budget_bytes = 1 << 20;
+  v.c.host_budget_bytes = v.c.queue_budget_bytes + v.f.zkey_bytes + v.f.zkey_bytes / 2;
+  engine *e = env_start(&v);
+  const engine_tier hot = pin ? ENGINE_TIER_PINNED : ENGINE_TIER_MAPPED;
+  CHECK_EQ_INT(tier_of(e, "k"), ENGINE_TIER_DISK);
+  engine_ticket t;
+  submit_ok(e, "a", "k", ENGINE_PRI_NORMAL, &v.f, &t);
+  check_done_and_valid(e, "a", &v.f);
+  CHECK_EQ_INT(tier_of(e, "k"), hot);
+  submit_ok(e, "b", "k2", ENGINE_PRI_NORMAL, &f2, &t);
+  check_done_and_valid(e, "b", &f2);
+  CHECK_EQ_INT(tier_of(e, "k"), ENGINE_TIER_DISK);
+  CHECK_EQ_INT(tier_of(e, "k2"), hot);
+  submit_ok(e, "c", "k", ENGINE_PRI_NORMAL, &v.f, &t);
+  check_done_and_valid(e, "c", &v.f);
+  CHECK_EQ_INT(tier_of(e, "k"), hot);
+  CHECK_EQ_INT(tier_of(e, "k2"), ENGINE_TIER_DISK);
+  engine_status s;
+  CHECK(engine_status_get(e, &s, NULL) == CUZK_OK);
+  CHECK_EQ_INT(s.host_used, v.f.zkey_bytes);
+  engine_status_free(&s);
+  static const char *const m[] = {
+      "cuzk_key_loads_total{circuit=\"k\"} 2\n", "cuzk_key_evictions_total{circuit=\"k\"} 1\n",
+      "cuzk_key_loads_total{circuit=\"k2\"} 1\n", "cuzk_proofs_completed_total 3\n", NULL};
+  check_metrics(e, m);
+  fixture_free(&f2);
+  env_fini(&v);
+}
+
+ETEST(engine_host_budget_evicts_idle_key) { budget_evicts(false); }
+ETEST(engine_host_budget_evicts_idle_key_pinned) { budget_evicts(true); }
+
+ETEST(engine_key_too_large_fails_job) {
+  env v;
+  env_init(&v, 5, 13, 1, false);
+  v.c.queue_budget_bytes = 1 << 20;
+  v.c.host_budget_bytes = v.c.queue_budget_bytes + v.f.zkey_bytes / 2;
+  engine *e = env_start(&v);
+  engine_ticket t;
+  submit_ok(e, "x", "k", ENGINE_PRI_NORMAL, &v.f, &t);
+  engine_result r;
+  CHECK(await_state(e, "x", &r) == ENGINE_JOB_FAILED);
+  CHECK_EQ_INT(r.job_status, CUZK_EXHAUSTED);
+  engine_result_free(&r);
+  bool already;
+  uint64_t ms;
+  cuzk_err err = {0};
+  CHECK_EQ_INT(engine_preload(e, "k", &already, &ms, &err), CUZK_EXHAUSTED);
+  CHECK_EQ_INT(tier_of(e, "k"), ENGINE_TIER_DISK);
+  env_fini(&v);
+}
+
+ETEST(engine_preload_and_evict) {
+  env v;
+  env_init(&v, 5, 14, 1, false);
+  v.c.param_dir = v.dir;
+  engine *e = env_start(&v);
+  bool already = true, was = false;
+  uint64_t ms = 0, freed = 0;
+  cuzk_err err = {0};
+  CHECK(engine_preload(e, "k", &already, &ms, &err) == CUZK_OK);
+  CHECK(!already);
+  CHECK_EQ_INT(tier_of(e, "k"), ENGINE_TIER_MAPPED);
+  CHECK(engine_preload(e, "k", &already, &ms, &err) == CUZK_OK);
+  CHECK(already && ms == 0);
+  CHECK(engine_evict(e, "k", &was, &freed, &err) == CUZK_OK);
+  CHECK(was);
+  CHECK_EQ_INT(freed, v.f.zkey_bytes);
+  CHECK_EQ_INT(tier_of(e, "k"), ENGINE_TIER_DISK);
+  CHECK(engine_evict(e, "k", &was, &freed, &err) == CUZK_OK);
+  CHECK(!was && freed == 0);
+  CHECK_EQ_INT(engine_evict(e, "nope", &was, &freed, &err), CUZK_NOT_FOUND);
+  CHECK_EQ_INT(engine_preload(e, "nope", &already, &ms, &err), CUZK_NOT_FOUND);
+  /* "k" is also <dir>/k.zkey: the registered entry is the one used */
+  engine_status s;
+  CHECK(engine_status_get(e, &s, NULL) == CUZK_OK);
+  CHECK_EQ_INT(s.nkeys, 1);
+  CHECK_EQ_INT(s.host_used, 0);
+  engine_status_free(&s);
+  env_fini(&v);
+}
+
+/* Evicting a key in use drops it when its job lets go. */
+ETEST(engine_evict_in_use_is_deferred) {
+  env v;
+  env_init(&v, 4, 15, 1, true);
+  engine *e = env_start(&v);
+  submit_held(&v, "x", ENGINE_JOB_PROVING);
+  bool was = false;
+  uint64_t freed = 1;
+  cuzk_err err = {0};
+  CHECK(engine_evict(e, "k", &was, &freed, &err) == CUZK_OK);
+  CHECK(was && freed == 0);
+  CHECK_EQ_INT(tier_of(e, "k"), ENGINE_TIER_MAPPED);
+  hook_release();
+  check_done_and_valid(e, "x", &v.f);
+  /* the worker released the key before it marked the job done */
+  CHECK_EQ_INT(tier_of(e, "k"), ENGINE_TIER_DISK);
+  env_fini(&v);
+}
+
+ETEST(engine_queue_budget_exhausted) {
+  env v;
+  env_init(&v, 4, 16, 1, false);
+  v.c.queue_budget_bytes = v.f.wtns_len * 2 + 10; /* two witnesses, not three */
+  engine *e = env_start(&v);
+  const fixture *f = &v.f;
+  engine_set_paused(e, true);
+  engine_ticket t;
+  submit_ok(e, "a", "k", ENGINE_PRI_NORMAL, f, &t);
+  submit_ok(e, "b", "k", ENGINE_PRI_NORMAL, f, &t);
+  const uint8_t *w[1] = {f->wtns};
+  size_t wl[1] = {f->wtns_len};
+  cuzk_err err = {0};
+  CHECK_EQ_INT(submit_full(e, "c", "k", 2, w, wl, 1, false, &t, &err), CUZK_EXHAUSTED);
+  /* attaching needs no room */
+  CHECK(submit_full(e, "a", "k", 2, w, wl, 1, false, &t, &err) == CUZK_OK && t.attached);
+  engine_set_paused(e, false);
+  check_done_and_valid(e, "a", f);
+  check_done_and_valid(e, "b", f);
+  submit_ok(e, "c", "k", ENGINE_PRI_NORMAL, f, &t);
+  check_done_and_valid(e, "c", f);
+  static const char *const m[] = {"cuzk_requests_exhausted_total 1\n", NULL};
+  check_metrics(e, m);
+  env_fini(&v);
+}
+
+ETEST(engine_finished_jobs_expire) {
+  env v;
+  env_init(&v, 4, 17, 1, false);
+  v.c.max_finished = 2;
+  engine *e = env_start(&v);
+  engine_ticket t;
+  const char *ids[] = {"a", "b", "c"};
+  for (int i = 0; i < 3; i++) {
+    submit_ok(e, ids[i], "k", ENGINE_PRI_NORMAL, &v.f, &t);
+    check_done_and_valid(e, ids[i], &v.f);
+  }
+  engine_result r;
+  cuzk_err err = {0};
+  CHECK_EQ_INT(engine_await(e, "a", 0, &r, &err), CUZK_NOT_FOUND); /* count: oldest dropped */
+  CHECK(await_state(e, "c", &r) == ENGINE_JOB_DONE);
+  engine_result_free(&r);
+  /* an expired request id proves afresh */
+  submit_ok(e, "a", "k", ENGINE_PRI_NORMAL, &v.f, &t);
+  CHECK(!t.attached);
+  check_done_and_valid(e, "a", &v.f);
+  engine_free(e);
+
+  /* TTL */
+  config(&v.c, v.circ, 1, 1);
+  v.c.finished_ttl_ms = 1;
+  e = env_start(&v);
+  submit_ok(e, "x", "k", ENGINE_PRI_NORMAL, &v.f, &t);
+  check_done_and_valid(e, "x", &v.f); /* awaited while kept: the await holds it */
+  struct timespec ts = {0, 20 * 1000 * 1000};
+  nanosleep(&ts, NULL); /* the TTL itself is what is tested */
+  CHECK_EQ_INT(engine_await(e, "x", 0, &r, &err), CUZK_NOT_FOUND);
+  static const char *const m[] = {"cuzk_jobs_expired_total 1\n", "cuzk_jobs_known 0\n", NULL};
+  check_metrics(e, m);
+  env_fini(&v);
+}
+
+ETEST(engine_shutdown_finishes_work) {
+  env v;
+  env_init(&v, 4, 18, 2, false);
+  engine *e = env_start(&v);
+  engine_ticket t;
+  char id[16];
+  for (int i = 0; i < 6; i++) {
+    snprintf(id, sizeof id, "j%d", i);
+    submit_ok(e, id, "k", ENGINE_PRI_NORMAL, &v.f, &t);
+  }
+  engine_shutdown(e);
+  engine_shutdown(e); /* idempotent */
+  for (int i = 0; i < 6; i++) {
+    snprintf(id, sizeof id, "j%d", i);
+    check_done_and_valid(e, id, &v.f);
+  }
+  cuzk_err err = {0};
+  const uint8_t *w[1] = {v.f.wtns};
+  size_t wl[1] = {v.f.wtns_len};
+  CHECK_EQ_INT(submit_full(e, "late", "k", 2, w, wl, 1, false, &t, &err), CUZK_UNAVAILABLE);
+  bool already;
+  uint64_t ms;
+  CHECK_EQ_INT(engine_preload(e, "k", &already, &ms, &err), CUZK_UNAVAILABLE);
+  env_fini(&v);
+}
+
+static void *shutdown_thread(void *arg) {
+  engine_shutdown(arg);
+  return NULL;
+}
+
+ETEST(engine_shutdown_cancels_work) {
+  env v;
+  env_init(&v, 4, 19, 1, true);
+  v.c.cancel_on_shutdown = true;
+  engine *e = env_start(&v);
+  engine_ticket t;
+  submit_held(&v, "run", ENGINE_JOB_PROVING);
+  submit_ok(e, "q1", "k", ENGINE_PRI_NORMAL, &v.f, &t);
+  submit_ok(e, "q2", "k", ENGINE_PRI_HIGH, &v.f, &t);
+  pthread_t th;
+  CHECK(pthread_create(&th, NULL, shutdown_thread, e) == 0);
+  /* every job ends CANCELLED while the running one is still held */
+  engine_result r;
+  const char *ids[] = {"run", "q1", "q2"};
+  for (int i = 0; i < 3; i++) {
+    CHECK_EQ_INT(await_state(e, ids[i], &r), ENGINE_JOB_CANCELLED);
+    CHECK_MSG(strstr(r.error, "shutting down"), "%s", r.error);
+    engine_result_free(&r);
+  }
+  hook_release();
+  pthread_join(th, NULL);
+  check_status(e, 0, 0, 3, 0);
+  CHECK_EQ_INT(H.taken, 1);
+  env_fini(&v);
+}
+
+ETEST(engine_status_and_metrics) {
+  env v;
+  env_init(&v, 4, 20, 2, true);
+  engine *e = env_start(&v);
+  submit_held(&v, "held", ENGINE_JOB_PROVING);
+  engine_status s;
+  CHECK(engine_status_get(e, &s, NULL) == CUZK_OK);
+  CHECK_EQ_INT(s.cpu_workers, 2);
+  CHECK_EQ_INT(s.busy_workers, 1);
+  CHECK_EQ_INT(s.ngpus, 0);
+  CHECK_EQ_INT(s.nqueues, 1);
+  CHECK_EQ_STR(s.queues[0].circuit_id, "k");
+  CHECK_EQ_INT(s.queues[0].proving, 1);
+  CHECK_EQ_INT(key_status(&s, "k")->refcount, 1);
+  CHECK_EQ_INT(s.queue_used, v.f.wtns_len);
+  CHECK_EQ_INT(s.host_used, v.f.zkey_bytes + v.f.wtns_len);
+  CHECK_EQ_INT(s.host_budget, (uint64_t)1 << 30);
+  engine_status_free(&s);
+  static const char *const m1[] = {
+      "cuzk_running_jobs 1\n", "cuzk_busy_workers 1\n",
+      "cuzk_key_tier{circuit=\"k\",tier=\"mapped\"} 1\n", NULL};
+  check_metrics(e, m1);
+  hook_release();
+  check_done_and_valid(e, "held", &v.f);
+  static const char *const m2[] = {"cuzk_proofs_completed_total 1\n",
+                                   "cuzk_jobs_total{circuit=\"k\",outcome=\"done\"} 1\n",
+                                   "cuzk_proof_duration_seconds_count{circuit=\"k\"} 1\n",
+                                   "cuzk_running_jobs 0\n",
+                                   "# TYPE cuzk_uptime_seconds gauge\n",
+                                   NULL};
+  check_metrics(e, m2);
+  CHECK_EQ_STR(engine_job_state_name(ENGINE_JOB_FINALIZING), "finalizing");
+  CHECK_EQ_STR(engine_tier_name(ENGINE_TIER_PINNED), "pinned");
+  CHECK_EQ_STR(engine_priority_name(ENGINE_PRI_CRITICAL), "critical");
+  env_fini(&v);
+}
+
+ETEST(engine_config_checked) {
+  env v;
+  env_init(&v, 4, 21, 1, false);
+  engine *e = NULL;
+  cuzk_err err = {0};
+  v.circ[1] = v.circ[0];
+  v.c.ncircuits = 2;
+  CHECK_EQ_INT(engine_new(&e, &v.c, &err), CUZK_INVALID_ARGUMENT); /* twice */
+  CHECK(e == NULL);
+  engine_circuit bad[] = {{"m", "/nonexistent/x.zkey"}, {"w", v.f.wpath}};
+  config(&v.c, bad, 1, 1);
+  CHECK_EQ_INT(engine_new(&e, &v.c, &err), CUZK_IO);
+  CHECK(strstr(err.msg, "circuit m"));
+  config(&v.c, bad + 1, 1, 1); /* a witness is no key */
+  CHECK_EQ_INT(engine_new(&e, &v.c, &err), CUZK_FORMAT);
+  config(&v.c, v.circ, 1, 1);
+  v.c.queue_budget_bytes = v.c.host_budget_bytes;
+  CHECK_EQ_INT(engine_new(&e, &v.c, &err), CUZK_INVALID_ARGUMENT);
+  config(&v.c, v.circ, 1, 1);
+  v.c.device = ENGINE_DEVICE_GPU; /* no GPU in this build or on this machine */
+  cuzk_status st = engine_new(&e, &v.c, &err);
+  if (st == CUZK_OK)
+    engine_free(e); /* a GPU machine */
+  else
+    CHECK_EQ_INT(st, CUZK_UNSUPPORTED);
+  v.e = NULL;
+  env_fini(&v);
+}
+
+/* 50 client threads submit 4 jobs each and await them; every proof verifies. */
+typedef struct {
+  engine *e;
+  const fixture *f;
+  int index;
+  int done;
+} client;
+
+static void *client_main(void *arg) {
+  client *cl = arg;
+  char ids[4][32];
+  for (int i = 0; i < 4; i++) {
+    snprintf(ids[i], sizeof ids[i], "c%d-%d", cl->index, i);
+    engine_ticket t;
+    submit_ok(cl->e, ids[i], "k", 1 + (cl->index + i) % 4, cl->f, &t);
+  }
+  for (int i = 0; i < 4; i++) {
+    check_done_and_valid(cl->e, ids[i], cl->f);
+    cl->done++;
+  }
+  return NULL;
+}
+
+ETEST_TIMEOUT(engine_50_clients_x4, 600) {
+  env v;
+  env_init(&v, 4, 22, 2, false);
+  engine *e = env_start(&v);
+  client cl[50];
+  pthread_t th[50];
+  struct timespec a, b;
+  clock_gettime(CLOCK_MONOTONIC, &a);
+  for (int i = 0; i < 50; i++) {
+    cl[i] = (client){e, &v.f, i, 0};
+    CHECK(pthread_create(&th[i], NULL, client_main, &cl[i]) == 0);
+  }
+  int done = 0;
+  for (int i = 0; i < 50; i++) {
+    pthread_join(th[i], NULL);
+    done += cl[i].done;
+  }
+  clock_gettime(CLOCK_MONOTONIC, &b);
+  CHECK_EQ_INT(done, 200);
+  check_status(e, 200, 0, 0, 0);
+  double secs = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) * 1e-9;
+  printf("  200 jobs (2^4 chain) through 2 CPU workers in %.2f s: %.1f jobs/s\n", secs,
+         200 / secs);
+  env_fini(&v);
+}
