@@ -2,8 +2,10 @@
  * host budget.
  *
  * DESIGN: a key entry is made once per circuit id (engine_new for the
- * registered ones, the first submit for one found in param_dir) after a
- * full zkey_open that reads its shape; the entry lives until engine_free.
+ * registered ones, the first submit for one found in param_dir) from its
+ * header alone (zkey_read_header: cheap for a 47 GiB key); the full checks
+ * of zkey_open run at each load, and a key that fails them fails the job
+ * that loaded it.  The entry lives until engine_free.
  * Tiers: DISK (nothing held), MAPPED (zkey_open: the file mapped, page
  * cache), PINNED (the file's bytes copied into page-locked memory: CUDA
  * host memory on a GPU engine, else anonymous memory mlock'ed when the
@@ -84,19 +86,21 @@ static void unload_take(engine *e, ekey *k, unload_item *u) {
 
 /* ------------------------------------------------------------ entries */
 
-/* The shape of the key at path, from a full open. */
+/* The shape of the key at path, from its header only (cheap for a large
+ * key: the full checks of zkey_open run when it is loaded). */
 static cuzk_status read_shape(ekey *k, cuzk_err *err) {
   zkey_file z;
-  CUZK_TRY(zkey_open(&z, k->path, err));
-  k->file_bytes = z.bf.map.size;
+  struct stat sb;
+  if (stat(k->path, &sb) != 0)
+    return cuzk_err_set(err, CUZK_IO, "%s: cannot stat: %s", k->path, strerror(errno));
+  CUZK_TRY(zkey_read_header(&z, k->path, err));
+  k->file_bytes = (uint64_t)sb.st_size;
   k->n_vars = z.n_vars;
   k->n_public = z.n_public;
   k->domain_size = z.domain_size;
   k->lg_domain = z.lg_domain;
-  /* One GPU slot's resident copy: the five base sections and the coefficients. */
-  k->device_bytes = (z.n_a * 2 + z.n_c + z.n_h) * ZKEY_G1_BYTES + z.n_a * ZKEY_G2_BYTES +
-                    z.n_coefs * ZKEY_COEF_BYTES;
-  zkey_close(&z);
+  /* One GPU slot's resident copy (bases and coefficients) is at most the file. */
+  k->device_bytes = k->file_bytes;
   return CUZK_OK;
 }
 
@@ -350,7 +354,7 @@ cuzk_status keys_acquire(engine *e, ekey *k, ejob *job, bool wait, double *load_
     st = e->cfg.pin_keys ? load_pinned(e, k, &zk, &pinned, &cuda, &locked, err)
                          : zkey_open(&zk, k->path, err);
     if (st == CUZK_OK && (zk.n_vars != k->n_vars || zk.domain_size != k->domain_size ||
-                          zk.n_public != k->n_public)) {
+                          zk.n_public != k->n_public || zk.bf.map.size != k->file_bytes)) {
       st = cuzk_err_set(err, CUZK_FORMAT, "%s: the key changed on disk since it was registered",
                         k->path);
       zkey_close(&zk);

@@ -287,7 +287,9 @@ cuzk_status workers_start(engine *e, cuzk_err *err) {
   bool gpu = e->cfg.device != ENGINE_DEVICE_CPU && cuzk_cuda_available(why, sizeof why);
   if (e->cfg.device == ENGINE_DEVICE_GPU && !gpu)
     return cuzk_err_set(err, CUZK_UNSUPPORTED, "device = gpu, but no GPU is usable: %s", why);
-  size_t max = gpu ? e->cfg.gpu_workers_per_device : e->cfg.cpu_workers;
+  /* GPU slots, or CPU workers when no listed GPU is usable (AUTO). */
+  size_t max = e->cfg.cpu_workers > e->cfg.gpu_workers_per_device ? e->cfg.cpu_workers
+                                                                  : e->cfg.gpu_workers_per_device;
   if (!(e->workers = calloc(max, sizeof *e->workers)))
     return cuzk_err_set(err, CUZK_NO_MEMORY, "no memory for the workers");
   cuzk_status st;

@@ -63,6 +63,11 @@ typedef struct {
 /* Errors: CUZK_IO; CUZK_UNSUPPORTED for a PLONK or FFLONK key, a BN254 key
  * or a zkey version other than 1-2; CUZK_FORMAT for everything else. */
 cuzk_status zkey_open(zkey_file *z, const char *path, cuzk_err *err);
+/* Only the checks of sections 1 and 2 (the protocol, the primes, nVars,
+ * nPublic, domainSize and the six header points): a cheap look at a key
+ * that may be large.  The file is closed again: z holds the header fields
+ * and no sections (every section pointer NULL). */
+cuzk_status zkey_read_header(zkey_file *z, const char *path, cuzk_err *err);
 /* The same over len bytes in memory (a key copied to page-locked memory)
  * that the caller keeps unchanged until zkey_close; `name` stands for the
  * path in messages. */

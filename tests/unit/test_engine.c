@@ -274,6 +274,21 @@ static void submit_held(env *v, const char *id, engine_job_state at) {
   hook_wait_held();
 }
 
+/* Submits job `id` on `circuit`; it must end FAILED with status `want`
+ * and an error naming `what`. */
+static void submit_fails(engine *e, const char *id, const char *circuit, const fixture *f,
+                         cuzk_status want, const char *what) {
+  engine_ticket t;
+  submit_ok(e, id, circuit, ENGINE_PRI_NORMAL, f, &t);
+  engine_result r;
+  CHECK(await_state(e, id, &r) == ENGINE_JOB_FAILED);
+  CHECK_MSG(r.job_status == want, "job %s: %s, expected %s (%s)", id,
+            cuzk_status_name(r.job_status), cuzk_status_name(want), r.error);
+  CHECK_MSG(strstr(r.error, what), "job %s: no '%s' in: %s", id, what, r.error);
+  CHECK(r.proof == NULL);
+  engine_result_free(&r);
+}
+
 /* Each line (a NULL-terminated list) appears in the metrics text. */
 static void check_metrics(engine *e, const char *const *lines) {
   char *m = engine_metrics_text(e);
@@ -653,12 +668,7 @@ ETEST(engine_key_too_large_fails_job) {
   v.c.queue_budget_bytes = 1 << 20;
   v.c.host_budget_bytes = v.c.queue_budget_bytes + v.f.zkey_bytes / 2;
   engine *e = env_start(&v);
-  engine_ticket t;
-  submit_ok(e, "x", "k", ENGINE_PRI_NORMAL, &v.f, &t);
-  engine_result r;
-  CHECK(await_state(e, "x", &r) == ENGINE_JOB_FAILED);
-  CHECK_EQ_INT(r.job_status, CUZK_EXHAUSTED);
-  engine_result_free(&r);
+  submit_fails(e, "x", "k", &v.f, CUZK_EXHAUSTED, "more than the keys' share");
   bool already;
   uint64_t ms;
   cuzk_err err = {0};
@@ -947,5 +957,36 @@ ETEST_TIMEOUT(engine_50_clients_x4, 600) {
   double secs = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) * 1e-9;
   printf("  200 jobs (2^4 chain) through 2 CPU workers in %.2f s: %.1f jobs/s\n", secs,
          200 / secs);
+  env_fini(&v);
+}
+
+/* A key whose header is good but whose body is not passes engine_new (a
+ * header check) and fails the job that loads it; the engine keeps serving. */
+ETEST(engine_bad_key_body_fails_job) {
+  env v;
+  env_init(&v, 4, 23, 1, false);
+  zkey_file zk;
+  cuzk_err err = {0};
+  CHECK(zkey_open(&zk, v.f.zkey, &err) == CUZK_OK);
+  size_t len, off = (size_t)(zk.coefs - zk.bf.map.data); /* the first entry's matrix */
+  zkey_close(&zk);
+  uint8_t *bytes = (uint8_t *)test_read_file(v.f.zkey, &len);
+  CHECK(bytes);
+  bytes[off] = 7;
+  char bad[300];
+  snprintf(bad, sizeof bad, "%s/bad.zkey", v.dir);
+  FILE *fp = fopen(bad, "wb");
+  CHECK(fp && fwrite(bytes, 1, len, fp) == len && fclose(fp) == 0);
+  free(bytes);
+  v.circ[1] = (engine_circuit){"bad", bad};
+  v.c.ncircuits = 2;
+  engine *e = env_start(&v);
+  submit_fails(e, "x", "bad", &v.f, CUZK_FORMAT, "bad.zkey");
+  CHECK_EQ_INT(tier_of(e, "bad"), ENGINE_TIER_DISK);
+  engine_ticket t;
+  submit_ok(e, "y", "k", ENGINE_PRI_NORMAL, &v.f, &t);
+  check_done_and_valid(e, "y", &v.f);
+  check_status(e, 1, 1, 0, 0);
+  unlink(bad);
   env_fini(&v);
 }
