@@ -199,6 +199,7 @@ static void hook_fn(void *ctx, const char *job_id, size_t part, engine_job_state
     h->taken++;
     if (h->norder < 64)
       snprintf(h->order[h->norder++], ENGINE_ID_MAX, "%s", job_id);
+    pthread_cond_broadcast(&h->cv);
   }
   if (h->hold_id[0] && !strcmp(job_id, h->hold_id) && s == h->hold_state) {
     h->holding = true;
@@ -222,6 +223,13 @@ static void hook_wait_held(void) {
   pthread_mutex_unlock(&H.mu);
 }
 
+/* Waits until n partitions have been taken by workers in all. */
+static void hook_wait_taken(unsigned n) {
+  pthread_mutex_lock(&H.mu);
+  while (H.taken < n) pthread_cond_wait(&H.cv, &H.mu);
+  pthread_mutex_unlock(&H.mu);
+}
+
 static void hook_release(void) {
   pthread_mutex_lock(&H.mu);
   H.release = true;
@@ -241,7 +249,7 @@ static void with_hook(engine_config *c) {
 typedef struct {
   char dir[64];
   fixture f;
-  engine_circuit circ[2];
+  engine_circuit circ[3];
   engine_config c;
   engine *e;
 } env;
@@ -255,6 +263,19 @@ static void env_init(env *v, unsigned lg, uint64_t seed, unsigned workers, bool 
   config(&v->c, v->circ, 1, workers);
   if (hooked)
     with_hook(&v->c);
+}
+
+/* Registers another key (2^lg of the first's size class) as `name`. */
+static void env_add_key(env *v, fixture *f, const char *name, unsigned lg, uint64_t seed) {
+  fixture_make(f, v->dir, name, lg, seed);
+  v->circ[v->c.ncircuits++] = (engine_circuit){name, f->zkey};
+}
+
+/* A host budget with room for `halves`/2 keys of the first key's size
+ * besides a 1 MiB queue budget. */
+static void env_room(env *v, unsigned halves) {
+  v->c.queue_budget_bytes = 1 << 20;
+  v->c.host_budget_bytes = v->c.queue_budget_bytes + v->f.zkey_bytes * halves / 2;
 }
 
 static engine *env_start(env *v) { return v->e = start(&v->c); }
@@ -584,7 +605,7 @@ ETEST(engine_bad_requests) {
 
 ETEST(engine_unsatisfied_witness_fails_job) {
   env v;
-  env_init(&v, 5, 10, 1, false);
+  env_init(&v, 5, 10, 1, true);
   engine *e = env_start(&v);
   const fixture *f = &v.f;
   /* tamper a private wire of the second partition: well formed, unsatisfying */
@@ -596,10 +617,10 @@ ETEST(engine_unsatisfied_witness_fails_job) {
   size_t off = (size_t)(wtns_value(&w, 6) - bad);
   wtns_close(&w);
   bad[off] ^= 2;
-  const uint8_t *ws[2] = {f->wtns, bad};
-  size_t wl[2] = {f->wtns_len, f->wtns_len};
+  const uint8_t *ws[3] = {f->wtns, bad, f->wtns};
+  size_t wl[3] = {f->wtns_len, f->wtns_len, f->wtns_len};
   engine_ticket t;
-  CHECK(submit_full(e, "bad", "k", 2, ws, wl, 2, false, &t, &err) == CUZK_OK);
+  CHECK(submit_full(e, "bad", "k", 2, ws, wl, 3, false, &t, &err) == CUZK_OK);
   engine_result r;
   CHECK(await_state(e, "bad", &r) == ENGINE_JOB_FAILED);
   CHECK_EQ_INT(r.job_status, CUZK_UNSATISFIED);
@@ -607,11 +628,12 @@ ETEST(engine_unsatisfied_witness_fails_job) {
             r.error);
   CHECK(r.proof == NULL);
   engine_result_free(&r);
+  CHECK_EQ_INT(H.taken, 2); /* partition 2 was dropped, never proved */
   /* the engine keeps serving */
   submit_ok(e, "good", "k", ENGINE_PRI_NORMAL, f, &t);
   check_done_and_valid(e, "good", f);
   /* a failed request id proves again when resubmitted (here: fails again) */
-  CHECK(submit_full(e, "bad", "k", 2, ws, wl, 2, false, &t, &err) == CUZK_OK);
+  CHECK(submit_full(e, "bad", "k", 2, ws, wl, 3, false, &t, &err) == CUZK_OK);
   CHECK(!t.attached);
   CHECK(await_state(e, "bad", &r) == ENGINE_JOB_FAILED);
   engine_result_free(&r);
@@ -626,12 +648,9 @@ static void budget_evicts(bool pin) {
   env v;
   env_init(&v, 5, 11, 1, false);
   fixture f2;
-  fixture_make(&f2, v.dir, "k2", 5, 12);
-  v.circ[1] = (engine_circuit){"k2", f2.zkey};
-  v.c.ncircuits = 2;
+  env_add_key(&v, &f2, "k2", 5, 12);
   v.c.pin_keys = pin;
-  v.c.queue_budget_bytes = 1 << 20;
-  v.c.host_budget_bytes = v.c.queue_budget_bytes + v.f.zkey_bytes + v.f.zkey_bytes / 2;
+  env_room(&v, 3);
   engine *e = env_start(&v);
   const engine_tier hot = pin ? ENGINE_TIER_PINNED : ENGINE_TIER_MAPPED;
   CHECK_EQ_INT(tier_of(e, "k"), ENGINE_TIER_DISK);
@@ -665,8 +684,7 @@ ETEST(engine_host_budget_evicts_idle_key_pinned) { budget_evicts(true); }
 ETEST(engine_key_too_large_fails_job) {
   env v;
   env_init(&v, 5, 13, 1, false);
-  v.c.queue_budget_bytes = 1 << 20;
-  v.c.host_budget_bytes = v.c.queue_budget_bytes + v.f.zkey_bytes / 2;
+  env_room(&v, 1);
   engine *e = env_start(&v);
   submit_fails(e, "x", "k", &v.f, CUZK_EXHAUSTED, "more than the keys' share");
   bool already;
@@ -988,5 +1006,92 @@ ETEST(engine_bad_key_body_fails_job) {
   check_done_and_valid(e, "y", &v.f);
   check_status(e, 1, 1, 0, 0);
   unlink(bad);
+  env_fini(&v);
+}
+
+/* The partitions of one job spread over the free workers, and come back
+ * in their order. */
+ETEST(engine_partitions_run_in_parallel) {
+  env v;
+  env_init(&v, 5, 24, 2, true);
+  engine *e = env_start(&v);
+  const fixture *f = &v.f;
+  hook_hold("multi", ENGINE_JOB_PROVING);
+  const uint8_t *w[4] = {f->wtns, f->wtns, f->wtns, f->wtns};
+  size_t wl[4] = {f->wtns_len, f->wtns_len, f->wtns_len, f->wtns_len};
+  engine_ticket t;
+  cuzk_err err = {0};
+  CHECK(submit_full(e, "multi", "k", 2, w, wl, 4, false, &t, &err) == CUZK_OK);
+  hook_wait_taken(2); /* both workers on partitions of the one job */
+  engine_status s;
+  CHECK(engine_status_get(e, &s, NULL) == CUZK_OK);
+  CHECK_EQ_INT(s.busy_workers, 2);
+  engine_status_free(&s);
+  hook_release();
+  check_done_and_valid(e, "multi", f);
+  CHECK_EQ_INT(H.taken, 4);
+  env_fini(&v);
+}
+
+/* Room for two keys: the least recently used idle one makes room for a
+ * third, not the one used just before. */
+ETEST(engine_eviction_is_lru) {
+  env v;
+  env_init(&v, 4, 25, 1, false);
+  fixture f2, f3;
+  env_add_key(&v, &f2, "k2", 4, 26);
+  env_add_key(&v, &f3, "k3", 4, 27);
+  env_room(&v, 5);
+  engine *e = env_start(&v);
+  engine_ticket t;
+  const struct {
+    const char *job, *key;
+    const fixture *f;
+  } seq[] = {{"a", "k", &v.f}, {"b", "k2", &f2}, {"c", "k", &v.f}, {"d", "k3", &f3}};
+  for (size_t i = 0; i < 4; i++) {
+    submit_ok(e, seq[i].job, seq[i].key, ENGINE_PRI_NORMAL, seq[i].f, &t);
+    check_done_and_valid(e, seq[i].job, seq[i].f);
+  }
+  CHECK_EQ_INT(tier_of(e, "k"), ENGINE_TIER_MAPPED);
+  CHECK_EQ_INT(tier_of(e, "k2"), ENGINE_TIER_DISK);
+  CHECK_EQ_INT(tier_of(e, "k3"), ENGINE_TIER_MAPPED);
+  fixture_free(&f2);
+  fixture_free(&f3);
+  env_fini(&v);
+}
+
+/* Room for one key, two workers: a load that needs the room of a key in
+ * use waits for it to be released (and does not fail). */
+ETEST(engine_load_waits_for_key_in_use) {
+  env v;
+  env_init(&v, 5, 28, 2, true);
+  fixture f2;
+  env_add_key(&v, &f2, "k2", 5, 29);
+  env_room(&v, 3);
+  engine *e = env_start(&v);
+  submit_held(&v, "a", ENGINE_JOB_PROVING); /* holds key k */
+  engine_ticket t;
+  submit_ok(e, "b", "k2", ENGINE_PRI_NORMAL, &f2, &t);
+  hook_wait_taken(2); /* the other worker took b and waits for room */
+  engine_result r;
+  cuzk_err err = {0};
+  CHECK_EQ_INT(engine_await(e, "b", 50, &r, &err), CUZK_TIMEOUT);
+  CHECK_EQ_INT(r.state, ENGINE_JOB_PREPARING);
+  engine_result_free(&r);
+  CHECK_EQ_INT(tier_of(e, "k2"), ENGINE_TIER_DISK);
+  /* cancelled while it waits: the worker stops waiting; the id proves afresh */
+  bool was_running = false;
+  CHECK(engine_cancel(e, "b", &was_running, &err) == CUZK_OK && was_running);
+  CHECK(await_state(e, "b", &r) == ENGINE_JOB_CANCELLED);
+  engine_result_free(&r);
+  submit_ok(e, "b", "k2", ENGINE_PRI_NORMAL, &f2, &t);
+  CHECK(!t.attached);
+  hook_wait_taken(3);
+  hook_release();
+  check_done_and_valid(e, "a", &v.f);
+  check_done_and_valid(e, "b", &f2);
+  CHECK_EQ_INT(tier_of(e, "k"), ENGINE_TIER_DISK);
+  CHECK_EQ_INT(tier_of(e, "k2"), ENGINE_TIER_MAPPED);
+  fixture_free(&f2);
   env_fini(&v);
 }
