@@ -7,8 +7,9 @@
  *   partition, a priority and the caller's request id.  engine_submit checks
  *   what it can cheaply and at once (known circuit, each witness's header,
  *   prime and length against the key), copies the witnesses and queues the
- *   job; a repeated request id attaches to the job already known (done,
- *   failed or in flight) instead of proving twice.  Partitions are the
+ *   job; a repeated request id attaches to the job already known (done or
+ *   in flight; a failed or cancelled one is replaced) instead of proving
+ *   twice.  Partitions are the
  *   scheduling unit: a worker takes the next partition of the
  *   highest-priority, oldest job (CRITICAL > HIGH > NORMAL > LOW, then
  *   submission order), proves it through its own backend (backend.h: one
@@ -24,10 +25,11 @@
  *
  *   Keys: a circuit id names a snarkjs .zkey: registered in the config, or
  *   found as <param_dir>/<id>.zkey.  Each key sits in a tier: DISK (known,
- *   not open), MAPPED (file mapped and its header checked), PINNED (points
- *   copied to page-locked host memory), DEVICE (bases resident on a GPU).
- *   One byte budget for the host (mapped and pinned keys at their file
- *   size, plus queued witnesses) and one per device; a key in use by a job
+ *   not open; only its header was read), MAPPED (file mapped and fully
+ *   checked by zkey_open), PINNED (the file copied to page-locked host
+ *   memory), DEVICE (bases resident on a GPU).  One byte budget for the
+ *   host (mapped and pinned keys at their file size, plus the witnesses of
+ *   unfinished jobs) and one per device; a key in use by a job
  *   is referenced and never evicted; an idle key (no references for at
  *   least eviction_min_idle_ms) is evicted least recently used first when
  *   a load needs room.  A load that cannot fit even after eviction fails
@@ -35,6 +37,11 @@
  *   a GPU engine is cudaMallocHost memory; on the CPU it is an anonymous
  *   copy that is mlock'ed when RLIMIT_MEMLOCK allows (else just resident
  *   anonymous memory, no longer page cache that the kernel may drop).
+ *   DEVICE (keys_on_device, GPU slots only): each slot's backend keeps its
+ *   own resident copy of the key it last proved (backend hold_bases),
+ *   counted at the key's file size against the device budget; with no
+ *   room the slot proves with streamed bases.  A held key stays mapped;
+ *   evicting it first makes the slots drop their copies.
  *
  *   Back-pressure: witness bytes held by unfinished jobs (a partition's
  *   witness is freed when the partition ends) count against
@@ -54,7 +61,8 @@
  *
  * Statuses returned (cuzk/status.h), which the server maps to gRPC codes:
  *   NOT_FOUND          unknown circuit id or job id
- *   INVALID_ARGUMENT   bad request (no partitions, empty id, too long id)
+ *   INVALID_ARGUMENT   bad request (no partitions, empty id, too long id, a
+ *                      request id already naming a different request)
  *   FORMAT             a witness that is not a valid .wtns for the key
  *   EXHAUSTED          over the queue or memory budget
  *   UNAVAILABLE        the engine is shutting down
@@ -118,7 +126,9 @@ typedef struct {
 
   uint64_t host_budget_bytes;   /* keys mapped or pinned + witnesses (0 = auto); keys get
                                    what the queue budget leaves */
-  uint64_t device_budget_bytes; /* per GPU; 0 = its free memory less 2 GiB */
+  uint64_t device_budget_bytes; /* per GPU, for resident keys; 0 = no engine-side limit
+                                   (cuda.h has no free-memory query yet: the backend
+                                   streams bases when a copy does not fit) */
   uint64_t queue_budget_bytes;  /* witness bytes held by unfinished jobs (0 = host/4) */
   uint64_t eviction_min_idle_ms;
   bool pin_keys;      /* load keys to PINNED (page-locked) rather than MAPPED */
@@ -237,7 +247,7 @@ cuzk_status engine_evict(engine *e, const char *circuit_id, bool *was_loaded,
 typedef struct {
   int ordinal;
   char name[64];
-  uint64_t vram_total, vram_free, budget, used;
+  uint64_t vram_total, vram_free, budget, used; /* vram_*: 0 (no query in cuda.h yet) */
   char current_job[ENGINE_ID_MAX]; /* "" when idle (one of its slots' jobs) */
   unsigned slots, busy_slots;
 } engine_gpu_status;
