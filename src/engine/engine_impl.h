@@ -265,7 +265,6 @@ static inline uint64_t keys_bytes(const ekey *k) { return k->file_bytes; }
 /* ---- worker.c */
 cuzk_status workers_start(engine *e, cuzk_err *err);
 void workers_join(engine *e);
-/* Run by a worker whose key acquire needs its GPU hold dropped (keys.c). */
 
 /* ---- engine.c */
 double engine_now(void);
