@@ -71,10 +71,28 @@ caps caps_for(size_t n_max) {
   k.part1 = 2 * ceil_div(k.part0, 4) + 2;
   k.segs0 = std::min<size_t>(RED_THREADS, k.buckets);
   k.segs1 = k.segs0 / SUM_FANIN + NWIN_MAX;
+  /* batch-affine: k >= 1 pairs per thread in small contexts (tests), >= 4
+   * above (the block trees' memory is 2 field elements per k pairs) */
+  k.ba_kmin = k.items <= (1u << 20) ? 1 : 4;
+  k.ba_pool = ceil_div(k.items, 2);
+  k.ba_threads = ba_blocks(k.items, k.ba_kmin) * BA_T;
+  k.ba_excl = ceil_div(k.items, 2) + (size_t)BA_T * BA_K_MAX;
   return k;
 }
 
-cuzk_status plan_for(plan *p, size_t n, const msm_gpu_opts *o, const caps &k, cuzk_err *err) {
+/* Batch-affine rounds for n points in c-bit windows: buckets hold
+ * lambda = n / 2^(c-1) points on average (random scalars), and each round
+ * halves them; floor(log2(lambda)) rounds leave 1 to 2 per bucket to the
+ * XYZZ pass (not yet measured on the H200). */
+static unsigned ba_rounds_auto(size_t n, unsigned c) {
+  const size_t lambda = n >> (c - 1);
+  unsigned r = 0;
+  while (lambda >> (r + 1)) r++;
+  return r;
+}
+
+cuzk_status plan_for(plan *p, size_t n, const msm_gpu_opts *o, const caps &k, unsigned flags,
+                     cuzk_err *err) {
   p->c = o && o->c ? o->c : c_auto(n);
   if (p->c < C_MIN || p->c > C_MAX)
     return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "msm_gpu: window of %u bits (%u..%u)", p->c,
@@ -108,15 +126,47 @@ cuzk_status plan_for(plan *p, size_t n, const msm_gpu_opts *o, const caps &k, cu
   if ((size_t)p->nwin * p->S > k.segs0 ||
       (size_t)p->nwin * ceil_div(p->S, SUM_FANIN) > k.segs1)
     return cuzk_err_set(err, CUZK_INTERNAL, "msm_gpu: reduction segments over capacity");
+  p->ba_rounds = 0;
+  p->ba_k = 0;
+  const unsigned acc = o ? o->accumulate : MSM_GPU_ACC_AUTO;
+  if (acc > MSM_GPU_ACC_BATCH_AFFINE)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "msm_gpu: accumulate mode %u", acc);
+  if (acc != MSM_GPU_ACC_BATCH_AFFINE)
+    return CUZK_OK;
+  if (!(flags & MSM_GPU_BATCH_AFFINE))
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "msm_gpu: batch-affine accumulation needs a "
+                        "context made with MSM_GPU_BATCH_AFFINE");
+  if (n > (size_t)IDX_MASK + 1)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
+                        "msm_gpu: batch-affine accumulation takes at most 2^30 points, not %zu", n);
+  p->ba_k = o->ba_pairs ? o->ba_pairs : std::max(BA_K_AUTO, k.ba_kmin);
+  if (p->ba_k < k.ba_kmin || p->ba_k > BA_K_MAX)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
+                        "msm_gpu: %u batch-affine pairs per thread (%u..%u in this context)",
+                        p->ba_k, k.ba_kmin, BA_K_MAX);
+  p->ba_rounds = o->ba_rounds ? o->ba_rounds : ba_rounds_auto(n, p->c);
+  if (p->ba_rounds > 32)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "msm_gpu: %u batch-affine rounds (1..32)",
+                        p->ba_rounds);
+  const size_t blocks = ba_blocks(items, p->ba_k);
+  if (blocks * BA_T > k.ba_threads || blocks * BA_T * p->ba_k > k.ba_excl)
+    return cuzk_err_set(err, CUZK_INTERNAL, "msm_gpu: batch-affine rounds over capacity");
   return CUZK_OK;
 }
 
-size_t cub_sort_bytes(size_t items) {
+/* CUB's scratch for the sort of k.items pairs and, with MSM_GPU_BATCH_AFFINE,
+ * the scan of k.ba_threads counts (0 when a query fails). */
+size_t cub_bytes(const caps &k, unsigned flags) {
   cub::DoubleBuffer<uint32_t> dk(nullptr, nullptr), dv(nullptr, nullptr);
-  size_t bytes = 0;
-  if (cub::DeviceRadixSort::SortPairs(nullptr, bytes, dk, dv, (int)items, 0, 32) != cudaSuccess)
+  size_t bytes = 0, scan = 0;
+  if (cub::DeviceRadixSort::SortPairs(nullptr, bytes, dk, dv, (int)k.items, 0, 32) != cudaSuccess)
     return 0;
-  return bytes;
+  if (flags & MSM_GPU_BATCH_AFFINE) {
+    if (cub::DeviceScan::InclusiveSum(nullptr, scan, (const uint64_t *)nullptr, (uint64_t *)nullptr,
+                                      (int)k.ba_threads) != cudaSuccess)
+      return 0;
+  }
+  return std::max(bytes, scan);
 }
 
 void layout_for(layout *l, msm_gpu_group g, size_t n_max, unsigned flags, size_t cub) {
@@ -139,6 +189,14 @@ void layout_for(layout *l, msm_gpu_group g, size_t n_max, unsigned flags, size_t
   b[B_CUB] = cub;
   b[B_IN_BASES] = in ? as * n_max : 0;
   b[B_IN_SCALARS] = in ? 32 * n_max : 0;
+  const bool ba = flags & MSM_GPU_BATCH_AFFINE;
+  const size_t fs = as / 2; /* a field element */
+  b[B_BA_POOL0] = b[B_BA_POOL1] = ba ? as * k.ba_pool : 0;
+  b[B_BA_EXCL] = ba ? fs * k.ba_excl : 0;
+  b[B_BA_TREE] = ba ? fs * 2 * k.ba_threads : 0;
+  b[B_BA_TCNT] = b[B_BA_TOFF] = ba ? 8 * k.ba_threads : 0;
+  b[B_BA_KMASK] = ba ? 4 * k.ba_threads : 0;
+  b[B_BA_LEN] = ba ? 8 : 0;
 }
 
 /* Split: counts[k] += points of class k; the indices of class 1 go to
@@ -205,6 +263,24 @@ cuzk_status exec::sort(size_t items, unsigned bits, const uint32_t **K,
   *V = dv.Current();
   return CUZK_OK;
 }
+cuzk_status exec::scan(const uint64_t *in, uint64_t *out, size_t n) const {
+  if (n > ctx->k.ba_threads)
+    return cuzk_err_set(err, CUZK_INTERNAL, "msm_gpu: a scan of %zu counts, the context holds %zu",
+                        n, ctx->k.ba_threads);
+  if (ctx->host) {
+    uint64_t s = 0;
+    for (size_t i = 0; i < n; i++) out[i] = s += in[i];
+    return CUZK_OK;
+  }
+  size_t bytes = 0;
+  CUDA_TRY(err, cub::DeviceScan::InclusiveSum(nullptr, bytes, in, out, (int)n, st));
+  if (bytes > ctx->cub_bytes)
+    return cuzk_err_set(err, CUZK_INTERNAL, "msm_gpu: scan of %zu counts needs %zu bytes, "
+                        "the context has %zu", n, bytes, ctx->cub_bytes);
+  CUDA_TRY(err, cub::DeviceScan::InclusiveSum(ctx->cub_tmp, bytes, in, out, (int)n, st));
+  return CUZK_OK;
+}
+
 cuzk_status exec::classify(const uint8_t *scalars, uint32_t n) const {
   if (ctx->host) {
     uint32_t c[3] = {0, 0, 0};
@@ -293,7 +369,7 @@ extern "C" size_t msm_gpu_device_bytes(msm_gpu_group g, size_t n_max, unsigned f
   if (n_max == 0 || n_max >= (1u << 31))
     return 0;
   layout l;
-  size_t cub = flags & MSM_GPU_EMULATE ? 0 : cub_sort_bytes(caps_for(n_max).items);
+  size_t cub = flags & MSM_GPU_EMULATE ? 0 : cub_bytes(caps_for(n_max), flags);
   layout_for(&l, g, n_max, flags, cub);
   size_t total = 0;
   for (unsigned i = 0; i < B_COUNT; i++) total += l.bytes[i];
@@ -373,9 +449,9 @@ cuzk_status ctx_init(msm_gpu *ctx, cuzk_err *err) {
         return cuzk_err_set(err, CUZK_NO_MEMORY, "msm_gpu: profile events");
       for (unsigned i = 0; i < ctx->pev_cap; i++) CUDA_TRY(err, cudaEventCreate(&ctx->pev[i]));
     }
-    ctx->cub_bytes = cub_sort_bytes(ctx->k.items);
+    ctx->cub_bytes = cub_bytes(ctx->k, ctx->flags);
     if (ctx->cub_bytes == 0)
-      return cuzk_err_set(err, CUZK_INTERNAL, "msm_gpu: CUB sort size query failed");
+      return cuzk_err_set(err, CUZK_INTERNAL, "msm_gpu: CUB sort or scan size query failed");
   }
   layout l;
   layout_for(&l, ctx->group, ctx->n_max, ctx->flags, ctx->cub_bytes);
@@ -384,7 +460,9 @@ cuzk_status ctx_init(msm_gpu *ctx, cuzk_err *err) {
                          (void **)&ctx->part_keys[1], &ctx->part_pts[0], &ctx->part_pts[1],
                          &ctx->segs[0], &ctx->segs[1], &ctx->ones_dev, (void **)&ctx->idx1,
                          (void **)&ctx->idx2, (void **)&ctx->counts_dev, &ctx->cub_tmp,
-                         &ctx->in_bases, &ctx->in_scalars};
+                         &ctx->in_bases, &ctx->in_scalars, &ctx->ba_pool[0], &ctx->ba_pool[1],
+                         &ctx->ba_excl, &ctx->ba_tree, (void **)&ctx->ba_tcnt,
+                         (void **)&ctx->ba_toff, (void **)&ctx->ba_kmask, (void **)&ctx->ba_len};
   for (unsigned i = 0; i < B_COUNT; i++) CUZK_TRY(ctx_alloc(ctx, dst[i], l.bytes[i], false, err));
   CUZK_TRY(ctx_alloc(ctx, &ctx->win_host, WIN_SLOTS * ctx->psize, true, err));
   if (!ctx->host && (ctx->flags & MSM_GPU_HOST_INPUTS))

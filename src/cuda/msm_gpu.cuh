@@ -29,6 +29,26 @@
  *      bucket's size: all-equal scalars (one bucket holding every point)
  *      cost log_{merge_chunk}(n / chunk) extra rounds, not a serial sum.
  *      Buckets no run reaches keep the memset's infinity (all-zero bytes).
+ *   3'. accumulate, batch-affine (opts.accumulate = MSM_GPU_ACC_BATCH_AFFINE,
+ *      a context made with MSM_GPU_BATCH_AFFINE; msm_gpu_ba.cuh): each
+ *      bucket's points are a contiguous run of the sorted list, summed as a
+ *      binary tree one level per round for all buckets of the group: pair
+ *      (2j, 2j+1) of one key becomes its affine sum, every other entry
+ *      passes (entries at infinity, zero digits and P + (-P) sums are
+ *      dropped), and the list is compacted in order (the scan of per-thread
+ *      counts gives each thread its output range).  The sums' denominators
+ *      share one inversion per block of 128 threads x k pairs (k = 8:
+ *      1,024 additions): a prefix product per thread, a product tree over
+ *      the block in shared memory, one thread per block inverting in a
+ *      separate launch, the tree walked down and the prefixes back.
+ *      ~6.3M per addition against the XYZZ mixed addition's 10M.  After
+ *      ba_rounds rounds (floor(log2(n / 2^(c-1))), leaving 1-2 entries per
+ *      bucket of random scalars) the list, whose length only the device
+ *      knows, goes through the chunked XYZZ step 3 above (its threads share
+ *      the live entries evenly), so long-tailed or single buckets
+ *      (all-equal scalars) still cost chunked work, never a serial sum.
+ *      A round is 4 launches and a CUB scan; nothing waits on the host.
+ *      Doublings (equal points in a bucket) and P + (-P) are exact.
  *   4. reduce: sum_k k B_k per window by running sums over segments of
  *      `len` buckets, one thread each (2 XYZZ additions per bucket); a
  *      segment starting at bucket j len contributes T + (j len) U, with T
@@ -74,13 +94,22 @@
  * additions, 0.63 ns each: 17.6e9 Fp mul/s, 75 % of the field benchmark's
  * 23.4e9), merges 37, reduction 54, sort 17, keys 8.  G2 2^24 (747 ms):
  * accumulation 607 (255 registers with spills, 8 warps per SM), reduction
- * 77, merges 50. */
+ * 77, merges 50.
+ * Batch-affine (3'): NOT YET MEASURED ON THE H200; the default stays XYZZ
+ * until it is.  Operation counts at G1 2^26, c = 22 (12 windows of 2^26
+ * entries, 5 rounds): ~780M tree additions at ~6.3M = 4.9e9 Fp mul
+ * (against 805M x 10M = 8.1e9), ~480 B of memory traffic per addition
+ * (~375 GB, ~90 ms at 4.3 TB/s, overlapping the arithmetic), 60 rounds of
+ * ~4 launches, the XYZZ pass over ~1.5 entries per bucket.  At the XYZZ
+ * kernel's 17.6e9 Fp mul/s: ~280 ms instead of 504; bench_gpu_msm --acc
+ * both measures both. */
 #ifndef CUZK_CUDA_MSM_GPU_CUH
 #define CUZK_CUDA_MSM_GPU_CUH
 
 #include <algorithm>
 #include <stdint.h>
 #include <string.h>
+#include <vector>
 
 #include "cuda/bls12_381.cuh"
 #include "cuda/check.cuh"
@@ -259,7 +288,9 @@ struct src_partials {
  * inside the chunk go to buckets[(key >> c) nb + (key & (nb-1))]; the
  * first and the last to partial slots 2t and 2t+1 (SENT_ALL and infinity
  * when there is no such run), unless `last_round`, when all runs are
- * whole and everything is stored. */
+ * whole and everything is stored.  With m_dev (a list whose length only
+ * the device knows, after batch-affine rounds) m = *m_dev and the nthr
+ * launched threads share it evenly: chunk = ceil(m / nthr). */
 template <class P, class S>
 struct accumulate_fn {
   static constexpr int block = 128;
@@ -271,6 +302,8 @@ struct accumulate_fn {
   uint32_t *part_keys;
   P *part_pts;
   bool last_round;
+  const uint32_t *m_dev;
+  uint32_t nthr;
 
   CZ_HD bool sentinel(uint32_t key) const { return (key >> (c - 1)) & 1; }
   CZ_HD void store(uint32_t key, const P &v) const {
@@ -282,7 +315,12 @@ struct accumulate_fn {
     part_pts[slot] = v;
   }
   CZ_HD void operator()(uint32_t t) const {
-    const uint32_t lo = t * chunk, hi = m - lo < chunk ? m : lo + chunk;
+    uint32_t m = this->m, chunk = this->chunk;
+    if (m_dev) {
+      m = *m_dev;
+      chunk = m / nthr + (m % nthr != 0);
+    }
+    const uint32_t lo = t * chunk, hi = lo >= m ? lo : m - lo < chunk ? m : lo + chunk;
     uint32_t i = lo;
     while (i < hi && sentinel(keys[i])) i++;
     if (i == hi) {
@@ -371,7 +409,34 @@ __global__ void __launch_bounds__(K::block) for_each_kernel(const K k, uint32_t 
     k(i);
 }
 
+/* Blocks of K::block cooperating threads: K::phases calls of
+ * k(block, thread, phase, sh) with a barrier between phases, sh one
+ * K::shared per block.  Whatever a thread carries from one phase to the
+ * next lives in sh or in device memory, so that the emulated mode can run
+ * a block phase by phase, thread after thread. */
+template <class K>
+__global__ void __launch_bounds__(K::block) for_block_kernel(const K k) {
+  __shared__ typename K::shared sh;
+#pragma unroll
+  for (unsigned ph = 0; ph < K::phases; ph++) {
+    if (ph)
+      __syncthreads();
+    k(blockIdx.x, threadIdx.x, ph, sh);
+  }
+}
+
+} // namespace msmg
+
+#include "cuda/msm_gpu_ba.cuh"
+
+namespace msmg {
+
 /* ---- plans and capacities (msm_gpu.cu) ---- */
+/* Batch-affine memory (MSM_GPU_BATCH_AFFINE), for items = the sort's
+ * capacity: two pools of items/2 affine points, items/2 prefix products,
+ * 2 field elements per thread of a round (items / 2 / ba_kmin threads), 20
+ * bytes of counts, scan and mask per thread: ~135 B per item for G1, ~265
+ * for G2 (G1 2^27: 18 GB). */
 
 inline size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
 unsigned nwin_of(unsigned c);
@@ -390,6 +455,11 @@ struct caps {
   size_t part1;        /* ... of the second (rounds alternate between the two) */
   size_t segs0, segs1; /* reduction segments, then the first tree level */
   size_t n_max;
+  /* batch-affine (allocated with MSM_GPU_BATCH_AFFINE only) */
+  uint32_t ba_kmin;  /* the fewest pairs per thread the buffers allow */
+  size_t ba_pool;    /* points per pool (two pools): items / 2 */
+  size_t ba_excl;    /* prefix products: a round's pairs, in whole blocks */
+  size_t ba_threads; /* threads of a round at ba_kmin, in whole blocks */
 };
 caps caps_for(size_t n_max);
 
@@ -398,13 +468,20 @@ struct plan {
   uint32_t nb;         /* buckets per window, 2^(c-1) */
   uint32_t chunk, merge_chunk;
   uint32_t len, S; /* reduction: buckets per segment, segments per window */
+  unsigned ba_rounds; /* batch-affine tree rounds before the XYZZ pass; 0: XYZZ only */
+  uint32_t ba_k;      /* ... pairs per thread */
 };
-/* The plan for n points under opts (may be NULL), checked against k. */
-cuzk_status plan_for(plan *p, size_t n, const msm_gpu_opts *o, const caps &k, cuzk_err *err);
+/* The plan for n points under opts (may be NULL), checked against k and
+ * the context's flags (MSM_GPU_BATCH_AFFINE). */
+cuzk_status plan_for(plan *p, size_t n, const msm_gpu_opts *o, const caps &k, unsigned flags,
+                     cuzk_err *err);
+/* Batch-affine blocks of a round over a list of m entries, k pairs per thread. */
+inline size_t ba_blocks(size_t m, uint32_t k) { return ceil_div(ceil_div(ceil_div(m, 2), k), BA_T); }
 
 /* The sizes of the context's buffers (B_*), for allocation and poisoning. */
 enum { B_KEYS0, B_KEYS1, B_VALS0, B_VALS1, B_BUCKETS, B_PK0, B_PK1, B_PP0, B_PP1, B_SEGS0, B_SEGS1,
-       B_ONES, B_IDX1, B_IDX2, B_COUNTS, B_CUB, B_IN_BASES, B_IN_SCALARS, B_COUNT };
+       B_ONES, B_IDX1, B_IDX2, B_COUNTS, B_CUB, B_IN_BASES, B_IN_SCALARS, B_BA_POOL0, B_BA_POOL1,
+       B_BA_EXCL, B_BA_TREE, B_BA_TCNT, B_BA_TOFF, B_BA_KMASK, B_BA_LEN, B_COUNT };
 struct layout {
   size_t bytes[B_COUNT];
 };
@@ -413,6 +490,9 @@ void layout_for(layout *l, msm_gpu_group g, size_t n_max, unsigned flags, size_t
 } // namespace msmg
 
 /* ---- the context ---- */
+
+#define B_COUNT_MAX 32 /* device allocations of a context, at most */
+static_assert(msmg::B_COUNT <= B_COUNT_MAX, "msm_gpu: more buffers than allocation slots");
 
 /* Owns every buffer of the MSM (see msm_gpu_new); one run at a time. */
 struct msm_gpu {
@@ -428,6 +508,12 @@ struct msm_gpu {
   uint32_t *keys[2], *vals[2], *part_keys[2], *idx1, *idx2, *counts_dev, *counts_host;
   void *buckets, *part_pts[2], *segs[2], *ones_dev, *win_host, *cub_tmp, *in_bases, *in_scalars;
   size_t cub_bytes;
+  /* batch-affine (MSM_GPU_BATCH_AFFINE; msm_gpu_ba.cuh): two pools of affine
+   * points, prefix products, block trees (field elements), per-thread
+   * counts and their scan, per-thread masks, two list lengths */
+  void *ba_pool[2], *ba_excl, *ba_tree;
+  uint64_t *ba_tcnt, *ba_toff;
+  uint32_t *ba_kmask, *ba_len;
   msm_gpu_counts counts;
   /* the run whose host callback is pending */
   void *job_out;
@@ -444,7 +530,7 @@ struct msm_gpu {
   void *stage[2];
   cudaEvent_t stage_ev[2];
   /* allocations, for msm_gpu_free */
-  void *dev_allocs[24], *pinned_allocs[4];
+  void *dev_allocs[B_COUNT_MAX], *pinned_allocs[4];
   unsigned ndev, npinned;
 };
 
@@ -475,6 +561,22 @@ struct exec {
     CUDA_TRY(err, cudaGetLastError());
     return CUZK_OK;
   }
+  /* nblocks blocks of a block functor (for_block_kernel) */
+  template <class K>
+  cuzk_status run_blocks(const K &k, size_t nblocks) const {
+    if (nblocks == 0)
+      return CUZK_OK;
+    if (ctx->host) {
+      std::vector<typename K::shared> sh(1);
+      for (size_t b = 0; b < nblocks; b++)
+        for (unsigned ph = 0; ph < K::phases; ph++)
+          for (uint32_t t = 0; t < (uint32_t)K::block; t++) k((uint32_t)b, t, ph, sh[0]);
+      return CUZK_OK;
+    }
+    for_block_kernel<K><<<(unsigned)nblocks, K::block, 0, st>>>(k);
+    CUDA_TRY(err, cudaGetLastError());
+    return CUZK_OK;
+  }
   /* memset on the stream */
   cuzk_status fill(void *p, int byte, size_t bytes) const;
   /* device to (pinned) host on the stream */
@@ -482,6 +584,8 @@ struct exec {
   /* Sorts ctx's keys[0], vals[0] (items pairs) by the key bits [0, bits);
    * *K, *V: the sorted arrays (in either buffer). */
   cuzk_status sort(size_t items, unsigned bits, const uint32_t **K, const uint32_t **V) const;
+  /* out[i] = in[0] + ... + in[i], i < n (n at most the context's ba_threads) */
+  cuzk_status scan(const uint64_t *in, uint64_t *out, size_t n) const;
   /* counts_host[0..2] = scalars equal to 0, 1, other; idx1, idx2: the
    * indices of the ones and of the others.  Waits for the counts (a stream
    * synchronisation). */
@@ -490,16 +594,18 @@ struct exec {
   cuzk_status mark(int phase) const;
 };
 
-/* Step 3 over a sorted list of m entries from src; results into buckets
- * (window-group base) or, at the last round, all stored. */
+/* Step 3 over a sorted list of m entries from src (or, with m_dev, of
+ * *m_dev <= m entries); results into buckets (window-group base) or, at
+ * the last round, all stored. */
 template <class P, class S>
 cuzk_status accumulate(const exec &ex, const S &src, const uint32_t *keys, size_t m,
-                       uint32_t chunk, uint32_t merge_chunk, unsigned c, P *buckets) {
+                       uint32_t chunk, uint32_t merge_chunk, unsigned c, P *buckets,
+                       const uint32_t *m_dev = nullptr) {
   msm_gpu *ctx = ex.ctx;
   size_t T = ceil_div(m, chunk);
   bool last = T == 1;
   CUZK_TRY(ex.run(accumulate_fn<P, S>{src, keys, (uint32_t)m, chunk, c, buckets, ctx->part_keys[0],
-                                      (P *)ctx->part_pts[0], last},
+                                      (P *)ctx->part_pts[0], last, m_dev, (uint32_t)T},
                   T));
   CUZK_TRY(ex.mark(MSM_GPU_PH_ACCUMULATE));
   int cur = 0;
@@ -511,11 +617,46 @@ cuzk_status accumulate(const exec &ex, const S &src, const uint32_t *keys, size_
     CUZK_TRY(ex.run(accumulate_fn<P, src_partials<P>>{ps, ctx->part_keys[cur], (uint32_t)m,
                                                       merge_chunk, c, buckets,
                                                       ctx->part_keys[cur ^ 1],
-                                                      (P *)ctx->part_pts[cur ^ 1], last},
+                                                      (P *)ctx->part_pts[cur ^ 1], last,
+                                                      nullptr, 0},
                     T));
     cur ^= 1;
   }
   return ex.mark(MSM_GPU_PH_MERGE);
+}
+
+/* Step 3 the batch-affine way (msm_gpu_ba.cuh): pl.ba_rounds tree rounds
+ * over the sorted list (K, V) of m entries, then the XYZZ accumulation of
+ * what is left.  Each round: ba_prep_fn, the scan of its counts, ba_inv_fn,
+ * ba_finish_fn; the list's length stays on the device. */
+template <class P>
+cuzk_status ba_accumulate(const exec &ex, const plan &pl, const typename P::aff *bases,
+                          const uint32_t *K, const uint32_t *V, size_t m, P *buckets) {
+  typedef typename P::aff A;
+  typedef typename P::field F;
+  msm_gpu *ctx = ex.ctx;
+  const size_t blocks = ba_blocks(m, pl.ba_k), nthr = blocks * BA_T;
+  ba_round<P> r = {{bases, nullptr}, K, V, nullptr, (uint32_t)m, pl.ba_k, pl.c,
+                   (F *)ctx->ba_excl, (F *)ctx->ba_tree, ctx->ba_kmask, ctx->ba_tcnt};
+  for (unsigned round = 0; round < pl.ba_rounds; round++) {
+    /* the other key and value buffers (the sort leaves its output in either) */
+    uint32_t *ko = r.keys == ctx->keys[0] ? ctx->keys[1] : ctx->keys[0];
+    uint32_t *vo = r.vals == ctx->vals[0] ? ctx->vals[1] : ctx->vals[0];
+    A *po = (A *)ctx->ba_pool[round & 1];
+    uint32_t *lo = ctx->ba_len + (round & 1);
+    CUZK_TRY(ex.run_blocks(ba_prep_fn<P>{r}, blocks));
+    CUZK_TRY(ex.scan(ctx->ba_tcnt, ctx->ba_toff, nthr));
+    CUZK_TRY(ex.run(ba_inv_fn<P>{r}, blocks));
+    CUZK_TRY(ex.run_blocks(ba_finish_fn<P>{r, ctx->ba_toff, (uint32_t)nthr, ko, vo, lo, po},
+                           blocks));
+    r.src.pool = po;
+    r.keys = ko;
+    r.vals = vo;
+    r.len_in = lo;
+  }
+  CUZK_TRY(ex.mark(MSM_GPU_PH_BATCH_AFFINE));
+  return accumulate<P>(ex, src_list<P>{r.src, r.vals}, r.keys, m, pl.chunk, pl.merge_chunk,
+                       pl.c, buckets, r.len_in);
 }
 
 /* Steps 1-4 over n points (idx: their indices, or NULL for 0..n-1); the
@@ -534,8 +675,11 @@ cuzk_status pippenger(const exec &ex, const plan &pl, const typename P::aff *bas
     const uint32_t *K, *V;
     CUZK_TRY(ex.sort((size_t)g * n, pl.c + bit_length(g - 1), &K, &V));
     CUZK_TRY(ex.mark(MSM_GPU_PH_SORT));
-    CUZK_TRY(accumulate<P>(ex, src_bases<P>{bases, V}, K, (size_t)g * n, pl.chunk,
-                           pl.merge_chunk, pl.c, buckets + (size_t)w0 * pl.nb));
+    if (pl.ba_rounds)
+      CUZK_TRY(ba_accumulate<P>(ex, pl, bases, K, V, (size_t)g * n, buckets + (size_t)w0 * pl.nb));
+    else
+      CUZK_TRY(accumulate<P>(ex, src_bases<P>{bases, V}, K, (size_t)g * n, pl.chunk,
+                             pl.merge_chunk, pl.c, buckets + (size_t)w0 * pl.nb));
   }
   P *a = (P *)ctx->segs[0], *b = (P *)ctx->segs[1];
   CUZK_TRY(ex.run(reduce_fn<P>{buckets, a, pl.nb, pl.len, pl.S}, (size_t)pl.nwin * pl.S));
@@ -571,12 +715,18 @@ cuzk_status run_group(msm_gpu *ctx, void *out, const void *bases_v, const void *
     layout l;
     layout_for(&l, ctx->group, ctx->n_max, ctx->flags, ctx->cub_bytes);
     const int poisoned[] = {B_KEYS0, B_KEYS1, B_VALS0, B_VALS1, B_BUCKETS, B_PK0, B_PK1, B_PP0,
-                            B_PP1, B_SEGS0, B_SEGS1, B_ONES, B_IDX1, B_IDX2};
+                            B_PP1, B_SEGS0, B_SEGS1, B_ONES, B_IDX1, B_IDX2, B_BA_POOL0,
+                            B_BA_POOL1, B_BA_EXCL, B_BA_TREE, B_BA_TCNT, B_BA_TOFF, B_BA_KMASK,
+                            B_BA_LEN};
     void *ptr[] = {ctx->keys[0], ctx->keys[1], ctx->vals[0], ctx->vals[1], ctx->buckets,
                    ctx->part_keys[0], ctx->part_keys[1], ctx->part_pts[0], ctx->part_pts[1],
-                   ctx->segs[0], ctx->segs[1], ctx->ones_dev, ctx->idx1, ctx->idx2};
+                   ctx->segs[0], ctx->segs[1], ctx->ones_dev, ctx->idx1, ctx->idx2,
+                   ctx->ba_pool[0], ctx->ba_pool[1], ctx->ba_excl, ctx->ba_tree, ctx->ba_tcnt,
+                   ctx->ba_toff, ctx->ba_kmask, ctx->ba_len};
+    static_assert(sizeof poisoned / sizeof *poisoned == sizeof ptr / sizeof *ptr, "poison list");
     for (unsigned i = 0; i < sizeof poisoned / sizeof *poisoned; i++)
-      CUZK_TRY(ex.fill(ptr[i], 0xA5, l.bytes[poisoned[i]]));
+      if (ptr[i])
+        CUZK_TRY(ex.fill(ptr[i], 0xA5, l.bytes[poisoned[i]]));
     memset(ctx->win_host, 0xA5, WIN_SLOTS * ctx->psize);
   }
   CUZK_TRY(ex.mark(MSM_GPU_PH_OTHER));
@@ -598,7 +748,10 @@ cuzk_status run_group(msm_gpu *ctx, void *out, const void *bases_v, const void *
   }
   plan pl = {};
   if (m) {
-    CUZK_TRY(plan_for(&pl, m, opts, ctx->k, err));
+    CUZK_TRY(plan_for(&pl, m, opts, ctx->k, ctx->flags, err));
+    if (pl.ba_k && n > (size_t)IDX_MASK + 1) /* base indices, not only the split's others */
+      return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
+                          "msm_gpu: batch-affine accumulation takes at most 2^30 points");
     CUZK_TRY(pippenger<P>(ex, pl, bases, scalars, idx, (uint32_t)m));
   }
   if (m1) {

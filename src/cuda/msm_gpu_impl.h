@@ -32,6 +32,9 @@ typedef enum { MSM_GPU_G1 = 1, MSM_GPU_G2 = 2 } msm_gpu_group;
 #define MSM_GPU_POISON 4u      /* fill the scratch with 0xA5 bytes before every run, so a
                                   read of memory the run did not write shows (tests) */
 #define MSM_GPU_PROFILE 8u     /* record an event after every phase (msm_gpu_profile) */
+#define MSM_GPU_BATCH_AFFINE 16u /* also allocate the batch-affine accumulation's buffers
+                                    (msm_gpu.cuh; about 140 B per point for G1, 280 for G2),
+                                    so that runs may ask for it (msm_gpu_opts.accumulate) */
 
 /* Phases of a run, for msm_gpu_profile. */
 typedef enum {
@@ -43,6 +46,7 @@ typedef enum {
   MSM_GPU_PH_MERGE,      /* merge rounds */
   MSM_GPU_PH_REDUCE,     /* bucket reduction (running sums) */
   MSM_GPU_PH_FINISH,     /* window sums, copy to the host, the final sum */
+  MSM_GPU_PH_BATCH_AFFINE, /* batch-affine rounds (before the accumulation that ends them) */
   MSM_GPU_PHASES
 } msm_gpu_phase;
 
@@ -52,6 +56,12 @@ typedef enum {
                                 split when at most 3/4 of the points are "other" */
 #define MSM_GPU_SPLIT_ON 2   /* classify and always split */
 
+/* Bucket accumulation (msm_gpu_opts.accumulate). */
+#define MSM_GPU_ACC_AUTO 0         /* the default: XYZZ (until the H200 measures otherwise) */
+#define MSM_GPU_ACC_XYZZ 1         /* chunked XYZZ mixed additions */
+#define MSM_GPU_ACC_BATCH_AFFINE 2 /* batch-affine tree rounds, then XYZZ; needs a context
+                                      made with MSM_GPU_BATCH_AFFINE and n <= 2^30 */
+
 /* How one run is cut; 0 in a field means "the plan's choice".  Tests use
  * the fields to force small windows and many merge rounds. */
 typedef struct {
@@ -60,6 +70,10 @@ typedef struct {
   unsigned merge_chunk; /* partial sums per thread in a merge round, >= 4 */
   unsigned group;       /* windows sorted and accumulated together, >= 1 */
   unsigned split;       /* MSM_GPU_SPLIT_*; 0 = off */
+  unsigned accumulate;  /* MSM_GPU_ACC_*; 0 = auto */
+  unsigned ba_rounds;   /* batch-affine: tree rounds before the XYZZ pass, 1..32 */
+  unsigned ba_pairs;    /* batch-affine: pairs per thread, 1..32 (the context's minimum
+                           is 1 up to 2^20 sort items, 4 above) */
 } msm_gpu_opts;
 
 /* Counts of the last classification (runs with split != OFF). */
