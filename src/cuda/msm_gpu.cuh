@@ -102,7 +102,9 @@
  * (~375 GB, ~90 ms at 4.3 TB/s, overlapping the arithmetic), 60 rounds of
  * ~4 launches, the XYZZ pass over ~1.5 entries per bucket.  At the XYZZ
  * kernel's 17.6e9 Fp mul/s: ~280 ms instead of 504; bench_gpu_msm --acc
- * both measures both. */
+ * both measures both.  Registers (ptxas, CUDA 13.0, sm_90): G1 ba_prep
+ * 110, ba_finish 128 (capped for 16 warps per SM; 8 bytes spilled),
+ * ba_inv 54; G2 ba_prep 130, ba_finish 255 (44 bytes spilled), ba_inv 64. */
 #ifndef CUZK_CUDA_MSM_GPU_CUH
 #define CUZK_CUDA_MSM_GPU_CUH
 
@@ -411,11 +413,12 @@ __global__ void __launch_bounds__(K::block) for_each_kernel(const K k, uint32_t 
 
 /* Blocks of K::block cooperating threads: K::phases calls of
  * k(block, thread, phase, sh) with a barrier between phases, sh one
- * K::shared per block.  Whatever a thread carries from one phase to the
+ * K::shared per block, at least K::min_blocks blocks resident per SM (a
+ * register budget).  Whatever a thread carries from one phase to the
  * next lives in sh or in device memory, so that the emulated mode can run
  * a block phase by phase, thread after thread. */
 template <class K>
-__global__ void __launch_bounds__(K::block) for_block_kernel(const K k) {
+__global__ void __launch_bounds__(K::block, K::min_blocks) for_block_kernel(const K k) {
   __shared__ typename K::shared sh;
 #pragma unroll
   for (unsigned ph = 0; ph < K::phases; ph++) {

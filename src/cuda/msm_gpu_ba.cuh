@@ -167,6 +167,7 @@ template <class P>
 struct ba_prep_fn {
   typedef typename P::field F;
   static constexpr int block = BA_T;
+  static constexpr int min_blocks = 1;
   static constexpr unsigned phases = BA_LOG_T + 2;
   struct shared {
     F node[2 * BA_T]; /* node i = node 2i * node 2i+1; leaves BA_T + t */
@@ -258,6 +259,10 @@ struct ba_finish_fn {
   typedef typename P::field F;
   typedef typename P::aff A;
   static constexpr int block = BA_T;
+  /* G1: 4 blocks (16 warps, <= 128 registers) per SM, as the XYZZ
+   * accumulation; left alone, ptxas takes 156 registers (12 warps).  G2
+   * needs its 255. */
+  static constexpr int min_blocks = sizeof(F) <= 48 ? 4 : 1;
   static constexpr unsigned phases = BA_LOG_T + 2;
   typedef typename ba_prep_fn<P>::shared shared;
   ba_round<P> r;
