@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Every test of cuzk, as CI runs it (.ci/run calls exactly this):
-#   1. installs what is missing (apt: gcc, make, libcjson-dev, nodejs/npm;
+#   1. installs what is missing (apt: gcc, make, libcjson-dev, gRPC and
+#      protobuf-c, Python grpcio and protobuf, nodejs/npm;
 #      npm ci of the pinned oracles: snarkjs, circom2, @noble/curves)
 #   2. builds; the oracle suite: circuits compiled by circom, keys and proofs
 #      made by snarkjs, cross-checked with cuzk in both directions
 #   3. the unit and known-answer tests (some read the oracle's fixtures)
-#   4. rebuilds under AddressSanitizer/UBSan and runs the reader and
-#      malformed-input tests there
+#   4. the daemon tests: the gRPC service against real clients (Python
+#      grpcio and cuzk's own), a daemon started as a helper process
 #   5. the GPU tests report that they are skipped when there is no GPU
+#   6. rebuilds under AddressSanitizer/UBSan and runs the reader and
+#      malformed-input tests there
 # Prints one closing line "N passed, N failed, N skipped" over all of it.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -41,6 +44,10 @@ tally build/logs/oracle.log
 echo "== unit and known-answer tests"
 tests/run_unit.sh build 2>&1 | tee build/logs/unit.log
 tally build/logs/unit.log
+
+echo "== daemon: the gRPC service against real clients"
+tests/daemon/run.sh build 2>&1 | tee build/logs/daemon.log
+tally build/logs/daemon.log
 
 echo "== GPU tests (each skips, with the reason, where there is no GPU)"
 for t in build/gpu/test_*; do

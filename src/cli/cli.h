@@ -13,6 +13,22 @@ int cmd_export_vk(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 
+/* talking to a daemon (src/cli/cmd_remote.c; "built without gRPC" when so) */
+int cmd_submit(int argc, char **argv);
+int cmd_await(int argc, char **argv);
+int cmd_cancel(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+int cmd_metrics(int argc, char **argv);
+int cmd_preload(int argc, char **argv);
+int cmd_evict(int argc, char **argv);
+/* `cuzk prove --remote ADDR --circuit ID`: the daemon proves wtns; writes
+ * proof_json and public_json as a local prove does.  addr NULL: $CUZK_ADDR
+ * or the default socket; priority 0-4; request_id NULL: the daemon's. */
+int cli_remote_prove(const char *addr, const char *circuit, int priority, const char *request_id,
+                     const char *wtns, const char *proof_json, const char *public_json, int quiet);
+/* low, normal, high, critical or 1-4; prints an error and returns 0 otherwise. */
+int cli_parse_priority(const char *v, int *out);
+
 /* bench subcommands (src/cli/bench_*.c) */
 int bench_ntt(int argc, char **argv);
 int bench_msm(int argc, char **argv, int group); /* group 1 = G1, 2 = G2 */

@@ -15,6 +15,8 @@
 static void prove_usage(FILE *f) {
   fprintf(f,
           "usage: cuzk prove [options] <circuit.zkey> <witness.wtns> <proof.json> <public.json>\n"
+          "       cuzk prove --remote ADDR --circuit ID [--priority P] [--request-id ID]\n"
+          "                  <witness.wtns> <proof.json> <public.json>\n"
           "\n"
           "Makes a Groth16 proof (snarkjs-compatible, curve bls12381), verifies it, and\n"
           "writes proof.json and public.json exactly as `snarkjs groth16 prove` does.\n"
@@ -28,6 +30,10 @@ static void prove_usage(FILE *f) {
           "  --insecure-fixed-rs R,S\n"
           "                TESTING ONLY: use the blinding factors R and S (decimal or 0x-hex) instead of\n"
           "                fresh random ones (reproducible proofs; never use in production)\n"
+          "  --remote ADDR a cuzk daemon proves instead (unix:///path or host:port; the\n"
+          "                witness is sent as bytes); with --circuit ID, the daemon's name\n"
+          "                for the key, in place of <circuit.zkey>; --priority P (low,\n"
+          "                normal, high, critical) and --request-id ID as for `cuzk submit`\n"
           "\n"
           "exit status: 0 proof written; 2 bad usage, unreadable or malformed input, or a\n"
           "witness that does not satisfy the circuit.\n",
@@ -82,6 +88,16 @@ static cuzk_status write_public_cb(const char *path, const void *arg, cuzk_err *
   return json_write_public(path, p->signals, p->n, err);
 }
 
+/* The non-empty value of the option at argv[*i] (and steps over it), or
+ * NULL after saying what is missing. */
+static const char *opt_value(int argc, char **argv, int *i) {
+  if (*i + 1 >= argc || !*argv[*i + 1]) {
+    fprintf(stderr, "cuzk prove: %s needs a value\n", argv[*i]);
+    return NULL;
+  }
+  return argv[++*i];
+}
+
 int cmd_prove(int argc, char **argv) {
   if (cli_wants_help(argc, argv)) {
     prove_usage(stdout);
@@ -90,6 +106,8 @@ int cmd_prove(int argc, char **argv) {
   unsigned long threads = 0;
   int quiet = 0, have_rs = 0;
   const char *device = "auto";
+  const char *remote = NULL, *circuit = NULL, *request_id = NULL;
+  int priority = 0, local_only = 0;
   limb_t fr[4], fs[4];
   const char *pos[4];
   int npos = 0;
@@ -97,8 +115,22 @@ int cmd_prove(int argc, char **argv) {
     if (!strcmp(argv[i], "--threads")) {
       if (!cli_parse_uint("--threads", i + 1 < argc ? argv[++i] : NULL, &threads))
         return CLI_USAGE;
+      local_only = 1;
     } else if (!strcmp(argv[i], "--device")) {
       device = i + 1 < argc ? argv[++i] : "";
+      local_only = 1;
+    } else if (!strcmp(argv[i], "--remote")) {
+      if (!(remote = opt_value(argc, argv, &i)))
+        return CLI_USAGE;
+    } else if (!strcmp(argv[i], "--circuit")) {
+      if (!(circuit = opt_value(argc, argv, &i)))
+        return CLI_USAGE;
+    } else if (!strcmp(argv[i], "--request-id")) {
+      if (!(request_id = opt_value(argc, argv, &i)))
+        return CLI_USAGE;
+    } else if (!strcmp(argv[i], "--priority")) {
+      if (!cli_parse_priority(i + 1 < argc ? argv[++i] : NULL, &priority))
+        return CLI_USAGE;
     } else if (!strcmp(argv[i], "--quiet")) {
       quiet = 1;
     } else if (!strcmp(argv[i], "--insecure-fixed-rs")) {
@@ -110,6 +142,7 @@ int cmd_prove(int argc, char **argv) {
         return CLI_USAGE;
       }
       have_rs = 1;
+      local_only = 1;
     } else if (argv[i][0] == '-' && argv[i][1]) {
       fprintf(stderr, "cuzk prove: unknown option '%s'\n", argv[i]);
       prove_usage(stderr);
@@ -119,6 +152,17 @@ int cmd_prove(int argc, char **argv) {
     } else {
       npos++;
     }
+  }
+  if (remote || circuit || request_id || priority) {
+    if (!remote || !circuit || local_only || npos != 3) {
+      fprintf(stderr, "cuzk prove: %s\n",
+              !remote ? "--circuit, --priority and --request-id go with --remote ADDR"
+              : !circuit ? "--remote needs --circuit ID (the daemon's name for the key)"
+              : local_only ? "--threads, --device and --insecure-fixed-rs do not go with --remote"
+                           : "with --remote, expected 3 file arguments: witness.wtns proof.json public.json");
+      return CLI_USAGE;
+    }
+    return cli_remote_prove(remote, circuit, priority, request_id, pos[0], pos[1], pos[2], quiet);
   }
   if (npos != 4) {
     fprintf(stderr, "cuzk prove: expected 4 file arguments, got %d\n", npos);

@@ -16,6 +16,13 @@ static const command commands[] = {
     {"export-vk", cmd_export_vk, "write verification_key.json from a .zkey"},
     {"info", cmd_info, "describe a .r1cs, .wtns, .zkey or proof file"},
     {"bench", cmd_bench, "measure ntt, msm-g1, msm-g2 or prove throughput"},
+    {"submit", cmd_submit, "queue a proof job on a cuzk daemon; prints its job id"},
+    {"await", cmd_await, "wait for a daemon's job and write its proof"},
+    {"cancel", cmd_cancel, "cancel a daemon's job"},
+    {"status", cmd_status, "show a daemon's workers, keys, queues and budgets"},
+    {"metrics", cmd_metrics, "print a daemon's Prometheus metrics"},
+    {"preload", cmd_preload, "have a daemon load a circuit's key now"},
+    {"evict", cmd_evict, "have a daemon drop a circuit's key"},
 };
 
 static void usage(FILE *f) {
@@ -23,7 +30,9 @@ static void usage(FILE *f) {
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
   fprintf(f, "\n`cuzk <command> --help` describes one command.\n"
-             "exit status: 0 success, 1 proof INVALID, 2 usage or input error.\n");
+             "exit status: 0 success, 1 proof INVALID, 2 usage or input error.\n"
+             "The daemon commands (and prove --remote) take --addr A, default $CUZK_ADDR or\n"
+             "unix:///run/cuzk/cuzk.sock.\n");
 }
 
 int cli_wants_help(int argc, char **argv) {

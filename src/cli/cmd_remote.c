@@ -1,0 +1,691 @@
+/* cuzk submit / await / cancel / status / metrics / preload / evict, and
+ * `cuzk prove --remote`: the client side of the daemon's gRPC service
+ * (proto/cuzk/v1/proving.proto) through src/server/rpc_client.h.
+ *
+ * Every command takes --addr A (default $CUZK_ADDR, else
+ * unix:///run/cuzk/cuzk.sock).  Exit status: 0 success; 1 a negative answer
+ * (await: the job is still running at its timeout); 2 bad usage, an
+ * unreachable daemon, a refused request or a failed job.  Output files are
+ * written to PATH.tmp and renamed, so a failure never leaves a partial file.
+ * Built without gRPC, each command says so and exits 2. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+#define REMOTE_DEFAULT_ADDR "unix:///run/cuzk/cuzk.sock"
+
+#define ADDR_HELP                                                                          \
+  "  --addr A      the daemon: unix:///path or host:port (default $CUZK_ADDR, else\n"      \
+  "                " REMOTE_DEFAULT_ADDR ")\n"
+
+static const char submit_help[] =
+    "usage: cuzk submit [--addr A] [--priority P] [--request-id ID] [--json] CIRCUIT_ID witness.wtns...\n"
+    "\n"
+    "Queues a proof job on the daemon: one .wtns witness per partition of circuit\n"
+    "CIRCUIT_ID (a key the daemon knows).  Prints the job id on stdout; `cuzk await`\n"
+    "fetches the proof.\n"
+    "\n"
+    "options:\n" ADDR_HELP
+    "  --priority P  low, normal (default), high or critical (or 1-4)\n"
+    "  --request-id ID\n"
+    "                the caller's id: submitting it again attaches to the same job\n"
+    "                instead of proving twice (default: the daemon makes one)\n"
+    "  --json        also have the daemon make snarkjs proof.json / public.json\n"
+    "                (needed for `cuzk await JOB_ID proof.json public.json`)\n";
+
+static const char await_help[] =
+    "usage: cuzk await [--addr A] [--timeout-ms T] JOB_ID [proof.json public.json | --proof-out FILE]\n"
+    "\n"
+    "Waits for a job and prints its outcome and timings on stderr.  With\n"
+    "proof.json public.json it writes snarkjs's files (the job must have been\n"
+    "submitted with --json; with several partitions part i goes to proof.i.json and\n"
+    "public.i.json); with --proof-out the raw proof bytes (192 per partition,\n"
+    "compressed A||B||C).\n"
+    "\n"
+    "options:\n" ADDR_HELP
+    "  --timeout-ms T  wait at most T ms (default 0: until the job ends)\n"
+    "  --proof-out FILE\n"
+    "\n"
+    "exit status: 0 completed; 1 still running at the timeout; 2 failed, cancelled,\n"
+    "unknown job, or the daemon could not be reached.\n";
+
+static const char cancel_help[] =
+    "usage: cuzk cancel [--addr A] JOB_ID\n"
+    "\n"
+    "Cancels a job in any state (a finished job is left as it is).\n"
+    "\n"
+    "options:\n" ADDR_HELP;
+
+static const char status_help[] =
+    "usage: cuzk status [--addr A] [--json]\n"
+    "\n"
+    "Prints the daemon's state: workers and GPUs, keys and their tiers, jobs per\n"
+    "circuit and state, budgets and counters; --json prints it as JSON (the\n"
+    "field names of cuzk.v1.GetStatusResponse).\n"
+    "\n"
+    "options:\n" ADDR_HELP;
+
+static const char metrics_help[] =
+    "usage: cuzk metrics [--addr A]\n"
+    "\n"
+    "Prints the daemon's metrics in Prometheus text format.\n"
+    "\n"
+    "options:\n" ADDR_HELP;
+
+static const char preload_help[] =
+    "usage: cuzk preload [--addr A] CIRCUIT_ID\n"
+    "\n"
+    "Loads the circuit's key to its hot tier now, so that the first proof does\n"
+    "not wait for it.\n"
+    "\n"
+    "options:\n" ADDR_HELP;
+
+static const char evict_help[] =
+    "usage: cuzk evict [--addr A] CIRCUIT_ID\n"
+    "\n"
+    "Drops the circuit's key back to disk (at once when idle, else when its last\n"
+    "job lets go of it).\n"
+    "\n"
+    "options:\n" ADDR_HELP;
+
+/* Prints help when asked; else 0. */
+static int maybe_help(int argc, char **argv, const char *help) {
+  if (!cli_wants_help(argc, argv))
+    return 0;
+  fputs(help, stdout);
+  return 1;
+}
+
+int cli_parse_priority(const char *v, int *out) {
+  static const char *const names[] = {"", "low", "normal", "high", "critical"};
+  for (int p = 1; p <= 4; p++)
+    if (v && (!strcmp(v, names[p]) || (v[0] == '0' + p && !v[1]))) {
+      *out = p;
+      return 1;
+    }
+  fprintf(stderr, "cuzk: --priority: '%s' is not low, normal, high or critical (or 1-4)\n", v ? v : "");
+  return 0;
+}
+
+#if CUZK_GRPC
+
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "base/mapfile.h"
+#include "server/rpc_client.h"
+#include "server/rpc_status.h"
+
+static const char *default_addr(void) {
+  const char *a = getenv("CUZK_ADDR");
+  return a && *a ? a : REMOTE_DEFAULT_ADDR;
+}
+
+/* ---- small helpers ------------------------------------------------------------ */
+
+/* Writes data to path.tmp, then renames it over path. */
+static cuzk_status write_file(const char *path, const void *data, size_t len, cuzk_err *err) {
+  char tmp[4096];
+  if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "%s: path too long", path);
+  FILE *f = fopen(tmp, "wb");
+  if (!f)
+    return cuzk_err_set(err, CUZK_IO, "%s: cannot create", tmp);
+  int ok = fwrite(data, 1, len, f) == len;
+  ok = (fclose(f) == 0) && ok;
+  if (!ok || rename(tmp, path) != 0) {
+    remove(tmp);
+    return cuzk_err_set(err, CUZK_IO, "%s: cannot write", path);
+  }
+  return CUZK_OK;
+}
+
+/* path for partition i of n: path itself when n == 1, else "x.json" ->
+ * "x.<i>.json" (or "path.<i>" without a .json suffix). */
+static void part_path(char *out, size_t cap, const char *path, size_t i, size_t n) {
+  size_t len = strlen(path);
+  if (n == 1)
+    snprintf(out, cap, "%s", path);
+  else if (len > 5 && !strcmp(path + len - 5, ".json"))
+    snprintf(out, cap, "%.*s.%zu.json", (int)(len - 5), path, i);
+  else
+    snprintf(out, cap, "%s.%zu", path, i);
+}
+
+static cuzk_status status_by_name(const char *name) {
+  for (int s = 0; s < CUZK_STATUS_COUNT; s++)
+    if (name && !strcmp(name, cuzk_status_name((cuzk_status)s)))
+      return (cuzk_status)s;
+  return CUZK_INTERNAL;
+}
+
+static rpc_client *connect_or_say(const char *cmd, const char *addr) {
+  rpc_client *c;
+  cuzk_err err = {0};
+  if (rpc_client_new(&c, addr, 0, &err) != CUZK_OK) {
+    fprintf(stderr, "cuzk %s: %s\n", cmd, err.msg);
+    return NULL;
+  }
+  return c;
+}
+
+/* One call; prints the error and returns its exit status, or 0. */
+static int call(const char *cmd, rpc_client *c, rpc_method m, const ProtobufCMessage *req,
+                ProtobufCMessage **resp, uint64_t timeout_ms) {
+  cuzk_err err = {0};
+  cuzk_status st = rpc_client_call(c, m, req, resp, timeout_ms, NULL, &err);
+  if (st == CUZK_OK)
+    return CLI_OK;
+  fprintf(stderr, "cuzk %s: %s\n", cmd, err.msg);
+  return rpc_status_exit(st) ? rpc_status_exit(st) : CLI_USAGE;
+}
+
+static void fmt_bytes(char *out, size_t cap, uint64_t b) {
+  static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = (double)b;
+  int u = 0;
+  while (v >= 1024 && u < 4) {
+    v /= 1024;
+    u++;
+  }
+  if (u == 0)
+    snprintf(out, cap, "%llu B", (unsigned long long)b);
+  else
+    snprintf(out, cap, "%.1f %s", v, unit[u]);
+}
+
+/* "queue 1 ms, key load 0 ms, ..." */
+static void print_timings(FILE *f, const Cuzk__V1__AwaitProofResponse *r) {
+  fprintf(f, "total %llu ms (queue %llu, key load %llu, prepare %llu, prove %llu, finalize %llu)",
+          (unsigned long long)r->total_ms, (unsigned long long)r->queue_wait_ms,
+          (unsigned long long)r->srs_load_ms, (unsigned long long)r->prepare_ms,
+          (unsigned long long)r->gpu_compute_ms, (unsigned long long)r->finalize_ms);
+}
+
+/* Writes a completed result's outputs; prints and returns the exit status. */
+static int write_result(const char *cmd, const Cuzk__V1__AwaitProofResponse *r, const char *proof_json,
+                        const char *public_json, const char *proof_out) {
+  cuzk_err err = {0};
+  if (proof_out && write_file(proof_out, r->proof.data, r->proof.len, &err) != CUZK_OK) {
+    fprintf(stderr, "cuzk %s: %s\n", cmd, err.msg);
+    return CLI_USAGE;
+  }
+  if (!proof_json)
+    return CLI_OK;
+  if (r->n_proof_json == 0 || r->n_proof_json != r->n_public_json) {
+    fprintf(stderr,
+            "cuzk %s: job %s has no proof.json: it was submitted without --json (use --proof-out FILE "
+            "for the proof bytes)\n",
+            cmd, r->job_id);
+    return CLI_USAGE;
+  }
+  for (size_t i = 0; i < r->n_proof_json; i++) {
+    char pp[4096], qp[4096];
+    part_path(pp, sizeof pp, proof_json, i, r->n_proof_json);
+    part_path(qp, sizeof qp, public_json, i, r->n_proof_json);
+    if (write_file(pp, r->proof_json[i], strlen(r->proof_json[i]), &err) != CUZK_OK ||
+        write_file(qp, r->public_json[i], strlen(r->public_json[i]), &err) != CUZK_OK) {
+      fprintf(stderr, "cuzk %s: %s\n", cmd, err.msg);
+      return CLI_USAGE;
+    }
+  }
+  return CLI_OK;
+}
+
+/* The exit status for a finished (or timed-out) job's result, after
+ * printing what happened. */
+static int report_result(const char *cmd, const Cuzk__V1__AwaitProofResponse *r, int quiet) {
+  switch (r->status) {
+  case CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__COMPLETED:
+    if (!quiet) {
+      fprintf(stderr, "cuzk %s: job %s completed: %zu bytes, ", cmd, r->job_id, r->proof.len);
+      print_timings(stderr, r);
+      fputc('\n', stderr);
+    }
+    return CLI_OK;
+  case CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__TIMEOUT:
+    fprintf(stderr, "cuzk %s: job %s is still %s at the timeout\n", cmd, r->job_id,
+            *r->state ? r->state : "running");
+    return CLI_NO;
+  case CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__FAILED:
+    fprintf(stderr, "cuzk %s: job %s failed: %s\n", cmd, r->job_id, r->error_message);
+    return rpc_status_exit(status_by_name(r->error_code));
+  case CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__CANCELLED:
+    fprintf(stderr, "cuzk %s: job %s was cancelled\n", cmd, r->job_id);
+    return CLI_USAGE;
+  default:
+    fprintf(stderr, "cuzk %s: job %s: the daemon answered status %d\n", cmd, r->job_id, (int)r->status);
+    return CLI_USAGE;
+  }
+}
+
+/* ---- commands ----------------------------------------------------------------- */
+
+#define SHORT_CALL_MS 60000 /* status, metrics, cancel */
+
+/* Takes "--addr A" at argv[*i]; 1 when it was that option. */
+static int take_addr(int argc, char **argv, int *i, const char **addr, int *bad) {
+  if (strcmp(argv[*i], "--addr"))
+    return 0;
+  if (*i + 1 >= argc || !*argv[*i + 1]) {
+    fprintf(stderr, "cuzk: --addr needs an address (unix:///path or host:port)\n");
+    *bad = 1;
+  } else {
+    *addr = argv[++*i];
+  }
+  return 1;
+}
+
+static int unknown_option(const char *cmd, const char *opt, const char *help) {
+  fprintf(stderr, "cuzk %s: unknown option '%s'\n\n", cmd, opt);
+  fputs(help, stderr);
+  return CLI_USAGE;
+}
+
+int cmd_submit(int argc, char **argv) {
+  if (maybe_help(argc, argv, submit_help))
+    return CLI_OK;
+  const char *addr = default_addr(), *request_id = "";
+  int priority = 0, want_json = 0, bad = 0;
+  const char **pos = calloc((size_t)argc, sizeof *pos);
+  size_t npos = 0;
+  if (!pos)
+    return CLI_USAGE;
+  for (int i = 1; i < argc && !bad; i++) {
+    if (take_addr(argc, argv, &i, &addr, &bad))
+      continue;
+    if (!strcmp(argv[i], "--priority"))
+      bad = !cli_parse_priority(i + 1 < argc ? argv[++i] : NULL, &priority);
+    else if (!strcmp(argv[i], "--request-id"))
+      request_id = i + 1 < argc ? argv[++i] : "";
+    else if (!strcmp(argv[i], "--json"))
+      want_json = 1;
+    else if (argv[i][0] == '-' && argv[i][1]) {
+      free(pos);
+      return unknown_option("submit", argv[i], submit_help);
+    } else
+      pos[npos++] = argv[i];
+  }
+  if (bad || npos < 2) {
+    if (!bad)
+      fprintf(stderr, "cuzk submit: expected CIRCUIT_ID and at least one witness file\n\n%s", submit_help);
+    free(pos);
+    return CLI_USAGE;
+  }
+  size_t nw = npos - 1;
+  ProtobufCBinaryData *w = calloc(nw, sizeof *w);
+  mapfile *mf = calloc(nw, sizeof *mf);
+  size_t nmapped = 0;
+  int rc = CLI_USAGE;
+  cuzk_err err = {0};
+  rpc_client *c = NULL;
+  for (; w && mf && nmapped < nw; nmapped++) {
+    if (mapfile_open(&mf[nmapped], pos[1 + nmapped], &err) != CUZK_OK) {
+      fprintf(stderr, "cuzk submit: %s\n", err.msg);
+      goto done;
+    }
+    w[nmapped].data = (uint8_t *)mf[nmapped].data;
+    w[nmapped].len = mf[nmapped].size;
+  }
+  if (!w || !mf || !(c = connect_or_say("submit", addr)))
+    goto done;
+  Cuzk__V1__SubmitProofRequest rq = CUZK__V1__SUBMIT_PROOF_REQUEST__INIT;
+  rq.request_id = (char *)request_id;
+  rq.priority = (Cuzk__V1__Priority)priority;
+  rq.circuit_id = (char *)pos[0];
+  rq.n_witness = nw;
+  rq.witness = w;
+  rq.want_json = want_json;
+  ProtobufCMessage *resp;
+  rc = call("submit", c, RPC_SUBMIT, &rq.base, &resp, 0);
+  if (rc == CLI_OK) {
+    Cuzk__V1__SubmitProofResponse *r = (Cuzk__V1__SubmitProofResponse *)resp;
+    printf("%s\n", r->job_id);
+    if (r->attached)
+      fprintf(stderr, "cuzk submit: request id '%s' was already known: attached to job %s\n", request_id,
+              r->job_id);
+    else
+      fprintf(stderr, "cuzk submit: job %s queued behind %u job(s)\n", r->job_id, r->queue_position);
+    protobuf_c_message_free_unpacked(resp, NULL);
+  }
+done:
+  for (size_t i = 0; i < nmapped; i++)
+    mapfile_close(&mf[i]);
+  free(mf);
+  free(w);
+  free(pos);
+  rpc_client_free(c);
+  return rc;
+}
+
+int cmd_await(int argc, char **argv) {
+  if (maybe_help(argc, argv, await_help))
+    return CLI_OK;
+  const char *addr = default_addr(), *proof_out = NULL, *pos[3];
+  unsigned long timeout_ms = 0;
+  int npos = 0, bad = 0;
+  for (int i = 1; i < argc && !bad; i++) {
+    if (take_addr(argc, argv, &i, &addr, &bad))
+      continue;
+    if (!strcmp(argv[i], "--timeout-ms"))
+      bad = !cli_parse_uint("--timeout-ms", i + 1 < argc ? argv[++i] : NULL, &timeout_ms);
+    else if (!strcmp(argv[i], "--proof-out"))
+      proof_out = i + 1 < argc ? argv[++i] : NULL, bad = !proof_out;
+    else if (argv[i][0] == '-' && argv[i][1])
+      return unknown_option("await", argv[i], await_help);
+    else if (npos < 3)
+      pos[npos++] = argv[i];
+    else
+      npos++;
+  }
+  if (bad)
+    return CLI_USAGE;
+  if (npos != 1 && npos != 3) {
+    fprintf(stderr, "cuzk await: expected JOB_ID [proof.json public.json]\n\n%s", await_help);
+    return CLI_USAGE;
+  }
+  rpc_client *c = connect_or_say("await", addr);
+  if (!c)
+    return CLI_USAGE;
+  Cuzk__V1__AwaitProofRequest rq = CUZK__V1__AWAIT_PROOF_REQUEST__INIT;
+  rq.job_id = (char *)pos[0];
+  rq.timeout_ms = timeout_ms;
+  ProtobufCMessage *resp;
+  /* the call's deadline: the wait plus a minute for the reply */
+  int rc = call("await", c, RPC_AWAIT, &rq.base, &resp, timeout_ms ? timeout_ms + 60000 : 0);
+  if (rc == CLI_OK) {
+    Cuzk__V1__AwaitProofResponse *r = (Cuzk__V1__AwaitProofResponse *)resp;
+    rc = report_result("await", r, 0);
+    if (rc == CLI_OK)
+      rc = write_result("await", r, npos == 3 ? pos[1] : NULL, npos == 3 ? pos[2] : NULL, proof_out);
+    protobuf_c_message_free_unpacked(resp, NULL);
+  }
+  rpc_client_free(c);
+  return rc;
+}
+
+int cli_remote_prove(const char *addr, const char *circuit, int priority, const char *request_id,
+                     const char *wtns, const char *proof_json, const char *public_json, int quiet) {
+  if (!addr || !*addr)
+    addr = default_addr();
+  cuzk_err err = {0};
+  mapfile mf;
+  if (mapfile_open(&mf, wtns, &err) != CUZK_OK) {
+    fprintf(stderr, "cuzk prove: %s\n", err.msg);
+    return CLI_USAGE;
+  }
+  ProtobufCBinaryData w = {mf.size, (uint8_t *)mf.data};
+  rpc_client *c = connect_or_say("prove", addr);
+  if (!c) {
+    mapfile_close(&mf);
+    return CLI_USAGE;
+  }
+  Cuzk__V1__SubmitProofRequest sub = CUZK__V1__SUBMIT_PROOF_REQUEST__INIT;
+  sub.request_id = (char *)(request_id ? request_id : "");
+  sub.priority = (Cuzk__V1__Priority)priority;
+  sub.circuit_id = (char *)circuit;
+  sub.n_witness = 1;
+  sub.witness = &w;
+  sub.want_json = 1;
+  Cuzk__V1__ProveRequest rq = CUZK__V1__PROVE_REQUEST__INIT;
+  rq.submit = &sub;
+  ProtobufCMessage *resp;
+  int rc = call("prove", c, RPC_PROVE, &rq.base, &resp, 0);
+  mapfile_close(&mf);
+  if (rc == CLI_OK) {
+    Cuzk__V1__ProveResponse *pr = (Cuzk__V1__ProveResponse *)resp;
+    if (!pr->result) {
+      fprintf(stderr, "cuzk prove: the daemon at %s answered without a result\n", addr);
+      rc = CLI_USAGE;
+    } else {
+      rc = report_result("prove", pr->result, quiet || pr->result->total_ms < 2000); /* as a local prove */
+      if (rc == CLI_OK)
+        rc = write_result("prove", pr->result, proof_json, public_json, NULL);
+    }
+    protobuf_c_message_free_unpacked(resp, NULL);
+  }
+  rpc_client_free(c);
+  return rc;
+}
+
+/* cancel, preload and evict: [--addr A] and one id. */
+static int one_id_command(int argc, char **argv, rpc_method m) {
+  const char *cmd = m == RPC_CANCEL ? "cancel" : m == RPC_PRELOAD ? "preload" : "evict";
+  const char *help = m == RPC_CANCEL ? cancel_help : m == RPC_PRELOAD ? preload_help : evict_help;
+  if (maybe_help(argc, argv, help))
+    return CLI_OK;
+  const char *addr = default_addr(), *id = NULL;
+  int bad = 0, n = 0;
+  for (int i = 1; i < argc && !bad; i++) {
+    if (take_addr(argc, argv, &i, &addr, &bad))
+      continue;
+    if (argv[i][0] == '-' && argv[i][1])
+      return unknown_option(cmd, argv[i], help);
+    if (n++ == 0)
+      id = argv[i];
+  }
+  if (!bad && n != 1)
+    fprintf(stderr, "cuzk %s: expected one %s\n\n%s", cmd, m == RPC_CANCEL ? "JOB_ID" : "CIRCUIT_ID", help);
+  rpc_client *c = bad || n != 1 ? NULL : connect_or_say(cmd, addr);
+  if (!c)
+    return CLI_USAGE;
+  Cuzk__V1__CancelProofRequest cancel = CUZK__V1__CANCEL_PROOF_REQUEST__INIT;
+  Cuzk__V1__PreloadSrsRequest preload = CUZK__V1__PRELOAD_SRS_REQUEST__INIT;
+  Cuzk__V1__EvictSrsRequest evict = CUZK__V1__EVICT_SRS_REQUEST__INIT;
+  cancel.job_id = preload.circuit_id = evict.circuit_id = (char *)id;
+  const ProtobufCMessage *rq = m == RPC_CANCEL ? &cancel.base : m == RPC_PRELOAD ? &preload.base : &evict.base;
+  ProtobufCMessage *resp;
+  /* loading a key may take minutes: no deadline but for cancel */
+  int rc = call(cmd, c, m, rq, &resp, m == RPC_CANCEL ? SHORT_CALL_MS : 0);
+  if (rc == CLI_OK && m == RPC_CANCEL) {
+    printf("job %s: %s\n", id,
+           ((Cuzk__V1__CancelProofResponse *)resp)->was_running
+               ? "cancelled (it was running)"
+               : "cancelled unless it had already finished (it was not running)");
+  } else if (rc == CLI_OK && m == RPC_PRELOAD) {
+    Cuzk__V1__PreloadSrsResponse *r = (Cuzk__V1__PreloadSrsResponse *)resp;
+    if (r->already_loaded)
+      printf("key %s: already loaded\n", id);
+    else
+      printf("key %s: loaded in %llu ms\n", id, (unsigned long long)r->load_time_ms);
+  } else if (rc == CLI_OK) {
+    Cuzk__V1__EvictSrsResponse *r = (Cuzk__V1__EvictSrsResponse *)resp;
+    char b[32];
+    fmt_bytes(b, sizeof b, r->freed_bytes);
+    if (!r->was_loaded)
+      printf("key %s: was not loaded\n", id);
+    else if (r->freed_bytes)
+      printf("key %s: evicted, %s freed\n", id, b);
+    else
+      printf("key %s: in use; evicted when its last job lets go of it\n", id);
+  }
+  if (rc == CLI_OK)
+    protobuf_c_message_free_unpacked(resp, NULL);
+  rpc_client_free(c);
+  return rc;
+}
+
+int cmd_cancel(int argc, char **argv) { return one_id_command(argc, argv, RPC_CANCEL); }
+int cmd_preload(int argc, char **argv) { return one_id_command(argc, argv, RPC_PRELOAD); }
+int cmd_evict(int argc, char **argv) { return one_id_command(argc, argv, RPC_EVICT); }
+
+/* A reply as JSON, walked through protobuf-c's descriptors: the proto's
+ * field names, enums by name, numbers as JSON numbers (exact below 2^53:
+ * counts, bytes and milliseconds).  Bytes and floating fields, which no
+ * reply printed here has, come out null. */
+static cJSON *message_json(const ProtobufCMessage *m);
+
+static cJSON *field_json(const ProtobufCFieldDescriptor *f, const void *p) {
+  switch (f->type) {
+  case PROTOBUF_C_TYPE_UINT32: return cJSON_CreateNumber(*(const uint32_t *)p);
+  case PROTOBUF_C_TYPE_INT32: return cJSON_CreateNumber(*(const int32_t *)p);
+  case PROTOBUF_C_TYPE_UINT64: return cJSON_CreateNumber((double)*(const uint64_t *)p);
+  case PROTOBUF_C_TYPE_INT64: return cJSON_CreateNumber((double)*(const int64_t *)p);
+  case PROTOBUF_C_TYPE_BOOL: return cJSON_CreateBool(*(const protobuf_c_boolean *)p);
+  case PROTOBUF_C_TYPE_STRING: return cJSON_CreateString(*(char *const *)p);
+  case PROTOBUF_C_TYPE_ENUM: {
+    const ProtobufCEnumValue *v = protobuf_c_enum_descriptor_get_value(f->descriptor, *(const int *)p);
+    return v ? cJSON_CreateString(v->name) : cJSON_CreateNumber(*(const int *)p);
+  }
+  case PROTOBUF_C_TYPE_MESSAGE: {
+    const ProtobufCMessage *sub = *(const ProtobufCMessage *const *)p;
+    return sub ? message_json(sub) : cJSON_CreateNull();
+  }
+  default: return cJSON_CreateNull();
+  }
+}
+
+static size_t field_size(ProtobufCType t) {
+  switch (t) {
+  case PROTOBUF_C_TYPE_UINT32:
+  case PROTOBUF_C_TYPE_INT32: return 4;
+  case PROTOBUF_C_TYPE_UINT64:
+  case PROTOBUF_C_TYPE_INT64: return 8;
+  case PROTOBUF_C_TYPE_BOOL: return sizeof(protobuf_c_boolean);
+  case PROTOBUF_C_TYPE_ENUM: return sizeof(int);
+  case PROTOBUF_C_TYPE_STRING:
+  case PROTOBUF_C_TYPE_MESSAGE: return sizeof(void *);
+  default: return 0;
+  }
+}
+
+static cJSON *message_json(const ProtobufCMessage *m) {
+  cJSON *o = cJSON_CreateObject();
+  for (unsigned i = 0; o && i < m->descriptor->n_fields; i++) {
+    const ProtobufCFieldDescriptor *f = &m->descriptor->fields[i];
+    const char *at = (const char *)m + f->offset;
+    if (f->label != PROTOBUF_C_LABEL_REPEATED) {
+      cJSON_AddItemToObject(o, f->name, field_json(f, at));
+      continue;
+    }
+    size_t n = *(const size_t *)((const char *)m + f->quantifier_offset), sz = field_size(f->type);
+    const char *elems = *(const char *const *)at;
+    cJSON *arr = cJSON_AddArrayToObject(o, f->name);
+    for (size_t j = 0; arr && sz && j < n; j++)
+      cJSON_AddItemToArray(arr, field_json(f, elems + j * sz));
+  }
+  return o;
+}
+
+static void print_json(const ProtobufCMessage *m) {
+  cJSON *o = message_json(m);
+  char *text = o ? cJSON_Print(o) : NULL;
+  if (text)
+    printf("%s\n", text);
+  free(text);
+  cJSON_Delete(o);
+}
+
+static void print_status_table(const char *addr, const Cuzk__V1__GetStatusResponse *r) {
+  char a[32], b[32];
+  uint64_t up = r->uptime_seconds;
+  printf("cuzk daemon at %s: up %llud %02llu:%02llu:%02llu\n", addr, (unsigned long long)(up / 86400),
+         (unsigned long long)(up / 3600 % 24), (unsigned long long)(up / 60 % 60), (unsigned long long)(up % 60));
+  printf("proofs:  %llu completed, %llu failed, %llu cancelled\n", (unsigned long long)r->total_proofs_completed,
+         (unsigned long long)r->total_proofs_failed, (unsigned long long)r->total_proofs_cancelled);
+  printf("workers: %u CPU (%u busy)\n", r->cpu_workers, r->busy_workers);
+  fmt_bytes(a, sizeof a, r->host_used_bytes);
+  fmt_bytes(b, sizeof b, r->host_budget_bytes);
+  printf("memory:  host %s of %s", a, b);
+  fmt_bytes(a, sizeof a, r->queue_used_bytes);
+  fmt_bytes(b, sizeof b, r->queue_budget_bytes);
+  printf(", queued witnesses %s of %s\n", a, b);
+  if (r->n_gpus) {
+    printf("\n%-4s %-24s %12s %12s %7s  %s\n", "GPU", "name", "VRAM free", "VRAM total", "slots", "current job");
+    for (size_t i = 0; i < r->n_gpus; i++) {
+      const Cuzk__V1__GPUStatus *g = r->gpus[i];
+      char slots[24];
+      fmt_bytes(a, sizeof a, g->vram_free_bytes);
+      fmt_bytes(b, sizeof b, g->vram_total_bytes);
+      snprintf(slots, sizeof slots, "%u/%u", g->busy_slots, g->slots);
+      printf("%-4u %-24.24s %12s %12s %7s  %s\n", g->ordinal, g->name, a, b, slots,
+             *g->current_job_id ? g->current_job_id : "-");
+    }
+  }
+  if (r->n_loaded_srs) {
+    printf("\n%-32s %-8s %12s %5s %10s\n", "key", "tier", "size", "refs", "idle");
+    for (size_t i = 0; i < r->n_loaded_srs; i++) {
+      const Cuzk__V1__SRSStatus *k = r->loaded_srs[i];
+      char idle[32];
+      fmt_bytes(a, sizeof a, k->size_bytes);
+      snprintf(idle, sizeof idle, "%.1f s", (double)k->idle_ms / 1e3);
+      printf("%-32s %-8s %12s %5u %10s\n", k->circuit_id, k->cuzk_tier, a, k->ref_count, idle);
+    }
+  }
+  if (r->n_queues) {
+    printf("\n%-32s %8s %9s %8s %10s\n", "jobs of circuit", "queued", "preparing", "proving", "finalizing");
+    for (size_t i = 0; i < r->n_queues; i++) {
+      const Cuzk__V1__QueueStatus *q = r->queues[i];
+      printf("%-32s %8u %9u %8u %10u\n", q->proof_kind, q->pending, q->preparing, q->proving, q->finalizing);
+    }
+  }
+}
+
+/* status and metrics: [--addr A] (and for status --json). */
+static int show_command(int argc, char **argv, rpc_method m) {
+  const char *cmd = m == RPC_STATUS ? "status" : "metrics";
+  const char *help = m == RPC_STATUS ? status_help : metrics_help;
+  if (maybe_help(argc, argv, help))
+    return CLI_OK;
+  const char *addr = default_addr();
+  int bad = 0, json = 0;
+  for (int i = 1; i < argc && !bad; i++) {
+    if (take_addr(argc, argv, &i, &addr, &bad))
+      continue;
+    if (m == RPC_STATUS && !strcmp(argv[i], "--json"))
+      json = 1;
+    else
+      return unknown_option(cmd, argv[i], help);
+  }
+  rpc_client *c = bad ? NULL : connect_or_say(cmd, addr);
+  if (!c)
+    return CLI_USAGE;
+  Cuzk__V1__GetStatusRequest status = CUZK__V1__GET_STATUS_REQUEST__INIT;
+  Cuzk__V1__GetMetricsRequest metrics = CUZK__V1__GET_METRICS_REQUEST__INIT;
+  ProtobufCMessage *resp;
+  int rc = call(cmd, c, m, m == RPC_STATUS ? &status.base : &metrics.base, &resp, SHORT_CALL_MS);
+  if (rc == CLI_OK) {
+    if (m == RPC_METRICS)
+      fputs(((Cuzk__V1__GetMetricsResponse *)resp)->prometheus_text, stdout);
+    else if (json)
+      print_json(resp);
+    else
+      print_status_table(addr, (Cuzk__V1__GetStatusResponse *)resp);
+    protobuf_c_message_free_unpacked(resp, NULL);
+  }
+  rpc_client_free(c);
+  return rc;
+}
+
+int cmd_status(int argc, char **argv) { return show_command(argc, argv, RPC_STATUS); }
+int cmd_metrics(int argc, char **argv) { return show_command(argc, argv, RPC_METRICS); }
+
+#else /* built without gRPC */
+
+static int no_grpc(const char *cmd) {
+  fprintf(stderr,
+          "cuzk %s: built without gRPC, so it cannot talk to a daemon (rebuild with make GRPC=1 after "
+          "installing libgrpc-dev, libprotobuf-c-dev and protobuf-c-compiler)\n",
+          cmd);
+  return CLI_USAGE;
+}
+
+#define NO_GRPC_CMD(fn, name, help)                                                                \
+  int fn(int argc, char **argv) { return maybe_help(argc, argv, help) ? CLI_OK : no_grpc(name); }
+NO_GRPC_CMD(cmd_submit, "submit", submit_help)
+NO_GRPC_CMD(cmd_await, "await", await_help)
+NO_GRPC_CMD(cmd_cancel, "cancel", cancel_help)
+NO_GRPC_CMD(cmd_status, "status", status_help)
+NO_GRPC_CMD(cmd_metrics, "metrics", metrics_help)
+NO_GRPC_CMD(cmd_preload, "preload", preload_help)
+NO_GRPC_CMD(cmd_evict, "evict", evict_help)
+
+int cli_remote_prove(const char *addr, const char *circuit, int priority, const char *request_id,
+                     const char *wtns, const char *proof_json, const char *public_json, int quiet) {
+  return no_grpc("prove --remote");
+}
+
+#endif

@@ -1,0 +1,959 @@
+/* The gRPC service cuzk.v1.ProvingEngine on gRPC's C core, in front of the
+ * engine.
+ *
+ * DESIGN
+ *   Threads.  RPC_POLLERS poller threads drain one completion queue.  Every
+ *   event the queue delivers (a new call, a finished batch, the server's
+ *   shutdown notice) carries a tag whose first member is the function that
+ *   handles it.  The eight methods are registered with their request read
+ *   up front (GRPC_SRM_PAYLOAD_READ_INITIAL_BYTE_BUFFER), so a unary call is
+ *   accept -> handle -> one send batch (initial metadata, message, status).
+ *   GetStatus, GetMetrics and CancelProof take the engine's lock only
+ *   briefly and are handled on the poller.  The others may block (SubmitProof
+ *   copies and checks witnesses; AwaitProof and Prove wait for a proof;
+ *   PreloadSRS and EvictSRS load and drop keys) and each runs on a thread of
+ *   its own, so that no call waits behind another.  At most RPC_MAX_WORKERS
+ *   such threads run (past that a call is answered RESOURCE_EXHAUSTED); a
+ *   finished one is joined when the next one starts, and all at shutdown.
+ *
+ *   Cancellation.  Every call has a RECV_CLOSE_ON_SERVER op from its start.
+ *   It completes early when the client cancels, disconnects or passes its
+ *   deadline, and then marks the call gone.  Waiting threads await the
+ *   engine in slices of RPC_WAIT_SLICE_MS and stop at the next slice when
+ *   the call is gone or the server is stopping.  The job itself keeps
+ *   running: Curio's client retries a timed-out Prove with the same
+ *   request_id, which attaches to the job already known.  CancelProof is
+ *   what stops a job.
+ *
+ *   Lifetime.  A call holds two references: one for its close op and one
+ *   for its reply (dropped when the send batch completes).  The last one
+ *   releases the grpc_call.  s->live counts calls not yet freed; the server's
+ *   shutdown notice comes only after gRPC has seen every call released, and
+ *   the completion queue is shut down only after that notice and live == 0,
+ *   so no batch is ever started on a queue that is shut down.
+ *
+ *   Shutdown.  Stop accepting; join the workers (each answers: its result
+ *   if it has one, else UNAVAILABLE within a slice); give the replies up to
+ *   RPC_DRAIN_MS to go out; cancel what is left; wait for every call and
+ *   the notice; shut the queue down and join the pollers.  A reply made
+ *   before the cancel is not lost to it.
+ *
+ *   Errors.  A refused request is answered with the gRPC code of its cuzk
+ *   status (rpc_status.h) and the message "<status name>: <text>".  A
+ *   malformed request is INVALID_ARGUMENT; an oversized one is refused by
+ *   gRPC itself (RESOURCE_EXHAUSTED).  No error stops the server.
+ *
+ *   Lock order: s->mu only; it is never held across an engine or gRPC call
+ *   (pthread_join of a worker that has finished excepted). */
+#include "server/rpc_server.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#if CUZK_GRPC
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <time.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <grpc/grpc.h>
+#include <grpc/grpc_security.h>
+
+#include "base/clock.h"
+#include "server/rpc_status.h"
+#include "server/rpc_wire.h"
+
+#define RPC_POLLERS 4
+#define RPC_ACCEPTS_PER_METHOD 8 /* standing requests per method */
+#define RPC_MAX_WORKERS 4096
+#define RPC_WORKER_STACK ((size_t)1 << 20)
+/* How often a waiting call looks whether its client or the server went
+ * away: short enough for a prompt shutdown, long enough to cost nothing. */
+#define RPC_WAIT_SLICE_MS 200
+/* How long shutdown lets the replies in hand go out before it cancels
+ * what is left. */
+#define RPC_DRAIN_MS 2000
+
+typedef struct rpc_tag rpc_tag;
+struct rpc_tag {
+  void (*fn)(rpc_server *s, rpc_tag *t, int ok);
+};
+
+/* A standing request for the next call of one method. */
+typedef struct {
+  rpc_tag tag;
+  rpc_method m;
+  grpc_call *call;
+  gpr_timespec deadline;
+  grpc_metadata_array md;
+  grpc_byte_buffer *payload;
+} rpc_accept;
+
+typedef struct {
+  rpc_tag close_tag, send_tag;
+  rpc_server *s;
+  rpc_method m;
+  grpc_call *call;
+  grpc_byte_buffer *request;
+  int close_cancelled; /* set by gRPC when the close op completes */
+  atomic_int gone;
+  atomic_int refs;
+  grpc_byte_buffer *reply;
+  grpc_slice details;
+} rpc_call;
+
+typedef struct rpc_worker {
+  pthread_t th;
+  atomic_int done;
+  rpc_call *c;
+  struct rpc_worker *next;
+} rpc_worker;
+
+struct rpc_server {
+  engine *e;
+  grpc_server *srv;
+  grpc_completion_queue *cq;
+  void *reg[RPC_NMETHODS];
+  pthread_t pollers[RPC_POLLERS];
+  unsigned npollers;
+  rpc_tag shutdown_tag;
+  int port;
+
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  atomic_int stopping;
+  int shutdown_done;   /* the server's shutdown notice arrived */
+  unsigned live;       /* calls not yet freed */
+  unsigned nworkers;   /* worker threads not yet joined */
+  rpc_worker *workers;
+
+  /* calls answered, by method and gRPC code (GetMetrics) */
+  atomic_ullong answered[RPC_NMETHODS][17];
+};
+
+/* ---- calls ---------------------------------------------------------------- */
+
+static void call_unref(rpc_call *c) {
+  if (atomic_fetch_sub(&c->refs, 1) != 1)
+    return;
+  rpc_server *s = c->s;
+  grpc_call_unref(c->call);
+  if (c->request)
+    grpc_byte_buffer_destroy(c->request);
+  if (c->reply)
+    grpc_byte_buffer_destroy(c->reply);
+  grpc_slice_unref(c->details);
+  free(c);
+  pthread_mutex_lock(&s->mu);
+  s->live--;
+  pthread_cond_broadcast(&s->cv);
+  pthread_mutex_unlock(&s->mu);
+}
+
+static void on_close(rpc_server *s, rpc_tag *t, int ok) {
+  rpc_call *c = (rpc_call *)((char *)t - offsetof(rpc_call, close_tag));
+  if (c->close_cancelled || !ok)
+    atomic_store(&c->gone, 1);
+  call_unref(c);
+}
+
+static void on_sent(rpc_server *s, rpc_tag *t, int ok) {
+  call_unref((rpc_call *)((char *)t - offsetof(rpc_call, send_tag)));
+}
+
+/* Answers the call: msg with OK, or (msg NULL) code and details. */
+static void reply(rpc_call *c, grpc_status_code code, const char *details, const ProtobufCMessage *msg) {
+  grpc_op ops[3];
+  memset(ops, 0, sizeof ops);
+  size_t n = 0;
+  ops[n++].op = GRPC_OP_SEND_INITIAL_METADATA;
+  if (msg) {
+    c->reply = rpc_wire_pack(msg);
+    if (c->reply) {
+      ops[n].op = GRPC_OP_SEND_MESSAGE;
+      ops[n++].data.send_message.send_message = c->reply;
+    } else {
+      code = GRPC_STATUS_RESOURCE_EXHAUSTED;
+      details = "no_memory: cannot encode the reply";
+    }
+  }
+  c->details = grpc_slice_from_copied_string(details ? details : "");
+  ops[n].op = GRPC_OP_SEND_STATUS_FROM_SERVER;
+  ops[n].data.send_status_from_server.status = code;
+  ops[n++].data.send_status_from_server.status_details = &c->details;
+  if ((unsigned)code < 17)
+    atomic_fetch_add(&c->s->answered[c->m][code], 1);
+  if (grpc_call_start_batch(c->call, ops, n, &c->send_tag, NULL) != GRPC_CALL_OK)
+    call_unref(c);
+}
+
+static void reply_ok(rpc_call *c, const ProtobufCMessage *msg) { reply(c, GRPC_STATUS_OK, NULL, msg); }
+
+/* Answers with st's gRPC code and "<name>: <message>". */
+static void reply_status(rpc_call *c, cuzk_status st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void reply_status(rpc_call *c, cuzk_status st, const char *fmt, ...) {
+  char text[CUZK_ERR_MSG_MAX], details[CUZK_ERR_MSG_MAX + 32];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(text, sizeof text, fmt, ap);
+  va_end(ap);
+  snprintf(details, sizeof details, "%s: %s", cuzk_status_name(st), text);
+  reply(c, (grpc_status_code)rpc_status_code(st), details, NULL);
+}
+
+static void reply_err(rpc_call *c, const cuzk_err *err) { reply_status(c, err->status, "%s", err->msg); }
+
+/* ---- handlers --------------------------------------------------------------- */
+
+static const char *proof_kind_name(int k) {
+  switch (k) {
+  case CUZK__V1__PROOF_KIND__POREP_SEAL_COMMIT: return "POREP_SEAL_COMMIT";
+  case CUZK__V1__PROOF_KIND__SNAP_DEALS_UPDATE: return "SNAP_DEALS_UPDATE";
+  case CUZK__V1__PROOF_KIND__WINDOW_POST_PARTITION: return "WINDOW_POST_PARTITION";
+  case CUZK__V1__PROOF_KIND__WINNING_POST: return "WINNING_POST";
+  default: return "PROOF_KIND_UNSPECIFIED";
+  }
+}
+
+static cuzk_status submit(rpc_server *s, const Cuzk__V1__SubmitProofRequest *rq, engine_ticket *t,
+                          cuzk_err *err) {
+  if (!rq)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "no submit message");
+  if (!rq->circuit_id || !*rq->circuit_id) {
+    if (rq->proof_kind >= 1 && rq->proof_kind <= 4)
+      return cuzk_err_set(err, CUZK_UNSUPPORTED,
+                          "proof kind %s: vanilla-proof synthesis of Filecoin proofs is not "
+                          "implemented in cuzk, so no proof was made; cuzk proves snarkjs "
+                          "circuits (set circuit_id and one .wtns witness per partition)",
+                          proof_kind_name(rq->proof_kind));
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
+                        "circuit_id is empty (set circuit_id and one .wtns witness per partition)");
+  }
+  if (rq->n_witness == 0)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
+                        "circuit '%s': no witness (send one .wtns image per partition)", rq->circuit_id);
+  if ((unsigned)rq->priority > ENGINE_PRI_CRITICAL)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "priority %d is not one of 0 (default), 1 LOW .. 4 CRITICAL",
+                        (int)rq->priority);
+  const uint8_t **w = malloc(rq->n_witness * sizeof *w);
+  size_t *wl = malloc(rq->n_witness * sizeof *wl);
+  if (!w || !wl) {
+    free(w);
+    free(wl);
+    return cuzk_err_set(err, CUZK_NO_MEMORY, "out of memory");
+  }
+  for (size_t i = 0; i < rq->n_witness; i++) {
+    w[i] = rq->witness[i].data;
+    wl[i] = rq->witness[i].len;
+  }
+  engine_request er = {.request_id = rq->request_id,
+                       .circuit_id = rq->circuit_id,
+                       .priority = (engine_priority)rq->priority,
+                       .nparts = rq->n_witness,
+                       .witness = w,
+                       .witness_len = wl,
+                       .want_json = rq->want_json};
+  cuzk_status st = engine_submit(s->e, &er, t, err);
+  free(w);
+  free(wl);
+  return st;
+}
+
+/* Waits for job id up to timeout_ms (0: no limit) in slices, while the call
+ * is live and the server runs.  The engine's status (r filled, with TIMEOUT
+ * too); CUZK_CANCELLED when the caller went away; CUZK_UNAVAILABLE when the
+ * server is stopping. */
+static cuzk_status await_job(rpc_call *c, const char *id, uint64_t timeout_ms, engine_result *r,
+                             cuzk_err *err) {
+  rpc_server *s = c->s;
+  double t0 = cuzk_now_s();
+  for (;;) {
+    uint64_t slice = RPC_WAIT_SLICE_MS;
+    int last = 0;
+    if (timeout_ms) {
+      uint64_t el = (uint64_t)((cuzk_now_s() - t0) * 1e3);
+      uint64_t left = el >= timeout_ms ? 1 : timeout_ms - el;
+      if (left <= slice) {
+        slice = left;
+        last = 1;
+      }
+    }
+    memset(r, 0, sizeof *r);
+    cuzk_status st = engine_await(s->e, id, slice, r, err);
+    if (st != CUZK_TIMEOUT || last)
+      return st;
+    engine_result_free(r);
+    if (atomic_load(&c->gone))
+      return cuzk_err_set(err, CUZK_CANCELLED, "the caller went away");
+    if (atomic_load(&s->stopping))
+      return cuzk_err_set(err, CUZK_UNAVAILABLE, "the server is shutting down");
+  }
+}
+
+/* r (from await_job with status st: OK or TIMEOUT) as a response; points
+ * into r, which must outlive out. */
+static void result_to_msg(Cuzk__V1__AwaitProofResponse *out, engine_result *r, cuzk_status st) {
+  cuzk__v1__await_proof_response__init(out);
+  out->job_id = r->job_id;
+  out->state = (char *)engine_job_state_name(r->state);
+  if (st == CUZK_TIMEOUT) {
+    out->status = CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__TIMEOUT;
+  } else if (r->state == ENGINE_JOB_DONE) {
+    out->status = CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__COMPLETED;
+    out->proof.data = r->proof;
+    out->proof.len = r->proof_len;
+    if (r->proof_json && r->public_json) {
+      out->n_proof_json = out->n_public_json = r->nparts;
+      out->proof_json = r->proof_json;
+      out->public_json = r->public_json;
+    }
+  } else if (r->state == ENGINE_JOB_CANCELLED) {
+    out->status = CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__CANCELLED;
+    out->error_message = "cancelled";
+    out->error_code = (char *)cuzk_status_name(CUZK_CANCELLED);
+  } else if (r->state == ENGINE_JOB_FAILED) {
+    out->status = CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__FAILED;
+    out->error_message = r->error;
+    out->error_code = (char *)cuzk_status_name(r->job_status);
+  } else {
+    out->status = CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__UNKNOWN;
+  }
+  const engine_timings *tm = &r->timings;
+  out->queue_wait_ms = tm->queue_wait_ms;
+  out->srs_load_ms = tm->key_load_ms;
+  out->synthesis_ms = tm->prepare_ms;
+  out->gpu_compute_ms = tm->gpu_ms;
+  out->total_ms = tm->total_ms;
+  out->prepare_ms = tm->prepare_ms;
+  out->finalize_ms = tm->finalize_ms;
+}
+
+/* Sends the result of await_job. */
+static void reply_result(rpc_call *c, cuzk_status st, engine_result *r, const cuzk_err *err, int prove) {
+  if (st != CUZK_OK && st != CUZK_TIMEOUT) {
+    reply_err(c, err);
+    return;
+  }
+  Cuzk__V1__AwaitProofResponse res;
+  result_to_msg(&res, r, st);
+  if (prove) {
+    Cuzk__V1__ProveResponse pr = CUZK__V1__PROVE_RESPONSE__INIT;
+    pr.result = &res;
+    reply_ok(c, &pr.base);
+  } else {
+    reply_ok(c, &res.base);
+  }
+  engine_result_free(r);
+}
+
+static void h_submit(rpc_call *c, ProtobufCMessage *m) {
+  engine_ticket t;
+  cuzk_err err = {0};
+  if (submit(c->s, (Cuzk__V1__SubmitProofRequest *)m, &t, &err) != CUZK_OK) {
+    reply_err(c, &err);
+    return;
+  }
+  Cuzk__V1__SubmitProofResponse res = CUZK__V1__SUBMIT_PROOF_RESPONSE__INIT;
+  res.job_id = t.job_id;
+  res.queue_position = t.queue_position;
+  res.attached = t.attached;
+  reply_ok(c, &res.base);
+}
+
+static void h_await(rpc_call *c, ProtobufCMessage *m) {
+  Cuzk__V1__AwaitProofRequest *rq = (Cuzk__V1__AwaitProofRequest *)m;
+  if (!*rq->job_id) {
+    reply_status(c, CUZK_INVALID_ARGUMENT, "job_id is empty");
+    return;
+  }
+  engine_result r;
+  cuzk_err err = {0};
+  cuzk_status st = await_job(c, rq->job_id, rq->timeout_ms, &r, &err);
+  reply_result(c, st, &r, &err, 0);
+}
+
+static void h_prove(rpc_call *c, ProtobufCMessage *m) {
+  Cuzk__V1__ProveRequest *rq = (Cuzk__V1__ProveRequest *)m;
+  engine_ticket t;
+  cuzk_err err = {0};
+  if (submit(c->s, rq->submit, &t, &err) != CUZK_OK) {
+    reply_err(c, &err);
+    return;
+  }
+  engine_result r;
+  cuzk_status st = await_job(c, t.job_id, 0, &r, &err);
+  reply_result(c, st, &r, &err, 1);
+}
+
+static void h_cancel(rpc_call *c, ProtobufCMessage *m) {
+  Cuzk__V1__CancelProofRequest *rq = (Cuzk__V1__CancelProofRequest *)m;
+  bool was_running = false;
+  cuzk_err err = {0};
+  if (!*rq->job_id) {
+    reply_status(c, CUZK_INVALID_ARGUMENT, "job_id is empty");
+    return;
+  }
+  if (engine_cancel(c->s->e, rq->job_id, &was_running, &err) != CUZK_OK) {
+    reply_err(c, &err);
+    return;
+  }
+  Cuzk__V1__CancelProofResponse res = CUZK__V1__CANCEL_PROOF_RESPONSE__INIT;
+  res.was_running = was_running;
+  reply_ok(c, &res.base);
+}
+
+static Cuzk__V1__SRSStatus__Tier curio_tier(engine_tier t) {
+  switch (t) {
+  case ENGINE_TIER_DEVICE:
+  case ENGINE_TIER_PINNED: return CUZK__V1__SRSSTATUS__TIER__HOT;
+  case ENGINE_TIER_MAPPED: return CUZK__V1__SRSSTATUS__TIER__WARM;
+  default: return CUZK__V1__SRSSTATUS__TIER__COLD;
+  }
+}
+
+static void h_status(rpc_call *c, ProtobufCMessage *m) {
+  engine_status es;
+  cuzk_err err = {0};
+  if (engine_status_get(c->s->e, &es, &err) != CUZK_OK) {
+    reply_err(c, &err);
+    return;
+  }
+  Cuzk__V1__GetStatusResponse res = CUZK__V1__GET_STATUS_RESPONSE__INIT;
+  Cuzk__V1__GPUStatus *g = calloc(es.ngpus + 1, sizeof *g);
+  Cuzk__V1__GPUStatus **gp = calloc(es.ngpus + 1, sizeof *gp);
+  Cuzk__V1__SRSStatus *k = calloc(es.nkeys + 1, sizeof *k);
+  Cuzk__V1__SRSStatus **kp = calloc(es.nkeys + 1, sizeof *kp);
+  Cuzk__V1__QueueStatus *q = calloc(es.nqueues + 1, sizeof *q);
+  Cuzk__V1__QueueStatus **qp = calloc(es.nqueues + 1, sizeof *qp);
+  if (!g || !gp || !k || !kp || !q || !qp) {
+    reply_status(c, CUZK_NO_MEMORY, "out of memory");
+    goto done;
+  }
+  for (size_t i = 0; i < es.ngpus; i++) {
+    const engine_gpu_status *x = &es.gpus[i];
+    cuzk__v1__gpustatus__init(&g[i]);
+    g[i].ordinal = (uint32_t)x->ordinal;
+    g[i].name = (char *)x->name;
+    g[i].vram_total_bytes = x->vram_total;
+    g[i].vram_free_bytes = x->vram_free;
+    g[i].current_job_id = (char *)x->current_job;
+    g[i].slots = x->slots;
+    g[i].busy_slots = x->busy_slots;
+    g[i].budget_bytes = x->budget;
+    g[i].used_bytes = x->used;
+    gp[i] = &g[i];
+  }
+  uint64_t pinned = 0;
+  for (size_t i = 0; i < es.nkeys; i++) {
+    const engine_key_status *x = &es.keys[i];
+    cuzk__v1__srsstatus__init(&k[i]);
+    k[i].circuit_id = (char *)x->id;
+    k[i].tier = curio_tier(x->tier);
+    k[i].size_bytes = x->size_bytes;
+    k[i].ref_count = x->refcount;
+    k[i].cuzk_tier = (char *)engine_tier_name(x->tier);
+    k[i].idle_ms = x->idle_ms;
+    if (x->tier == ENGINE_TIER_PINNED)
+      pinned += x->size_bytes;
+    kp[i] = &k[i];
+  }
+  for (size_t i = 0; i < es.nqueues; i++) {
+    const engine_queue_status *x = &es.queues[i];
+    cuzk__v1__queue_status__init(&q[i]);
+    q[i].proof_kind = (char *)x->circuit_id;
+    q[i].pending = x->queued;
+    q[i].in_progress = x->preparing + x->proving + x->finalizing;
+    q[i].preparing = x->preparing;
+    q[i].proving = x->proving;
+    q[i].finalizing = x->finalizing;
+    qp[i] = &q[i];
+  }
+  res.n_gpus = es.ngpus;
+  res.gpus = gp;
+  res.n_loaded_srs = es.nkeys;
+  res.loaded_srs = kp;
+  res.n_queues = es.nqueues;
+  res.queues = qp;
+  res.total_proofs_completed = es.completed;
+  res.total_proofs_failed = es.failed;
+  res.total_proofs_cancelled = es.cancelled;
+  res.uptime_seconds = es.uptime_s;
+  res.pinned_memory_bytes = pinned;
+  res.pinned_memory_limit_bytes = es.host_budget;
+  res.host_budget_bytes = es.host_budget;
+  res.host_used_bytes = es.host_used;
+  res.queue_budget_bytes = es.queue_budget;
+  res.queue_used_bytes = es.queue_used;
+  res.cpu_workers = es.cpu_workers;
+  res.busy_workers = es.busy_workers;
+  reply_ok(c, &res.base);
+done:
+  free(g);
+  free(gp);
+  free(k);
+  free(kp);
+  free(q);
+  free(qp);
+  engine_status_free(&es);
+}
+
+static void h_metrics(rpc_call *c, ProtobufCMessage *m) {
+  char *text = rpc_server_metrics_text(c->s);
+  if (!text) {
+    reply_status(c, CUZK_NO_MEMORY, "out of memory");
+    return;
+  }
+  Cuzk__V1__GetMetricsResponse res = CUZK__V1__GET_METRICS_RESPONSE__INIT;
+  res.prometheus_text = text;
+  reply_ok(c, &res.base);
+  free(text);
+}
+
+/* PreloadSRS and EvictSRS: a circuit id in, a flag and a number out. */
+static void h_key(rpc_call *c, ProtobufCMessage *m) {
+  int preload = c->m == RPC_PRELOAD;
+  const char *id = preload ? ((Cuzk__V1__PreloadSrsRequest *)m)->circuit_id
+                           : ((Cuzk__V1__EvictSrsRequest *)m)->circuit_id;
+  bool flag = false;
+  uint64_t n = 0;
+  cuzk_err err = {0};
+  if (!*id) {
+    reply_status(c, CUZK_INVALID_ARGUMENT, "circuit_id is empty");
+    return;
+  }
+  cuzk_status st = preload ? engine_preload(c->s->e, id, &flag, &n, &err)
+                           : engine_evict(c->s->e, id, &flag, &n, &err);
+  if (st != CUZK_OK) {
+    reply_err(c, &err);
+    return;
+  }
+  if (preload) {
+    Cuzk__V1__PreloadSrsResponse res = CUZK__V1__PRELOAD_SRS_RESPONSE__INIT;
+    res.already_loaded = flag;
+    res.load_time_ms = n;
+    reply_ok(c, &res.base);
+  } else {
+    Cuzk__V1__EvictSrsResponse res = CUZK__V1__EVICT_SRS_RESPONSE__INIT;
+    res.was_loaded = flag;
+    res.freed_bytes = n;
+    reply_ok(c, &res.base);
+  }
+}
+
+static void (*const handlers[RPC_NMETHODS])(rpc_call *, ProtobufCMessage *) = {
+    [RPC_SUBMIT] = h_submit,   [RPC_AWAIT] = h_await,     [RPC_PROVE] = h_prove,
+    [RPC_CANCEL] = h_cancel,   [RPC_STATUS] = h_status,   [RPC_METRICS] = h_metrics,
+    [RPC_PRELOAD] = h_key,     [RPC_EVICT] = h_key,
+};
+
+/* Decodes the request and runs its handler, which replies. */
+static void handle(rpc_call *c) {
+  const rpc_method_info *mi = &rpc_methods[c->m];
+  if (!c->request) {
+    reply_status(c, CUZK_INVALID_ARGUMENT, "%s: the call carried no request message", mi->name);
+    return;
+  }
+  ProtobufCMessage *m = rpc_wire_unpack(mi->request, c->request);
+  grpc_byte_buffer_destroy(c->request); /* the message holds its own copy */
+  c->request = NULL;
+  if (!m) {
+    reply_status(c, CUZK_INVALID_ARGUMENT, "%s: the request is not a valid %s message", mi->name,
+                 mi->request->name);
+    return;
+  }
+  handlers[c->m](c, m);
+  protobuf_c_message_free_unpacked(m, NULL);
+}
+
+/* ---- threads -------------------------------------------------------------- */
+
+static void *worker_main(void *arg) {
+  rpc_worker *w = arg;
+  handle(w->c);
+  atomic_store(&w->done, 1);
+  return NULL;
+}
+
+/* Joins the workers that have finished; s->mu held. */
+static void reap_workers(rpc_server *s) {
+  for (rpc_worker **p = &s->workers; *p;) {
+    rpc_worker *w = *p;
+    if (atomic_load(&w->done)) {
+      pthread_join(w->th, NULL);
+      *p = w->next;
+      free(w);
+      s->nworkers--;
+    } else {
+      p = &w->next;
+    }
+  }
+}
+
+/* Runs c on a thread of its own; on failure answers it here. */
+static void spawn_worker(rpc_server *s, rpc_call *c) {
+  pthread_mutex_lock(&s->mu);
+  reap_workers(s);
+  cuzk_status st = CUZK_OK;
+  if (atomic_load(&s->stopping)) {
+    st = CUZK_UNAVAILABLE;
+  } else if (s->nworkers >= RPC_MAX_WORKERS) {
+    st = CUZK_EXHAUSTED;
+  } else {
+    rpc_worker *w = calloc(1, sizeof *w);
+    pthread_attr_t at;
+    pthread_attr_init(&at);
+    pthread_attr_setstacksize(&at, RPC_WORKER_STACK);
+    if (w) {
+      w->c = c;
+      atomic_init(&w->done, 0);
+    }
+    if (w && pthread_create(&w->th, &at, worker_main, w) == 0) {
+      w->next = s->workers;
+      s->workers = w;
+      s->nworkers++;
+    } else {
+      free(w);
+      st = CUZK_NO_MEMORY;
+    }
+    pthread_attr_destroy(&at);
+  }
+  pthread_mutex_unlock(&s->mu);
+  if (st == CUZK_UNAVAILABLE)
+    reply_status(c, st, "the server is shutting down");
+  else if (st == CUZK_EXHAUSTED)
+    reply_status(c, st, "%d calls are already waiting; retry later", RPC_MAX_WORKERS);
+  else if (st != CUZK_OK)
+    reply_status(c, st, "cannot start a thread for the call");
+}
+
+static void request_next(rpc_server *s, rpc_accept *a);
+
+static void on_accept(rpc_server *s, rpc_tag *t, int ok) {
+  rpc_accept *a = (rpc_accept *)t;
+  if (!ok) { /* the server is shutting down */
+    grpc_metadata_array_destroy(&a->md);
+    free(a);
+    return;
+  }
+  rpc_call *c = calloc(1, sizeof *c);
+  grpc_call *gc = a->call;
+  grpc_byte_buffer *payload = a->payload;
+  rpc_method m = a->m;
+  grpc_metadata_array_destroy(&a->md);
+  request_next(s, a); /* at once: the next call of this method need not wait for this one */
+  if (!c) {
+    grpc_call_cancel_with_status(gc, GRPC_STATUS_RESOURCE_EXHAUSTED, "no_memory: out of memory", NULL);
+    grpc_call_unref(gc);
+    if (payload)
+      grpc_byte_buffer_destroy(payload);
+    return;
+  }
+  c->s = s;
+  c->m = m;
+  c->call = gc;
+  c->request = payload;
+  c->details = grpc_empty_slice();
+  c->close_tag.fn = on_close;
+  c->send_tag.fn = on_sent;
+  atomic_init(&c->gone, 0);
+  atomic_init(&c->refs, 2);
+  pthread_mutex_lock(&s->mu);
+  s->live++;
+  pthread_mutex_unlock(&s->mu);
+
+  grpc_op op;
+  memset(&op, 0, sizeof op);
+  op.op = GRPC_OP_RECV_CLOSE_ON_SERVER;
+  op.data.recv_close_on_server.cancelled = &c->close_cancelled;
+  if (grpc_call_start_batch(gc, &op, 1, &c->close_tag, NULL) != GRPC_CALL_OK) {
+    atomic_store(&c->gone, 1);
+    call_unref(c);
+  }
+  if (m == RPC_STATUS || m == RPC_METRICS || m == RPC_CANCEL)
+    handle(c);
+  else
+    spawn_worker(s, c);
+}
+
+static void request_next(rpc_server *s, rpc_accept *a) {
+  a->call = NULL;
+  a->payload = NULL;
+  grpc_metadata_array_init(&a->md);
+  if (grpc_server_request_registered_call(s->srv, s->reg[a->m], &a->call, &a->deadline, &a->md,
+                                          &a->payload, s->cq, s->cq, &a->tag) != GRPC_CALL_OK) {
+    grpc_metadata_array_destroy(&a->md);
+    free(a);
+  }
+}
+
+static void on_shutdown(rpc_server *s, rpc_tag *t, int ok) {
+  pthread_mutex_lock(&s->mu);
+  s->shutdown_done = 1;
+  pthread_cond_broadcast(&s->cv);
+  pthread_mutex_unlock(&s->mu);
+}
+
+static void *poller_main(void *arg) {
+  rpc_server *s = arg;
+  for (;;) {
+    grpc_event ev = grpc_completion_queue_next(s->cq, gpr_inf_future(GPR_CLOCK_REALTIME), NULL);
+    if (ev.type == GRPC_QUEUE_SHUTDOWN)
+      break;
+    if (ev.type == GRPC_OP_COMPLETE && ev.tag) {
+      rpc_tag *t = ev.tag;
+      t->fn(s, t, ev.success);
+    }
+  }
+  return NULL;
+}
+
+/* ---- start and stop ----------------------------------------------------------- */
+
+char *rpc_server_metrics_text(rpc_server *s) {
+  char *base = engine_metrics_text(s->e);
+  if (!base)
+    return NULL;
+  size_t n = strlen(base), cap = n + 256 + (size_t)RPC_NMETHODS * 17 * 96;
+  char *out = realloc(base, cap);
+  if (!out) {
+    free(base);
+    return NULL;
+  }
+  /* cap holds every line (each under 96 bytes); snprintf truncates, never overruns */
+  size_t at = n;
+  at += (size_t)snprintf(out + at, cap - at,
+                         "# HELP cuzk_rpc_calls_total gRPC calls answered, by method and status code.\n"
+                         "# TYPE cuzk_rpc_calls_total counter\n");
+  for (int m = 0; m < RPC_NMETHODS; m++)
+    for (int code = 0; code < 17; code++) {
+      unsigned long long v = atomic_load(&s->answered[m][code]);
+      if (v && at < cap)
+        at += (size_t)snprintf(out + at, cap - at, "cuzk_rpc_calls_total{method=\"%s\",code=\"%s\"} %llu\n",
+                               rpc_methods[m].name, rpc_code_name(code), v);
+    }
+  out[cap - 1] = 0;
+  return out;
+}
+
+/* Whether a process accepts connections on the unix socket at path: gRPC
+ * replaces a socket file when it binds, a live daemon's included. */
+static int live_socket(const char *path) {
+  struct sockaddr_un sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sun_family = AF_UNIX;
+  snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0)
+    return 0;
+  int live = connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0;
+  close(fd);
+  return live;
+}
+
+/* gRPC's form of a listen address in *out: "unix://PATH" (PATH absolute,
+ * or relative to the working directory as in the daemon's config) becomes
+ * "unix:PATH"; "host:port" stays.  For a unix socket, checks that its
+ * directory exists (gRPC's own error does not say which part is wrong). */
+static cuzk_status grpc_listen_addr(char *out, size_t cap, const char *listen, cuzk_err *err) {
+  if (!listen || !*listen)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "empty listen address");
+  const char *path = NULL;
+  if (!strncmp(listen, "unix://", 7))
+    path = listen + 7;
+  else if (!strncmp(listen, "unix:", 5))
+    path = listen + 5;
+  if (snprintf(out, cap, "%s%s", path ? "unix:" : "", path ? path : listen) >= (int)cap)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "listen address too long");
+  if (!path) { /* gRPC itself would take port 99999 as 34463 */
+    const char *colon = strrchr(listen, ':');
+    char *end = NULL;
+    unsigned long port = colon ? strtoul(colon + 1, &end, 10) : 0;
+    if (!colon || colon == listen || !colon[1] || *end || port > 65535)
+      return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
+                          "listen address '%s' is neither unix:///path nor host:port (port 0-65535)", listen);
+    return CUZK_OK;
+  }
+  if (!*path)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "listen address '%s' has no path", listen);
+  if (strlen(path) >= sizeof ((struct sockaddr_un *)0)->sun_path)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "listen address '%s': a socket path has at most %zu bytes",
+                        listen, sizeof ((struct sockaddr_un *)0)->sun_path - 1);
+  char dir[4096];
+  const char *slash = strrchr(path, '/'); /* none: in the working directory */
+  size_t n = !slash ? 0 : slash == path ? 1 : (size_t)(slash - path);
+  if (n >= sizeof dir)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "listen path too long");
+  memcpy(dir, path, n);
+  dir[n] = 0;
+  struct stat st;
+  if (slash && (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)))
+    return cuzk_err_set(err, CUZK_IO, "cannot listen on %s: directory %s does not exist", listen, dir);
+  return live_socket(path) ? cuzk_err_set(err, CUZK_UNAVAILABLE,
+                                          "cannot listen on %s: another process is listening there", listen)
+                           : CUZK_OK;
+}
+
+/* The last step of a stop: every event drained, every thread joined. */
+static void server_free(rpc_server *s) {
+  grpc_server_destroy(s->srv);
+  grpc_completion_queue_destroy(s->cq);
+  grpc_shutdown();
+  pthread_cond_destroy(&s->cv);
+  pthread_mutex_destroy(&s->mu);
+  free(s);
+}
+
+cuzk_status rpc_server_start(rpc_server **out, engine *e, const char *listen, size_t max_message_bytes,
+                             cuzk_err *err) {
+  *out = NULL;
+  char addr[4200];
+  CUZK_TRY(grpc_listen_addr(addr, sizeof addr, listen, err));
+  rpc_server *s = calloc(1, sizeof *s);
+  if (!s)
+    return cuzk_err_set(err, CUZK_NO_MEMORY, "out of memory");
+  s->e = e;
+  pthread_mutex_init(&s->mu, NULL);
+  pthread_condattr_t cattr;
+  pthread_condattr_init(&cattr);
+  pthread_condattr_setclock(&cattr, CLOCK_MONOTONIC); /* wait_calls' deadline */
+  pthread_cond_init(&s->cv, &cattr);
+  pthread_condattr_destroy(&cattr);
+  s->shutdown_tag.fn = on_shutdown;
+  grpc_init();
+
+  grpc_arg args[3];
+  rpc_wire_size_args(args, max_message_bytes);
+  /* A second daemon on the same TCP port must fail, not share the port. */
+  args[2].type = GRPC_ARG_INTEGER;
+  args[2].key = GRPC_ARG_ALLOW_REUSEPORT;
+  args[2].value.integer = 0;
+  grpc_channel_args ca = {3, args};
+  s->srv = grpc_server_create(&ca, NULL);
+  s->cq = grpc_completion_queue_create_for_next(NULL);
+  grpc_server_register_completion_queue(s->srv, s->cq, NULL);
+  for (int m = 0; m < RPC_NMETHODS; m++)
+    s->reg[m] = grpc_server_register_method(s->srv, rpc_methods[m].path, NULL,
+                                            GRPC_SRM_PAYLOAD_READ_INITIAL_BYTE_BUFFER, 0);
+  grpc_server_credentials *creds = grpc_insecure_server_credentials_create();
+  int port = grpc_server_add_http2_port(s->srv, addr, creds);
+  grpc_server_credentials_release(creds);
+  for (unsigned i = 0; port && i < RPC_POLLERS; i++)
+    if (pthread_create(&s->pollers[s->npollers], NULL, poller_main, s) == 0)
+      s->npollers++;
+  if (port == 0 || s->npollers == 0) {
+    /* not started: no call came; the shutdown notice is the one event */
+    grpc_server_shutdown_and_notify(s->srv, s->cq, NULL);
+    grpc_completion_queue_shutdown(s->cq);
+    while (grpc_completion_queue_next(s->cq, gpr_inf_future(GPR_CLOCK_REALTIME), NULL).type !=
+           GRPC_QUEUE_SHUTDOWN)
+      ;
+    server_free(s);
+    return port ? cuzk_err_set(err, CUZK_NO_MEMORY, "cannot start the server's threads")
+                : cuzk_err_set(err, CUZK_IO, "cannot listen on %s (address in use, malformed, or not permitted)",
+                               listen);
+  }
+  s->port = strncmp(addr, "unix:", 5) ? port : 0;
+  grpc_server_start(s->srv);
+  for (int m = 0; m < RPC_NMETHODS; m++)
+    for (int i = 0; i < RPC_ACCEPTS_PER_METHOD; i++) {
+      rpc_accept *a = calloc(1, sizeof *a);
+      if (!a)
+        continue;
+      a->tag.fn = on_accept;
+      a->m = (rpc_method)m;
+      request_next(s, a);
+    }
+  *out = s;
+  return CUZK_OK;
+}
+
+int rpc_server_port(const rpc_server *s) { return s ? s->port : 0; }
+
+/* Waits until no call is left (and the shutdown notice came, with
+ * notice) or, with ms > 0, ms pass; s->mu held. */
+static void wait_calls(rpc_server *s, int notice, long ms) {
+  struct timespec until;
+  clock_gettime(CLOCK_MONOTONIC, &until);
+  until.tv_sec += ms / 1000;
+  until.tv_nsec += (ms % 1000) * 1000000L;
+  if (until.tv_nsec >= 1000000000L) {
+    until.tv_sec++;
+    until.tv_nsec -= 1000000000L;
+  }
+  while (s->live || (notice && !s->shutdown_done))
+    if (ms > 0 ? pthread_cond_timedwait(&s->cv, &s->mu, &until) != 0 : pthread_cond_wait(&s->cv, &s->mu) != 0)
+      break;
+}
+
+void rpc_server_shutdown(rpc_server *s) {
+  if (!s)
+    return;
+  /* 1. No new calls; a call accepted from here on is answered UNAVAILABLE. */
+  pthread_mutex_lock(&s->mu);
+  atomic_store(&s->stopping, 1);
+  pthread_mutex_unlock(&s->mu);
+  grpc_server_shutdown_and_notify(s->srv, s->cq, &s->shutdown_tag);
+
+  /* 2. The calls in hand are answered: a result already there is sent, a
+   * call still waiting on the engine gets UNAVAILABLE within
+   * RPC_WAIT_SLICE_MS.  (Shut the engine down first to have its jobs
+   * finish and their waiters get the results.) */
+  pthread_mutex_lock(&s->mu);
+  rpc_worker *w = s->workers;
+  s->workers = NULL;
+  pthread_mutex_unlock(&s->mu);
+  while (w) {
+    rpc_worker *next = w->next;
+    pthread_join(w->th, NULL);
+    free(w);
+    w = next;
+  }
+
+  /* 3. The replies go out; then whatever is left (a client that does not
+   * read its reply) is cancelled. */
+  pthread_mutex_lock(&s->mu);
+  wait_calls(s, 0, RPC_DRAIN_MS);
+  pthread_mutex_unlock(&s->mu);
+  grpc_server_cancel_all_calls(s->srv);
+  pthread_mutex_lock(&s->mu);
+  wait_calls(s, 1, 0);
+  pthread_mutex_unlock(&s->mu);
+
+  /* 4. Every call is released and gRPC has said so: no batch can start on
+   * the queue any more. */
+  grpc_completion_queue_shutdown(s->cq);
+  for (unsigned i = 0; i < s->npollers; i++)
+    pthread_join(s->pollers[i], NULL);
+  server_free(s);
+}
+
+#else /* built without gRPC */
+
+struct rpc_server {
+  int unused;
+};
+
+cuzk_status rpc_server_start(rpc_server **out, engine *e, const char *listen, size_t max_message_bytes,
+                             cuzk_err *err) {
+  *out = NULL;
+  return cuzk_err_set(err, CUZK_UNSUPPORTED,
+                      "cannot serve gRPC on %s: cuzk was built without gRPC (make GRPC=1 with "
+                      "libgrpc-dev, libprotobuf-c-dev and protobuf-c-compiler installed)",
+                      listen ? listen : "(null)");
+}
+
+int rpc_server_port(const rpc_server *s) { return 0; }
+
+void rpc_server_shutdown(rpc_server *s) {}
+
+char *rpc_server_metrics_text(rpc_server *s) { return NULL; }
+
+#endif

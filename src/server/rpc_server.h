@@ -1,0 +1,44 @@
+/* The daemon's gRPC service, cuzk.v1.ProvingEngine (proto/cuzk/v1/proving.proto),
+ * on gRPC's C core library, in front of one engine (engine/engine.h).
+ *
+ * Built without gRPC (make GRPC=0) rpc_server_start answers
+ * CUZK_UNSUPPORTED "built without gRPC". */
+#ifndef CUZK_SERVER_RPC_SERVER_H
+#define CUZK_SERVER_RPC_SERVER_H
+
+#include <stddef.h>
+
+#include "base/err.h"
+#include "engine/engine.h"
+
+typedef struct rpc_server rpc_server;
+
+/* Listens on `listen`: "unix:///abs/path" or "unix://rel/path" (a stale
+ * socket file there is replaced; CUZK_UNAVAILABLE when a process listens
+ * on it) or "host:port" ("0.0.0.0:9820", "[::]:9820", "localhost:9820";
+ * port 0 picks a free one; a port in use is an error, never shared), with
+ * messages of up to max_message_bytes both ways (0: 256 MiB; larger ones
+ * are refused by gRPC with RESOURCE_EXHAUSTED), and serves until
+ * rpc_server_shutdown.  The engine stays the caller's and must outlive the
+ * server.  CUZK_INVALID_ARGUMENT for a malformed address, CUZK_IO when it
+ * cannot be bound (in use, no such directory, permission). */
+cuzk_status rpc_server_start(rpc_server **out, engine *e, const char *listen,
+                             size_t max_message_bytes, cuzk_err *err);
+
+/* The TCP port bound (useful after listening on port 0); 0 for unix://. */
+int rpc_server_port(const rpc_server *s);
+
+/* The engine's metrics (engine_metrics_text) followed by the server's
+ * own: cuzk_rpc_calls_total{method,code}, the calls answered.  malloc'd;
+ * NULL when out of memory or built without gRPC. */
+char *rpc_server_metrics_text(rpc_server *s);
+
+/* Stops accepting calls (new ones get UNAVAILABLE) and answers those in
+ * hand: a call whose result is there gets it, one still waiting on a job
+ * gets UNAVAILABLE (the job goes on; shut the engine down first to have
+ * its jobs finish and their waiters get the results).  The replies get up
+ * to 2 s to go out; what is left then is cancelled.  Joins the server's
+ * threads and frees it.  NULL is a no-op. */
+void rpc_server_shutdown(rpc_server *s);
+
+#endif
