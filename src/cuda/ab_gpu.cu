@@ -59,7 +59,7 @@ void ab_release(cuda_ab *ab) {
     if (ab->host)
       free(p);
     else
-      cudaFree(p);
+      cuda_gc_free(p);
   }
 }
 
@@ -70,7 +70,7 @@ cuzk_status ab_alloc(cuda_ab *ab, void **p, size_t bytes, cuzk_err *err) {
       return cuzk_err_set(err, CUZK_NO_MEMORY, "cuda_ab: %zu bytes of host memory", bytes);
     return CUZK_OK;
   }
-  cudaError_t e = cudaMalloc(p, bytes ? bytes : 1);
+  cudaError_t e = cuda_gc_malloc(p, bytes ? bytes : 1);
   if (e != cudaSuccess) {
     *p = nullptr;
     return cuda_fail(e, __FILE__, __LINE__, "cudaMalloc (resident coefficients)", err);

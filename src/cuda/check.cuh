@@ -5,11 +5,14 @@
  * message "file:line: call: text (cudaErrorName)" in the caller's cuzk_err,
  * and nothing aborts (STYLE.md habit 11).  Device memory and streams that a
  * function owns are held by the small RAII types below, so an early return
- * releases them. */
+ * releases them; they release through gcall.cuh's counted wrappers, as
+ * every device-global call in cuzk must (gcall.h). */
 #ifndef CUZK_CUDA_CHECK_CUH
 #define CUZK_CUDA_CHECK_CUH
 
 #include <cuda_runtime.h>
+
+#include "cuda/gcall.cuh"
 
 extern "C" {
 #include "base/err.h"
@@ -40,8 +43,8 @@ struct cuda_owned {
       destroy(h);
   }
 };
-typedef cuda_owned<void *, cudaFree> cuda_buf; /* device memory */
-typedef cuda_owned<cudaStream_t, cudaStreamDestroy> cuda_stream;
-typedef cuda_owned<cudaEvent_t, cudaEventDestroy> cuda_event;
+typedef cuda_owned<void *, cuda_gc_free> cuda_buf; /* device memory */
+typedef cuda_owned<cudaStream_t, cuda_gc_stream_destroy> cuda_stream;
+typedef cuda_owned<cudaEvent_t, cuda_gc_event_destroy> cuda_event;
 
 #endif

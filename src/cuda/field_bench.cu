@@ -149,14 +149,14 @@ extern "C" cuzk_status cuda_field_bench(cuda_field f, cuda_field_op op,
   cuda_stream st;
   cuda_buf dx, dy, dout;
   cuda_event e0, e1;
-  CUDA_TRY(err, cudaStreamCreateWithFlags(&st.h, cudaStreamNonBlocking));
-  CUDA_TRY(err, cudaEventCreate(&e0.h));
-  CUDA_TRY(err, cudaEventCreate(&e1.h));
-  CUDA_TRY(err, cudaMalloc(&dx.h, nx * es));
-  CUDA_TRY(err, cudaMalloc(&dout.h, nx * es));
+  CUDA_TRY(err, cuda_gc_stream_new(&st.h, cudaStreamNonBlocking, 0));
+  CUDA_TRY(err, cuda_gc_event_new(&e0.h, cudaEventDefault));
+  CUDA_TRY(err, cuda_gc_event_new(&e1.h, cudaEventDefault));
+  CUDA_TRY(err, cuda_gc_malloc(&dx.h, nx * es));
+  CUDA_TRY(err, cuda_gc_malloc(&dout.h, nx * es));
   CUDA_TRY(err, cudaMemcpyAsync(dx.h, x, nx * es, cudaMemcpyHostToDevice, st.h));
   if (!sqr) {
-    CUDA_TRY(err, cudaMalloc(&dy.h, cfg->threads * es));
+    CUDA_TRY(err, cuda_gc_malloc(&dy.h, cfg->threads * es));
     CUDA_TRY(err, cudaMemcpyAsync(dy.h, y, cfg->threads * es, cudaMemcpyHostToDevice, st.h));
   }
   float times[64];

@@ -47,12 +47,12 @@ static cuzk_status apply_device(cuda_field_op op, void *r, const void *a, const 
   const size_t bytes = n * sizeof(F);
   cuda_stream st;
   cuda_buf da, db, dr;
-  CUDA_TRY(err, cudaStreamCreateWithFlags(&st.h, cudaStreamNonBlocking));
-  CUDA_TRY(err, cudaMalloc(&da.h, bytes));
-  CUDA_TRY(err, cudaMalloc(&dr.h, bytes));
+  CUDA_TRY(err, cuda_gc_stream_new(&st.h, cudaStreamNonBlocking, 0));
+  CUDA_TRY(err, cuda_gc_malloc(&da.h, bytes));
+  CUDA_TRY(err, cuda_gc_malloc(&dr.h, bytes));
   CUDA_TRY(err, cudaMemcpyAsync(da.h, a, bytes, cudaMemcpyHostToDevice, st.h));
   if (b) {
-    CUDA_TRY(err, cudaMalloc(&db.h, bytes));
+    CUDA_TRY(err, cuda_gc_malloc(&db.h, bytes));
     CUDA_TRY(err, cudaMemcpyAsync(db.h, b, bytes, cudaMemcpyHostToDevice, st.h));
   }
   CUDA_TRY(err, cudaMemsetAsync(dr.h, 0xA5, bytes, st.h)); /* poison */

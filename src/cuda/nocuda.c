@@ -23,6 +23,43 @@ void cuzk_cuda_describe(char *buf, size_t n) {
     snprintf(buf, n, "%s", NO_CUDA);
 }
 
+int cuzk_cuda_device_count(char *why, size_t n) {
+  cuzk_cuda_available(why, n);
+  return 0;
+}
+
+bool cuzk_cuda_device_usable(int ordinal, char *why, size_t n) { return cuzk_cuda_available(why, n); }
+
+void cuzk_cuda_device_describe(int ordinal, char *buf, size_t n) { cuzk_cuda_describe(buf, n); }
+
+void cuzk_cuda_device_name(int ordinal, char *buf, size_t n) {
+  if (buf && n)
+    snprintf(buf, n, "GPU %d (no CUDA)", ordinal);
+}
+
+cuzk_status cuzk_cuda_use_device(int ordinal, cuzk_err *err) {
+  return cuzk_err_set(err, CUZK_UNSUPPORTED, "not compiled with CUDA: %s", NO_CUDA);
+}
+
+cuzk_status cuzk_cuda_mem_info(int ordinal, uint64_t *free_bytes, uint64_t *total_bytes,
+                               cuzk_err *err) {
+  *free_bytes = *total_bytes = 0;
+  return cuzk_err_set(err, CUZK_UNSUPPORTED, "not compiled with CUDA: %s", NO_CUDA);
+}
+
+cuzk_status cuzk_cuda_stream_new_priority(void **stream, int priority, cuzk_err *err) {
+  return cuzk_cuda_stream_new(stream, err);
+}
+
+cuzk_status cuzk_cuda_stream_priorities(int *normal, int *high, cuzk_err *err) {
+  *normal = *high = 0;
+  return cuzk_err_set(err, CUZK_UNSUPPORTED, "not compiled with CUDA: %s", NO_CUDA);
+}
+
+cuzk_status cuzk_cuda_stream_sync(void *stream, cuzk_err *err) {
+  return cuzk_err_set(err, CUZK_UNSUPPORTED, "not compiled with CUDA: %s", NO_CUDA);
+}
+
 cuzk_status cuzk_cuda_host_alloc(void **p, size_t bytes, cuzk_err *err) {
   *p = NULL;
   return cuzk_err_set(err, CUZK_UNSUPPORTED, "not compiled with CUDA: %s", NO_CUDA);

@@ -781,7 +781,7 @@ static void plan_release(cuda_ntt_plan *P) {
     if (P->emulate)
       free(m);
     else
-      cudaFree(m); /* plan teardown, not the operation path */
+      cuda_gc_free(m); /* plan teardown, not the operation path */
   }
 }
 
@@ -793,7 +793,7 @@ static cuzk_status plan_alloc(cuda_ntt_plan *P, void **m, size_t bytes, const ch
       return cuzk_err_set(err, CUZK_NO_MEMORY, "cuda ntt (emulated): no host memory for %s (%zu bytes)",
                           what, bytes);
   } else {
-    cudaError_t e = cudaMalloc(m, bytes);
+    cudaError_t e = cuda_gc_malloc(m, bytes);
     if (e != cudaSuccess) {
       *m = nullptr;
       cudaGetLastError(); /* clear it: out of memory is not sticky */
@@ -865,7 +865,7 @@ static cuzk_status make_tables(cuda_ntt_plan *P, cuzk_err *err) {
     return CUZK_OK;
   }
   cuda_stream st;
-  CUDA_TRY(err, cudaStreamCreateWithFlags(&st.h, cudaStreamNonBlocking));
+  CUDA_TRY(err, cuda_gc_stream_new(&st.h, cudaStreamNonBlocking, 0));
   CUDA_TRY(err, cudaMemcpyAsync(d, w0, 2 * nw * sizeof(fr_t), cudaMemcpyHostToDevice, st.h));
   CUDA_TRY(err, cudaMemcpyAsync(dhi, hi, (total - nfull - 2 * nw) * sizeof(fr_t),
                                 cudaMemcpyHostToDevice, st.h));
@@ -1089,9 +1089,9 @@ extern "C" cuzk_status cuda_ntt_time(cuda_ntt_plan *p, cuda_ntt_op op, unsigned 
                         need);
   cuda_stream st;
   cuda_event e0, e1;
-  CUDA_TRY(err, cudaStreamCreateWithFlags(&st.h, cudaStreamNonBlocking));
-  CUDA_TRY(err, cudaEventCreate(&e0.h));
-  CUDA_TRY(err, cudaEventCreate(&e1.h));
+  CUDA_TRY(err, cuda_gc_stream_new(&st.h, cudaStreamNonBlocking, 0));
+  CUDA_TRY(err, cuda_gc_event_new(&e0.h, cudaEventDefault));
+  CUDA_TRY(err, cuda_gc_event_new(&e1.h, cudaEventDefault));
   const ntt_exec x = {false, st.h, err};
   fr_t *b0 = (fr_t *)p->buf[0], *b1 = (fr_t *)p->buf[1], *b2 = (fr_t *)p->buf[2],
        *b3 = (fr_t *)p->buf[3];
