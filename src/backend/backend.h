@@ -32,6 +32,20 @@ typedef enum {
 
 typedef struct backend backend;
 
+/* A stretch of a backend's device work, for timelines (executor tests and
+ * benchmarks): host monotonic seconds (cuzk_now_s) around host-to-device
+ * copies of a proof's vectors (UPLOAD) or around kernels and the small
+ * copies that go with them (COMPUTE), each ended by a wait on the
+ * backend's own stream. */
+typedef enum { BACKEND_SPAN_UPLOAD, BACKEND_SPAN_COMPUTE } backend_span_kind;
+typedef struct {
+  backend_span_kind kind;
+  double t0, t1;
+} backend_span;
+
+/* Priority of a backend's device work (set_priority). */
+typedef enum { BACKEND_PRI_NORMAL, BACKEND_PRI_HIGH } backend_priority;
+
 typedef struct {
   const char *name;
   bool (*supports)(const backend *b, cuzk_curve curve, backend_op op);
@@ -77,6 +91,15 @@ typedef struct {
                         size_t nparts, cuzk_err *err);
   cuzk_status (*msm_g2)(backend *b, bls12_381_g2_jac *out, const msm_part *parts,
                         size_t nparts, cuzk_err *err);
+  /* May be NULL.  The priority of the device work of the operations that
+   * follow (the CUDA backend: its high- or normal-priority streams, made
+   * at creation), so that a high-priority proof's kernels go first when
+   * several backends share a GPU. */
+  void (*set_priority)(backend *b, backend_priority p);
+  /* May be NULL.  Moves up to cap spans recorded since the last call
+   * (oldest first) to out and forgets them; returns how many.  A backend
+   * keeps at most a few thousand; older ones are dropped. */
+  size_t (*take_spans)(backend *b, backend_span *out, size_t cap);
   void (*destroy)(backend *b);
 } backend_ops;
 
@@ -96,6 +119,10 @@ backend *backend_cpu_new(unsigned threads);
  * NULL, with the reason in err (CUZK_UNSUPPORTED), when the build has no
  * CUDA or there is no usable GPU. */
 backend *backend_cuda_new(unsigned threads, cuzk_err *err);
+/* The CUDA backend on GPU `ordinal`.  Its streams are made on that device
+ * now, and each operation makes it the calling thread's current device
+ * first (cuzk_cuda_use_device: nothing to do on a thread bound to it). */
+backend *backend_cuda_new_on(int ordinal, unsigned threads, cuzk_err *err);
 void backend_free(backend *b);
 
 #endif

@@ -126,9 +126,8 @@ typedef struct {
 
   uint64_t host_budget_bytes;   /* keys mapped or pinned + witnesses (0 = auto); keys get
                                    what the queue budget leaves */
-  uint64_t device_budget_bytes; /* per GPU, for resident keys; 0 = no engine-side limit
-                                   (cuda.h has no free-memory query yet: the backend
-                                   streams bases when a copy does not fit) */
+  uint64_t device_budget_bytes; /* per GPU, for resident keys; 0 = auto: the GPU's free
+                                   memory once its slots are planned, less 512 MiB */
   uint64_t queue_budget_bytes;  /* witness bytes held by unfinished jobs (0 = host/4) */
   uint64_t eviction_min_idle_ms;
   bool pin_keys;      /* load keys to PINNED (page-locked) rather than MAPPED */
@@ -144,6 +143,9 @@ typedef struct {
    * may block in it to hold a worker at a known point. */
   void (*test_hook)(void *ctx, const char *job_id, size_t part, engine_job_state state);
   void *test_hook_ctx;
+  /* TESTING and benchmarks: GPU slots keep their backends' spans (uploads
+   * and kernel stretches, engine_timeline). */
+  bool record_timeline;
 } engine_config;
 
 /* Defaults (documented values; the daemon prints them at start):
@@ -161,9 +163,14 @@ typedef struct engine engine;
  * exists and its header is a Groth16 BLS12-381 zkey; GPU ordinals exist
  * when device = GPU): INVALID_ARGUMENT for a bad value (a queue budget not
  * below the host budget, a duplicated id), the key reader's status for a
- * bad key, UNSUPPORTED for device = GPU without a usable GPU.  Only GPU 0
- * is usable today (backend_cuda_new drives device 0): other ordinals are
- * refused with device = GPU and ignored with AUTO. */
+ * bad key, UNSUPPORTED for device = GPU without a usable GPU or with a
+ * listed ordinal that is not usable (AUTO skips it).  GPUs: the listed
+ * ordinals, or every usable GPU; each gets gpu_workers_per_device slots,
+ * planned at start on the slot's own thread (worker.c): its streams, an
+ * NTT plan per registered domain size, MSM contexts for the largest
+ * registered key and its page-locked vectors.  A slot that does not fit
+ * is dropped (status notes why); a GPU none of whose slots fit fails
+ * engine_new with the planner's status (NO_MEMORY). */
 cuzk_status engine_new(engine **out, const engine_config *cfg, cuzk_err *err);
 
 /* Stops accepting (submissions get UNAVAILABLE), then either finishes or
@@ -247,9 +254,10 @@ cuzk_status engine_evict(engine *e, const char *circuit_id, bool *was_loaded,
 typedef struct {
   int ordinal;
   char name[64];
-  uint64_t vram_total, vram_free, budget, used; /* vram_*: 0 (no query in cuda.h yet) */
+  uint64_t vram_total, vram_free, budget, used; /* vram_*: cudaMemGetInfo at the call */
   char current_job[ENGINE_ID_MAX]; /* "" when idle (one of its slots' jobs) */
   unsigned slots, busy_slots;
+  char note[160]; /* why it has fewer slots than configured, or "" */
 } engine_gpu_status;
 
 typedef struct {
@@ -286,6 +294,20 @@ void engine_status_free(engine_status *s);
  * of proofs by outcome, queue depths, key tiers and sizes, budgets, proof
  * duration sums and counts by circuit, uptime.  NULL on allocation failure. */
 char *engine_metrics_text(engine *e);
+
+/* A stretch of one GPU slot's device work (record_timeline): host
+ * monotonic seconds, the clock of engine_now (CLOCK_MONOTONIC). */
+typedef struct {
+  int ordinal;   /* the GPU */
+  unsigned slot; /* the slot on it */
+  bool upload;   /* a host-to-device copy of a proof's vectors; else kernels */
+  double t0, t1;
+} engine_span;
+
+/* TESTING and benchmarks: moves every span recorded so far (all slots,
+ * sorted by t0) into a malloc'd array (*out, free() it; NULL when none).
+ * Spans of a partition are collected when it ends. */
+cuzk_status engine_timeline(engine *e, engine_span **out, size_t *n, cuzk_err *err);
 
 /* TESTING and operations: while paused, workers take no new partition
  * (running ones go on); submissions still queue.  Shutdown unpauses. */

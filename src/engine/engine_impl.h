@@ -155,18 +155,30 @@ typedef struct {
   unsigned index;
   bool gpu;
   int ordinal;          /* GPU ordinal, or -1 */
-  backend *be;
+  unsigned slot;        /* GPU: its index among its device's slots */
+  backend *be;          /* GPU: made by the slot's own thread at start */
   pthread_t thread;
   bool started;
+  /* GPU start-up handshake (worker.c): the slot thread binds its device,
+   * makes its backend and plans its memory, then sets planned (and
+   * plan_status, plan_msg on failure) and signals done_cv. */
+  bool planned;
+  cuzk_status plan_status;
+  char plan_msg[CUZK_ERR_MSG_MAX];
+  bool retired;         /* planning failed: the thread has exited, no proofs */
   ejob *job;            /* the job of the partition it proves, or NULL */
   ekey *held;           /* GPU: the key whose bases its backend holds */
+  engine_span *spans;   /* record_timeline: its backend's spans, oldest first */
+  size_t nspans, spans_cap;
 } eworker;
 
 typedef struct {
   int ordinal;
   char name[64];
   uint64_t vram_total, budget, used; /* used: resident copies held by its slots */
-  unsigned slots;
+  uint64_t vram_free_planned;        /* free memory after its slots were planned */
+  unsigned slots;                    /* slots planned (K, or fewer when K did not fit) */
+  char note[160];                    /* why it has fewer slots than asked, or "" */
 } edevice;
 
 /* ------------------------------------------------------------ the engine */

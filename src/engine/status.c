@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuda/cuda.h"
 #include "engine/engine_impl.h"
 
 static engine_tier key_tier(const ekey *k) {
@@ -32,6 +33,13 @@ static engine_queue_status *queue_for(engine_status *s, const char *id) {
 
 cuzk_status engine_status_get(engine *e, engine_status *s, cuzk_err *err) {
   memset(s, 0, sizeof *s);
+  /* Free device memory now, before the lock (no CUDA call under it); the
+   * device list is fixed once engine_new returns. */
+  uint64_t vfree[16] = {0}, vtotal[16] = {0};
+  for (size_t i = 0; i < e->ndevices && i < 16; i++) {
+    cuzk_err ignored = {0};
+    cuzk_cuda_mem_info(e->devices[i].ordinal, &vfree[i], &vtotal[i], &ignored);
+  }
   pthread_mutex_lock(&e->mu);
   jobs_expire(e);
   size_t nkeys = 0;
@@ -70,6 +78,9 @@ cuzk_status engine_status_get(engine *e, engine_status *s, cuzk_err *err) {
     g->budget = d->budget;
     g->used = d->used;
     g->slots = d->slots;
+    g->vram_total = i < 16 && vtotal[i] ? vtotal[i] : d->vram_total;
+    g->vram_free = i < 16 ? vfree[i] : 0;
+    snprintf(g->note, sizeof g->note, "%s", d->note);
     for (size_t w = 0; w < e->nworkers; w++) {
       const eworker *wk = &e->workers[w];
       if (!wk->gpu || wk->ordinal != d->ordinal || !wk->job)

@@ -14,10 +14,44 @@
  * or failed in another partition) has its result dropped.
  *
  * Workers: device AUTO or GPU with a usable GPU: gpu_workers_per_device
- * slots on GPU 0, each with its own CUDA backend (backend_cuda_new drives
- * device 0 only; other ordinals are refused or ignored, engine.h);
- * otherwise cpu_workers CPU backends with `threads` threads each (0: the
- * online cores divided among the workers, at least one each).
+ * slots on each GPU used (the configured ordinals, or every usable GPU),
+ * each with its own CUDA backend; otherwise cpu_workers CPU backends with
+ * `threads` threads each (0: the online cores divided among the workers,
+ * at least one each).
+ *
+ * The GPU executor (DESIGN.md section 3).  Invariants:
+ *   - A slot's thread owns its device context: it calls
+ *     cuzk_cuda_use_device once, then makes and plans its backend there
+ *     (backend_cuda_new_on: its two streams; reserve for the largest
+ *     registered key and one NTT plan per registered domain size;
+ *     host_vectors: page-locked a, b, c).  Slots are planned one after
+ *     another, at engine_new, which waits for each (done_cv): a slot that
+ *     does not fit (NO_MEMORY) is dropped and the GPU keeps the slots
+ *     planned before it, so K is lowered, not overcommitted.
+ *   - After start-up a slot makes no device-global CUDA call (cuda/gcall.h
+ *     counts them; tests/gpu/test_gpu_engine.c checks the count does not
+ *     move over a run of jobs) as long as its keys were registered (a key
+ *     found in param_dir of a new size makes its plan on first use),
+ *     the key tier is not PINNED (its load and unload are
+ *     cudaMallocHost/cudaFreeHost), and keys_on_device is off or each
+ *     slot has made its resident copy (first proof of the key on that slot;
+ *     the copy is freed when the slot drops the hold).  Each slot waits
+ *     only on its own streams.
+ *   - Overlap: the slots of one GPU run concurrently on their own streams,
+ *     so one slot's uploads (copy engine) run while another's kernels run.
+ *   - Priority ordering of kernel phases, per GPU: before each partition a
+ *     slot picks its backend's high-priority stream for HIGH and CRITICAL
+ *     jobs and the normal one otherwise (backend set_priority; CUDA stream
+ *     priorities, made at start).  When kernels of several slots wait for
+ *     the GPU, the block scheduler starts the high-priority stream's blocks
+ *     first, so a PoSt's phases overtake a PoRep's running on the other
+ *     slot at kernel (block) granularity, with no host lock between slots
+ *     and no extra synchronization.  A per-device token queue would order
+ *     whole phases instead, but it serializes the slots' phases and is what
+ *     the Rust daemon's GPU mutex did; stream priorities keep the overlap.
+ *     Limit: the MSM contexts (cuda/msm_gpu) run on their own streams,
+ *     made without a priority, so today only the NTT and a, b phases are
+ *     ordered.
  *
  * DEVICE tier (GPU slots with keys_on_device): a slot keeps the bases of
  * the key it last proved resident (backend hold_bases) and counts a hold
@@ -32,6 +66,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "cuda/cuda.h"
 #include "ec/encode.h"
 #include "engine/engine_impl.h"
@@ -135,6 +170,67 @@ static void encode_proof(uint8_t out[ENGINE_PROOF_BYTES], const groth16_proof *p
 
 static uint64_t ms(double s) { return (uint64_t)(s * 1000.0 + 0.5); }
 
+#define SPANS_MAX ((size_t)1 << 20) /* per slot; later ones are dropped */
+
+/* Moves the backend's spans into the slot's timeline (without the lock;
+ * takes it to append). */
+static void spans_collect(eworker *w) {
+  engine *e = w->e;
+  if (!e->cfg.record_timeline || !w->be->ops->take_spans)
+    return;
+  backend_span bs[256];
+  size_t n;
+  while ((n = w->be->ops->take_spans(w->be, bs, sizeof bs / sizeof *bs)) > 0) {
+    pthread_mutex_lock(&e->mu);
+    if (w->nspans + n > w->spans_cap && w->spans_cap < SPANS_MAX) {
+      size_t cap = w->spans_cap ? 2 * w->spans_cap : 1024;
+      while (cap < w->nspans + n) cap *= 2;
+      if (cap > SPANS_MAX)
+        cap = SPANS_MAX;
+      engine_span *p = realloc(w->spans, cap * sizeof *p);
+      if (p)
+        w->spans = p, w->spans_cap = cap;
+    }
+    for (size_t i = 0; i < n && w->nspans < w->spans_cap; i++)
+      w->spans[w->nspans++] = (engine_span){.ordinal = w->ordinal,
+                                            .slot = w->slot,
+                                            .upload = bs[i].kind == BACKEND_SPAN_UPLOAD,
+                                            .t0 = bs[i].t0,
+                                            .t1 = bs[i].t1};
+    pthread_mutex_unlock(&e->mu);
+  }
+}
+
+static int span_cmp(const void *a, const void *b) {
+  double x = ((const engine_span *)a)->t0, y = ((const engine_span *)b)->t0;
+  return x < y ? -1 : x > y;
+}
+
+cuzk_status engine_timeline(engine *e, engine_span **out, size_t *n, cuzk_err *err) {
+  *out = NULL, *n = 0;
+  pthread_mutex_lock(&e->mu);
+  size_t total = 0;
+  for (size_t i = 0; i < e->nworkers; i++) total += e->workers[i].nspans;
+  engine_span *all = total ? malloc(total * sizeof *all) : NULL;
+  if (total && !all) {
+    pthread_mutex_unlock(&e->mu);
+    return cuzk_err_set(err, CUZK_NO_MEMORY, "no memory for %zu spans", total);
+  }
+  size_t k = 0;
+  for (size_t i = 0; i < e->nworkers; i++) {
+    eworker *w = &e->workers[i];
+    if (w->nspans)
+      memcpy(all + k, w->spans, w->nspans * sizeof *all);
+    k += w->nspans;
+    w->nspans = 0;
+  }
+  pthread_mutex_unlock(&e->mu);
+  if (total)
+    qsort(all, total, sizeof *all, span_cmp);
+  *out = all, *n = total;
+  return CUZK_OK;
+}
+
 /* Proves partition p of j; called and returns without the lock. */
 static void run_partition(eworker *w, ejob *j, size_t p) {
   engine *e = w->e;
@@ -150,6 +246,9 @@ static void run_partition(eworker *w, ejob *j, size_t p) {
   cuzk_status st = keys_acquire(e, k, j, true, &load_s, &err);
   if (st == CUZK_OK) {
     hold_take(w, k);
+    if (w->be->ops->set_priority)
+      w->be->ops->set_priority(w->be, j->pri >= ENGINE_PRI_HIGH ? BACKEND_PRI_HIGH
+                                                                : BACKEND_PRI_NORMAL);
     part_ctx c = {w, j, p};
     groth16_prove_opts opts = {.progress = on_stage, .progress_ctx = &c};
     st = groth16_prove_zkey_stoppable(&proof, &k->zk, &pt->w, w->be, &opts, stop_cb, &c, &tm,
@@ -169,6 +268,8 @@ static void run_partition(eworker *w, ejob *j, size_t p) {
     }
   }
   double fin_s = tm.verify_s + (engine_now() - t_enc);
+
+  spans_collect(w);
 
   pthread_mutex_lock(&e->mu);
   pt->tm.key_load_ms = ms(load_s);
@@ -201,9 +302,81 @@ static void run_partition(eworker *w, ejob *j, size_t p) {
   pthread_mutex_unlock(&e->mu);
 }
 
+/* The largest shapes among the registered keys, as groth16_prove_zkey
+ * asks backend reserve and host_vectors for them. */
+typedef struct {
+  size_t max_g1, max_g2, max_n;
+  unsigned lgs[8];
+  unsigned nlgs;
+} plan_shape;
+
+static void registered_shape(engine *e, plan_shape *p) {
+  memset(p, 0, sizeof *p);
+  for (ekey *k = e->keys; k; k = k->next) {
+    size_t nv = (size_t)k->n_vars, n = (size_t)k->domain_size;
+    size_t nch = nv - (size_t)k->n_public - 1 + n;
+    size_t g1 = nv > nch ? nv : nch;
+    if (g1 > p->max_g1)
+      p->max_g1 = g1;
+    if (nv > p->max_g2)
+      p->max_g2 = nv;
+    if (n > p->max_n)
+      p->max_n = n;
+    bool seen = false;
+    for (unsigned i = 0; i < p->nlgs; i++) seen |= p->lgs[i] == k->lg_domain;
+    if (!seen && p->nlgs < sizeof p->lgs / sizeof *p->lgs)
+      p->lgs[p->nlgs++] = k->lg_domain;
+  }
+}
+
+/* A GPU slot's start-up, on its own thread: bind the device, make the
+ * backend, plan its memory for the registered keys. */
+static cuzk_status slot_plan(eworker *w, cuzk_err *err) {
+  engine *e = w->e;
+  CUZK_TRY(cuzk_cuda_use_device(w->ordinal, err));
+  if (!(w->be = backend_cuda_new_on(w->ordinal, e->cfg.threads, err)))
+    return err && err->status != CUZK_OK ? err->status : CUZK_UNSUPPORTED;
+  plan_shape p;
+  registered_shape(e, &p); /* keys_init is done; keys are read-only until workers run */
+  const backend_ops *o = w->be->ops;
+  for (unsigned i = 0; i < p.nlgs; i++)
+    if (o->reserve)
+      CUZK_TRY(o->reserve(w->be, 0, 0, p.lgs[i], err));
+  if (o->reserve && (p.max_g1 || p.max_g2))
+    CUZK_TRY(o->reserve(w->be, p.max_g1, p.max_g2, 0, err));
+  if (o->host_vectors && p.max_n && !o->host_vectors(w->be, 3 * p.max_n, err))
+    return err ? err->status : CUZK_NO_MEMORY;
+  return CUZK_OK;
+}
+
 static void *worker_main(void *arg) {
   eworker *w = arg;
   engine *e = w->e;
+  if (w->gpu) {
+    cuzk_err err = {0};
+    cuzk_status st = slot_plan(w, &err);
+    uint64_t vfree = 0, vtotal = 0;
+    cuzk_err ignored = {0};
+    if (st == CUZK_OK)
+      cuzk_cuda_mem_info(w->ordinal, &vfree, &vtotal, &ignored);
+    pthread_mutex_lock(&e->mu);
+    w->planned = true;
+    w->plan_status = st;
+    snprintf(w->plan_msg, sizeof w->plan_msg, "%s", st == CUZK_OK ? "" : err.msg);
+    edevice *d = device_of(e, w);
+    if (st == CUZK_OK && d) {
+      d->vram_total = vtotal;
+      d->vram_free_planned = vfree;
+    }
+    w->retired = st != CUZK_OK;
+    pthread_cond_broadcast(&e->done_cv);
+    pthread_mutex_unlock(&e->mu);
+    if (st != CUZK_OK) {
+      backend_free(w->be); /* what it made so far, on its own thread */
+      w->be = NULL;
+      return NULL;
+    }
+  }
   pthread_mutex_lock(&e->mu);
   for (;;) {
     if (w->held && w->held->evict_pending) {
@@ -240,60 +413,120 @@ static void *worker_main(void *arg) {
   }
   pthread_mutex_unlock(&e->mu);
   hold_drop(w);
+  if (w->gpu) { /* the slot's device memory is freed on the thread that owns it */
+    backend_free(w->be);
+    w->be = NULL;
+  }
   return NULL;
 }
 
 /* ------------------------------------------------------------ start, join */
 
-static cuzk_status add_gpu_workers(engine *e, cuzk_err *err) {
-  for (size_t i = 0; i < e->cfg.ngpus; i++)
-    if (e->cfg.gpus[i] != 0 && e->cfg.device == ENGINE_DEVICE_GPU)
-      return cuzk_err_set(err, CUZK_UNSUPPORTED,
-                          "GPU %d: only GPU 0 is usable (the CUDA backend drives device 0)",
-                          e->cfg.gpus[i]);
-  bool want0 = !e->cfg.ngpus;
-  for (size_t i = 0; i < e->cfg.ngpus; i++) want0 |= e->cfg.gpus[i] == 0;
-  if (!want0)
-    return CUZK_OK; /* AUTO with only other ordinals listed: the CPU */
-  if (!(e->devices = calloc(1, sizeof *e->devices)))
+/* The GPUs to use: the configured ordinals (each must be usable when
+ * device = GPU; AUTO skips the others), or every usable GPU. */
+static cuzk_status gpu_ordinals(engine *e, int **out, size_t *n, cuzk_err *err) {
+  *out = NULL, *n = 0;
+  char why[256] = "";
+  int count = cuzk_cuda_device_count(why, sizeof why);
+  size_t want = e->cfg.ngpus ? e->cfg.ngpus : (size_t)(count > 0 ? count : 0);
+  int *ord = calloc(want ? want : 1, sizeof *ord);
+  if (!ord)
     return cuzk_err_set(err, CUZK_NO_MEMORY, "no memory");
-  edevice *d = &e->devices[0];
-  d->ordinal = 0;
-  char desc[256];
-  cuzk_cuda_describe(desc, sizeof desc);
-  size_t n = strcspn(desc, ",");
-  snprintf(d->name, sizeof d->name, "%.*s", (int)(n < sizeof d->name ? n : sizeof d->name - 1),
-           desc);
-  /* No free-memory query is exposed by cuda.h yet: without a configured
-   * budget, holds are unbounded here and the backend itself falls back to
-   * streamed bases when the device has no room for a copy. */
-  d->budget = e->cfg.device_budget_bytes ? e->cfg.device_budget_bytes : UINT64_MAX;
-  d->slots = e->cfg.gpu_workers_per_device;
-  e->ndevices = 1;
-  for (unsigned s = 0; s < d->slots; s++) {
-    eworker *w = &e->workers[e->nworkers];
-    w->gpu = true;
-    w->ordinal = 0;
-    w->be = backend_cuda_new(e->cfg.threads, err);
-    if (!w->be)
-      return err ? err->status : CUZK_UNSUPPORTED;
-    e->nworkers++;
+  for (size_t i = 0; i < want; i++) {
+    int g = e->cfg.ngpus ? e->cfg.gpus[i] : (int)i;
+    bool dup = false;
+    for (size_t k = 0; k < *n; k++) dup |= ord[k] == g;
+    if (dup) {
+      free(ord);
+      return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "GPU %d is listed twice", g);
+    }
+    if (!cuzk_cuda_device_usable(g, why, sizeof why)) {
+      if (e->cfg.device == ENGINE_DEVICE_GPU) {
+        free(ord);
+        return cuzk_err_set(err, CUZK_UNSUPPORTED, "GPU %d is not usable: %s", g, why);
+      }
+      continue;
+    }
+    ord[(*n)++] = g;
+  }
+  *out = ord;
+  return CUZK_OK;
+}
+
+static cuzk_status start_thread(eworker *w, cuzk_err *err) {
+  if (pthread_create(&w->thread, NULL, worker_main, w) != 0)
+    return cuzk_err_set(err, CUZK_INTERNAL, "cannot start worker thread %u", w->index);
+  w->started = true;
+  return CUZK_OK;
+}
+
+/* GPU slots: one device entry per ordinal, K slots each, planned one at a
+ * time (each slot's thread plans, this thread waits for it). */
+static cuzk_status add_gpu_workers(engine *e, const int *ord, size_t nord, cuzk_err *err) {
+  if (!(e->devices = calloc(nord, sizeof *e->devices)))
+    return cuzk_err_set(err, CUZK_NO_MEMORY, "no memory");
+  const unsigned K = e->cfg.gpu_workers_per_device;
+  for (size_t i = 0; i < nord; i++) {
+    edevice *d = &e->devices[e->ndevices++];
+    d->ordinal = ord[i];
+    cuzk_cuda_device_name(ord[i], d->name, sizeof d->name);
+    for (unsigned s = 0; s < K; s++) {
+      eworker *w = &e->workers[e->nworkers++];
+      w->e = e;
+      w->index = (unsigned)(e->nworkers - 1);
+      w->gpu = true;
+      w->ordinal = ord[i];
+      w->slot = s;
+      CUZK_TRY(start_thread(w, err));
+      pthread_mutex_lock(&e->mu);
+      while (!w->planned) pthread_cond_wait(&e->done_cv, &e->mu);
+      cuzk_status st = w->plan_status;
+      pthread_mutex_unlock(&e->mu);
+      if (st == CUZK_OK) {
+        d->slots++;
+        continue;
+      }
+      if (st == CUZK_NO_MEMORY && s > 0) { /* K does not fit: keep the slots that do */
+        snprintf(d->note, sizeof d->note, "%u of %u slots fit: %.100s", s, K, w->plan_msg);
+        break;
+      }
+      return cuzk_err_set(err, st, "GPU %d slot %u: %s", ord[i], s, w->plan_msg);
+    }
+    d->budget = e->cfg.device_budget_bytes ? e->cfg.device_budget_bytes
+                : d->vram_free_planned > ((uint64_t)512 << 20)
+                    ? d->vram_free_planned - ((uint64_t)512 << 20)
+                    : 0;
   }
   return CUZK_OK;
 }
 
 cuzk_status workers_start(engine *e, cuzk_err *err) {
   char why[256] = "";
-  bool gpu = e->cfg.device != ENGINE_DEVICE_CPU && cuzk_cuda_available(why, sizeof why);
-  if (e->cfg.device == ENGINE_DEVICE_GPU && !gpu)
-    return cuzk_err_set(err, CUZK_UNSUPPORTED, "device = gpu, but no GPU is usable: %s", why);
-  /* GPU slots, or CPU workers when no listed GPU is usable (AUTO). */
-  size_t max = e->cfg.cpu_workers > e->cfg.gpu_workers_per_device ? e->cfg.cpu_workers
-                                                                  : e->cfg.gpu_workers_per_device;
-  if (!(e->workers = calloc(max, sizeof *e->workers)))
-    return cuzk_err_set(err, CUZK_NO_MEMORY, "no memory for the workers");
+  int *ord = NULL;
+  size_t nord = 0;
   cuzk_status st;
-  if (gpu && (st = add_gpu_workers(e, err)) != CUZK_OK)
+  if (e->cfg.device != ENGINE_DEVICE_CPU) {
+    if (!cuzk_cuda_compiled() || cuzk_cuda_device_count(why, sizeof why) == 0) {
+      if (e->cfg.device == ENGINE_DEVICE_GPU)
+        return cuzk_err_set(err, CUZK_UNSUPPORTED, "device = gpu, but no GPU is usable: %s", why);
+    } else if ((st = gpu_ordinals(e, &ord, &nord, err)) != CUZK_OK) {
+      return st;
+    }
+    if (e->cfg.device == ENGINE_DEVICE_GPU && !nord) {
+      free(ord);
+      return cuzk_err_set(err, CUZK_UNSUPPORTED, "device = gpu, but no listed GPU is usable");
+    }
+  }
+  /* GPU slots, or CPU workers when no listed GPU is usable (AUTO). */
+  size_t ngpu = nord * e->cfg.gpu_workers_per_device;
+  size_t max = e->cfg.cpu_workers > ngpu ? e->cfg.cpu_workers : ngpu;
+  if (!(e->workers = calloc(max ? max : 1, sizeof *e->workers))) {
+    free(ord);
+    return cuzk_err_set(err, CUZK_NO_MEMORY, "no memory for the workers");
+  }
+  st = nord ? add_gpu_workers(e, ord, nord, err) : CUZK_OK;
+  free(ord);
+  if (st != CUZK_OK)
     return st;
   if (!e->nworkers) {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -302,19 +535,15 @@ cuzk_status workers_start(engine *e, cuzk_err *err) {
       t = cores > (long)e->cfg.cpu_workers ? (unsigned)(cores / (long)e->cfg.cpu_workers) : 1;
     for (unsigned i = 0; i < e->cfg.cpu_workers; i++) {
       eworker *w = &e->workers[e->nworkers];
+      w->e = e;
+      w->index = (unsigned)e->nworkers;
       w->ordinal = -1;
       if (!(w->be = backend_cpu_new(t)))
         return cuzk_err_set(err, CUZK_NO_MEMORY, "no memory for a CPU backend");
       e->nworkers++;
     }
-  }
-  for (size_t i = 0; i < e->nworkers; i++) {
-    eworker *w = &e->workers[i];
-    w->e = e;
-    w->index = (unsigned)i;
-    if (pthread_create(&w->thread, NULL, worker_main, w) != 0)
-      return cuzk_err_set(err, CUZK_INTERNAL, "cannot start worker thread %zu", i);
-    w->started = true;
+    for (size_t i = 0; i < e->nworkers; i++)
+      CUZK_TRY(start_thread(&e->workers[i], err));
   }
   return CUZK_OK;
 }
@@ -327,5 +556,7 @@ void workers_join(engine *e) {
     w->started = false;
     backend_free(w->be);
     w->be = NULL;
+    free(w->spans);
+    w->spans = NULL, w->nspans = w->spans_cap = 0;
   }
 }

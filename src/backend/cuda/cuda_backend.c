@@ -1,4 +1,5 @@
-/* The CUDA backend: backend.h's operations on GPU 0.
+/* The CUDA backend: backend.h's operations on one GPU (GPU 0, or the
+ * ordinal given to backend_cuda_new_on).
  *
  * DESIGN: the heavy steps run on the GPU through the C entry points of
  * src/cuda (the NTT plan of cuda/ntt_gpu.h for the quotient, one MSM
@@ -22,27 +23,44 @@
  * a copy, that MSM uploads its bases as usual.  The prover's a, b, c
  * vectors live in page-locked memory from host_vectors (kept between
  * proofs), so the quotient's copies, on the backend's own non-blocking
- * stream, run at the bus's speed. */
+ * stream, run at the bus's speed.
+ *
+ * Executor duties (DESIGN.md section 3; engine/worker.c makes one backend
+ * per slot): every operation first makes the backend's GPU the calling
+ * thread's device (a no-op on the slot's own thread, bound at start); the
+ * backend's two streams, one at the device's highest stream priority and
+ * one at the normal priority, are made at creation and chosen per proof by
+ * set_priority; NTT plans are kept per domain size (up to CUDA_MAX_PLANS),
+ * so that keys of several sizes, planned at start by `reserve`, do not
+ * remake each other's on the job path.  Each upload of a proof's vectors
+ * and each stretch of kernels ends with a wait on the backend's own
+ * stream (never the device) and is recorded as a span (take_spans). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backend/backend.h"
+#include "base/clock.h"
 #include "cuda/ab_gpu.h"
 #include "cuda/cuda.h"
 #include "cuda/msm_gpu.h"
 #include "cuda/ntt_gpu.h"
 #include "poly/ntt.h"
 
-#define CUDA_MAX_RES 8 /* resident base sets: a key's A, B1, B2 and C+H, twice */
+#define CUDA_MAX_RES 8   /* resident base sets: a key's A, B1, B2 and C+H, twice */
+#define CUDA_MAX_PLANS 6 /* NTT plans kept, one per domain size */
+#define CUDA_MAX_SPANS 4096
 
 typedef struct {
   backend *cpu;           /* zkey_ab when the key is not held */
-  cuda_ntt_plan *ntt;     /* for lg_domain, 3 buffers */
-  unsigned lg_domain;
+  int ordinal;            /* the GPU */
+  cuda_ntt_plan *ntt[CUDA_MAX_PLANS]; /* 3 buffers each, for lg[i] */
+  unsigned lg[CUDA_MAX_PLANS];
+  unsigned nplans;
   msm_gpu *g1, *g2;
   size_t g1_max, g2_max;
-  void *stream;                     /* quotient and resident a,b (non-blocking) */
+  void *streams[2];                 /* BACKEND_PRI_NORMAL, _HIGH (non-blocking) */
+  void *stream;                     /* the one chosen by set_priority */
   bls12_381_fr *vec;                /* host_vectors: page-locked, vec_n elements */
   size_t vec_n;
   cuda_ab *ab;                      /* hold_bases on: the resident coefficients */
@@ -50,7 +68,39 @@ typedef struct {
   bool hold;                        /* hold_bases on: keep base sets resident */
   msm_gpu_bases *res[CUDA_MAX_RES]; /* the resident sets, oldest first */
   unsigned nres;
+  backend_span spans[CUDA_MAX_SPANS]; /* a ring: nspans newest end at span_end */
+  size_t nspans, span_end;
 } cuda_impl;
+
+static void span_add(cuda_impl *im, backend_span_kind kind, double t0) {
+  backend_span *s = &im->spans[im->span_end];
+  s->kind = kind, s->t0 = t0, s->t1 = cuzk_now_s();
+  im->span_end = (im->span_end + 1) % CUDA_MAX_SPANS;
+  if (im->nspans < CUDA_MAX_SPANS)
+    im->nspans++;
+}
+
+static size_t cuda_take_spans(backend *be, backend_span *out, size_t cap) {
+  cuda_impl *im = be->impl;
+  size_t n = im->nspans < cap ? im->nspans : cap;
+  size_t first = (im->span_end + CUDA_MAX_SPANS - im->nspans) % CUDA_MAX_SPANS;
+  for (size_t i = 0; i < n; i++) out[i] = im->spans[(first + i) % CUDA_MAX_SPANS];
+  im->nspans -= n;
+  return n;
+}
+
+static void cuda_set_priority(backend *be, backend_priority p) {
+  cuda_impl *im = be->impl;
+  im->stream = im->streams[p == BACKEND_PRI_HIGH ? 1 : 0];
+}
+
+/* The plan for 2^lg, or NULL. */
+static cuda_ntt_plan *plan_for(cuda_impl *im, unsigned lg) {
+  for (unsigned i = 0; i < im->nplans; i++)
+    if (im->lg[i] == lg)
+      return im->ntt[i];
+  return NULL;
+}
 
 static bool cuda_supports(const backend *b, cuzk_curve curve, backend_op op) {
   (void)b;
@@ -75,13 +125,20 @@ static cuzk_status cuda_reserve(backend *be, size_t max_g1, size_t max_g2, unsig
                                 cuzk_err *err) {
   cuda_impl *im = be->impl;
   cuzk_status st;
-  if (lg_domain && (!im->ntt || im->lg_domain != lg_domain)) {
-    cuda_ntt_plan_free(im->ntt);
-    im->ntt = NULL;
+  CUZK_TRY(cuzk_cuda_use_device(im->ordinal, err));
+  if (lg_domain && !plan_for(im, lg_domain)) {
+    if (im->nplans == CUDA_MAX_PLANS) { /* the oldest plan makes room */
+      cuda_ntt_plan_free(im->ntt[0]);
+      memmove(im->ntt, im->ntt + 1, (CUDA_MAX_PLANS - 1) * sizeof *im->ntt);
+      memmove(im->lg, im->lg + 1, (CUDA_MAX_PLANS - 1) * sizeof *im->lg);
+      im->nplans--;
+    }
     cuda_ntt_config cfg = {.buffers = 3};
-    if ((st = cuda_ntt_plan_new(&im->ntt, lg_domain, NTT_ROOTS_SNARKJS, &cfg, err)) != CUZK_OK)
+    cuda_ntt_plan *p = NULL;
+    if ((st = cuda_ntt_plan_new(&p, lg_domain, NTT_ROOTS_SNARKJS, &cfg, err)) != CUZK_OK)
       return st;
-    im->lg_domain = lg_domain;
+    im->ntt[im->nplans] = p, im->lg[im->nplans] = lg_domain;
+    im->nplans++;
   }
   if ((st = msm_reserve(&im->g1, &im->g1_max, MSM_GPU_G1, max_g1, err)) != CUZK_OK)
     return st;
@@ -92,6 +149,8 @@ static bls12_381_fr *cuda_host_vectors(backend *be, size_t n, cuzk_err *err) {
   cuda_impl *im = be->impl;
   if (n <= im->vec_n)
     return im->vec;
+  if (cuzk_cuda_use_device(im->ordinal, err) != CUZK_OK)
+    return NULL;
   cuzk_cuda_host_free(im->vec);
   im->vec = NULL, im->vec_n = 0;
   if (n > SIZE_MAX / sizeof *im->vec) {
@@ -105,10 +164,6 @@ static bls12_381_fr *cuda_host_vectors(backend *be, size_t n, cuzk_err *err) {
   return im->vec;
 }
 
-static cuzk_status ensure_stream(cuda_impl *im, cuzk_err *err) {
-  return im->stream ? CUZK_OK : cuzk_cuda_stream_new(&im->stream, err);
-}
-
 /* With hold_bases on, a and b come from the resident coefficients on the
  * GPU (only the witness is uploaded); otherwise, or when the entries are
  * not sorted by row or the device has no room, from the host's cores. */
@@ -116,6 +171,7 @@ static cuzk_status cuda_zkey_ab(backend *be, bls12_381_fr *a, bls12_381_fr *b, s
                                 const void *entries, size_t n_entries, const void *witness,
                                 size_t n_witness, cuzk_err *err) {
   cuda_impl *im = be->impl;
+  CUZK_TRY(cuzk_cuda_use_device(im->ordinal, err));
   if (im->hold && entries != im->ab_refused) {
     if (!cuda_ab_match(im->ab, entries, n_entries, n, n_witness)) {
       cuda_ab_free(im->ab);
@@ -124,9 +180,11 @@ static cuzk_status cuda_zkey_ab(backend *be, bls12_381_fr *a, bls12_381_fr *b, s
       if (cuda_ab_new(&im->ab, entries, n_entries, n, n_witness, false, &e) != CUZK_OK)
         im->ab = NULL, im->ab_refused = entries;
     }
-    if (im->ab) {
-      cuzk_status st = ensure_stream(im, err);
-      return st != CUZK_OK ? st : cuda_ab_run(im->ab, a, b, witness, im->stream, err);
+    if (im->ab) { /* one stretch: the witness up, the kernels, a and b down */
+      double t0 = cuzk_now_s();
+      cuzk_status st = cuda_ab_run(im->ab, a, b, witness, im->stream, err);
+      span_add(im, BACKEND_SPAN_COMPUTE, t0);
+      return st;
     }
   }
   return im->cpu->ops->zkey_ab(im->cpu, a, b, n, entries, n_entries, witness, n_witness, err);
@@ -139,9 +197,25 @@ static cuzk_status cuda_quotient(backend *be, void *h, bls12_381_fr *a, bls12_38
   cuzk_status st = cuda_reserve(be, 0, 0, lg_n, err);
   if (st != CUZK_OK)
     return st;
-  if ((st = ensure_stream(im, err)) != CUZK_OK)
+  cuda_ntt_plan *p = plan_for(im, lg_n);
+  /* cuda_ntt_quotient's steps, with a wait after the upload so that the
+   * timeline tells the copy from the kernels: a, b into buffers 0, 1; h
+   * (c = a o b computed on the device) into buffer 2 and back. */
+  double t0 = cuzk_now_s();
+  if ((st = cuda_ntt_upload(p, 0, a, im->stream, err)) != CUZK_OK ||
+      (st = cuda_ntt_upload(p, 1, bv, im->stream, err)) != CUZK_OK ||
+      (st = cuda_ntt_sync(p, im->stream, err)) != CUZK_OK)
     return st;
-  return cuda_ntt_quotient(im->ntt, h, a, bv, NULL, im->stream, err);
+  span_add(im, BACKEND_SPAN_UPLOAD, t0);
+  t0 = cuzk_now_s();
+  void *b0 = cuda_ntt_plan_buffer(p, 0), *b1 = cuda_ntt_plan_buffer(p, 1),
+       *b2 = cuda_ntt_plan_buffer(p, 2);
+  if ((st = cuda_ntt_quotient_dev(p, b2, b0, b1, b2, true, im->stream, err)) != CUZK_OK ||
+      (st = cuda_ntt_download(p, h, 2, im->stream, err)) != CUZK_OK ||
+      (st = cuda_ntt_sync(p, im->stream, err)) != CUZK_OK)
+    return st;
+  span_add(im, BACKEND_SPAN_COMPUTE, t0);
+  return CUZK_OK;
 }
 
 static size_t parts_total(const msm_part *parts, size_t nparts) {
@@ -159,7 +233,7 @@ static void drop_resident(cuda_impl *im) {
 
 static cuzk_status cuda_hold_bases(backend *be, bool on, cuzk_err *err) {
   cuda_impl *im = be->impl;
-  (void)err;
+  CUZK_TRY(cuzk_cuda_use_device(im->ordinal, err));
   if (!on)
     drop_resident(im);
   im->hold = on;
@@ -196,8 +270,11 @@ static cuzk_status cuda_msm_g1(backend *be, bls12_381_g1_jac *out, const msm_par
   if (st != CUZK_OK)
     return st;
   const msm_gpu_bases *res = resident_for(im, MSM_GPU_G1, parts, nparts);
-  return res ? msm_gpu_g1_parts_resident(im->g1, out, res, parts, nparts, NULL, err)
-             : msm_gpu_g1_parts(im->g1, out, parts, nparts, NULL, err);
+  double t0 = cuzk_now_s(); /* the scalars (and bases) go up inside: one stretch */
+  st = res ? msm_gpu_g1_parts_resident(im->g1, out, res, parts, nparts, NULL, err)
+           : msm_gpu_g1_parts(im->g1, out, parts, nparts, NULL, err);
+  span_add(im, BACKEND_SPAN_COMPUTE, t0);
+  return st;
 }
 
 static cuzk_status cuda_msm_g2(backend *be, bls12_381_g2_jac *out, const msm_part *parts,
@@ -207,17 +284,22 @@ static cuzk_status cuda_msm_g2(backend *be, bls12_381_g2_jac *out, const msm_par
   if (st != CUZK_OK)
     return st;
   const msm_gpu_bases *res = resident_for(im, MSM_GPU_G2, parts, nparts);
-  return res ? msm_gpu_g2_parts_resident(im->g2, out, res, parts, nparts, NULL, err)
-             : msm_gpu_g2_parts(im->g2, out, parts, nparts, NULL, err);
+  double t0 = cuzk_now_s();
+  st = res ? msm_gpu_g2_parts_resident(im->g2, out, res, parts, nparts, NULL, err)
+           : msm_gpu_g2_parts(im->g2, out, parts, nparts, NULL, err);
+  span_add(im, BACKEND_SPAN_COMPUTE, t0);
+  return st;
 }
 
 static void cuda_destroy(backend *b) {
   cuda_impl *im = b->impl;
   if (im) {
+    cuzk_err ignored = {0};
+    cuzk_cuda_use_device(im->ordinal, &ignored);
     drop_resident(im);
     cuzk_cuda_host_free(im->vec);
-    cuzk_cuda_stream_free(im->stream);
-    cuda_ntt_plan_free(im->ntt);
+    for (unsigned i = 0; i < 2; i++) cuzk_cuda_stream_free(im->streams[i]);
+    for (unsigned i = 0; i < im->nplans; i++) cuda_ntt_plan_free(im->ntt[i]);
     msm_gpu_free(im->g1);
     msm_gpu_free(im->g2);
     backend_free(im->cpu);
@@ -236,13 +318,19 @@ static const backend_ops cuda_ops = {
     .quotient = cuda_quotient,
     .msm_g1 = cuda_msm_g1,
     .msm_g2 = cuda_msm_g2,
+    .set_priority = cuda_set_priority,
+    .take_spans = cuda_take_spans,
     .destroy = cuda_destroy,
 };
 
 backend *backend_cuda_new(unsigned threads, cuzk_err *err) {
+  return backend_cuda_new_on(0, threads, err);
+}
+
+backend *backend_cuda_new_on(int ordinal, unsigned threads, cuzk_err *err) {
   char why[256];
-  if (!cuzk_cuda_available(why, sizeof why)) {
-    cuzk_err_set(err, CUZK_UNSUPPORTED, "no usable GPU: %s", why);
+  if (!cuzk_cuda_device_usable(ordinal, why, sizeof why)) {
+    cuzk_err_set(err, CUZK_UNSUPPORTED, "no usable GPU %d: %s", ordinal, why);
     return NULL;
   }
   backend *b = calloc(1, sizeof *b);
@@ -254,8 +342,18 @@ backend *backend_cuda_new(unsigned threads, cuzk_err *err) {
     return NULL;
   }
   im->cpu = cpu;
+  im->ordinal = ordinal;
   b->ops = &cuda_ops;
   b->threads = cpu->threads;
   b->impl = im;
+  int normal = 0, high = 0;
+  if (cuzk_cuda_use_device(ordinal, err) != CUZK_OK ||
+      cuzk_cuda_stream_priorities(&normal, &high, err) != CUZK_OK ||
+      cuzk_cuda_stream_new_priority(&im->streams[0], normal, err) != CUZK_OK ||
+      cuzk_cuda_stream_new_priority(&im->streams[1], high, err) != CUZK_OK) {
+    cuda_destroy(b);
+    return NULL;
+  }
+  im->stream = im->streams[0];
   return b;
 }
