@@ -10,7 +10,10 @@
 #                                  table last.  GPU_ONLY=REGEX runs only the
 #                                  tests/benches whose names match ("prove" for
 #                                  bench/gpu_prove.sh, "sass" for the SASS mix);
-#                                  PROVE_LGS="20 22" picks the synthetic-key sizes
+#                                  PROVE_LGS="20 22" picks the synthetic-key sizes;
+#                                  ENGINE_ARGS="-l 24 -k 1,2,3" the engine
+#                                  benchmark's (bench_gpu_engine: key 2^LG, the
+#                                  slot counts K, -n jobs, -s streamed bases)
 #
 # Why carried binaries: the GPU machine reaches no package registry and has
 # no libcjson-dev, so the library does not build there.  The GPU binaries are
@@ -33,8 +36,9 @@ if [ "${1:-}" = "--stage" ]; then stage=1; shift; fi
 build=${1:-build}
 
 src_hash() { # the sources the GPU binaries are built from (cuda, ff, base; the NTT test's
-  # CPU references also poly, backend and what the CPU backend links: msm, ec)
-  find include src/base src/ff src/cuda src/poly src/backend src/msm src/ec tests/gpu tests/harness.c tests/harness.h Makefile \
+  # CPU references also poly, backend and what the CPU backend links: msm, ec; the
+  # engine test and benchmark: engine, groth16, pairing)
+  find include src/base src/ff src/cuda src/poly src/backend src/msm src/ec src/engine src/groth16 src/pairing tests/gpu tests/harness.c tests/harness.h Makefile \
     -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' -o -name Makefile \) \
     -print0 | LC_ALL=C sort -z | xargs -0 cat | sha256sum | cut -c1-16
 }
@@ -89,10 +93,10 @@ else
   sed 's/^/binaries: /' "$build/gpu/STAMP"
 fi
 
-logged() { # logged BIN: run it, its output to the terminal and $out/NAME.log; sets name, rc
+logged() { # logged BIN [ARGS]: run it, its output to the terminal and $out/NAME.log; sets name, rc
   name=$(basename "$1")
   echo "== $name"
-  "$1" 2>&1 | tee "$out/$name.log"
+  "$@" 2>&1 | tee "$out/$name.log"
   rc=${PIPESTATUS[0]}
   [ "$rc" -eq 0 ] || status=1
 }
@@ -110,7 +114,10 @@ done
 for b in "$build"/gpu/bench_*; do
   [ -x "$b" ] || continue
   only "$(basename "$b")" || continue
-  logged "$b"
+  args=()
+  # shellcheck disable=SC2206 # ENGINE_ARGS is a word list on purpose
+  [ "$(basename "$b")" = bench_gpu_engine ] && args=(${ENGINE_ARGS:-})
+  logged "$b" "${args[@]}"
   [ "$rc" -eq 0 ] || rows+=("| $name | FAILED (rc $rc) |")
   grep -q "^$name: skipped" "$out/$name.log" && rows+=("| $name | $(sed -n "s/^$name: //p" "$out/$name.log") |")
   while IFS= read -r s; do
