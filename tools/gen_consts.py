@@ -105,4 +105,31 @@ for n in (1, 2, 3):
 assert 3 * ((P**4 - P**2 + 1) // R) == (-X - 1)**2 * (-X + P) * (X**2 + P**2 - 1) + 3
 assert (P**4 - P**2 + 1) % R == 0
 lines[-2:-2] = plines
+
+# ------------------------------------------------------------ endomorphisms
+# On the r-torsion both groups have an endomorphism acting as multiplication
+# by u^2 (u = -X; r = u^4 - u^2 + 1), of the form (x, y) -> (w x, -y) with w
+# a primitive cube root of unity in Fp; G2 also has psi = untwist-Frobenius-
+# twist, psi(x, y) = (cx conj(x), cy conj(y)) with cx = xi^-((p-1)/3),
+# cy = xi^-((p-1)/2), acting as p = u mod r, so psi^2 (x, y) = (cx conj(cx) x,
+# -y).  Which cube root goes with which group is fixed by tests/unit/test_ff_ec.c
+# ([u^2]P and [u]Q by double-and-add); see msm/msm_internal.h for their use.
+def fp2_inv(a):
+    t = pow((a[0] * a[0] + a[1] * a[1]) % P, P - 2, P)
+    return (a[0] * t % P, -a[1] * t % P)
+assert P % R == (-X) % R and R == X**4 - X**2 + 1
+PSI_CX = fp2_inv(fp2_pow(XI, (P - 1) // 3))
+PSI_CY = fp2_inv(fp2_pow(XI, (P - 1) // 2))
+PSI2_W = fp2_mul(PSI_CX, (PSI_CX[0], -PSI_CX[1] % P))
+assert PSI_CX[0] == 0 and PSI2_W[1] == 0 and fp2_mul(PSI_CY, (PSI_CY[0], -PSI_CY[1] % P)) == (P - 1, 0)
+W = PSI2_W[0]
+assert W != 1 and pow(W, 3, P) == 1
+elines = ["", "/* Endomorphisms (Montgomery form): G1 [u^2]P = (BETA x, -y); G2 psi^2(Q) = [u^2]Q =",
+          " * (W x, -y), psi(Q) = [u]Q = (CX conj(x), CY conj(y)) with CX = CX1 u (CX's real part is 0). */"]
+elines.append(arr("BLS12_381_MONT_G1_ENDO_BETA", mont(W * W % P), 6))
+elines.append(arr("BLS12_381_MONT_G2_PSI2_W", mont(W), 6))
+elines.append(arr("BLS12_381_MONT_G2_PSI_CX1", mont(PSI_CX[1]), 6))
+elines.append(arr("BLS12_381_MONT_G2_PSI_CY0", mont(PSI_CY[0]), 6))
+elines.append(arr("BLS12_381_MONT_G2_PSI_CY1", mont(PSI_CY[1]), 6))
+lines[-2:-2] = elines
 print("\n".join(lines))

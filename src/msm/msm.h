@@ -28,6 +28,23 @@
  *   (affine ones) as 512 chains stepped together with batch-affine
  *   additions, ~14M per bucket; otherwise in XYZZ, ~24M per bucket.
  *
+ *   Endomorphisms (plan.endo = K parts, the plan chooses): on the
+ *   prime-order subgroups [u^2] is a cheap map on both groups and [u] (psi)
+ *   on G2 (ec/bls12_381.h), u = -0xd201000000010000, r = u^4 - u^2 + 1.  A
+ *   folded scalar s < 2^254 is written as K signed parts in base u^(4/K):
+ *     K = 2:  s = e0 + e1 u^2,              |e_j| < 2^127  (G1 and G2)
+ *     K = 4:  s = e0 + e1 u + e2 u^2 + e3 u^3, |e_j| < 2^63 (G2)
+ *   so sP = sum_j e_j [u^(4j/K)]P: K points with K-times shorter scalars,
+ *   all into the same buckets.  Bucket additions stay about n * 255 / c
+ *   per MSM (a few more: K n points leave as many first-in-bucket copies
+ *   as n did), but the windows, hence the bucket reductions and the Horner
+ *   doublings, are K times fewer, which also lets a larger c pay.  The
+ *   K - 1 images of each live base are computed once per run into scratch
+ *   ((K - 1) n points), not per window.  The plan takes the split where
+ *   its model, fitted to measurements, says it pays: up to ~2^19 points
+ *   (plan.c has the figures); above, the reduction is a small share and
+ *   the K n points' larger stream costs what it saves.
+ *
  *   Sparse inputs: a first pass keeps only the live points, those whose
  *   base is not infinity and whose scalar is not 0 mod r, with their
  *   scalars already reduced and folded (below); the plan is chosen for the
@@ -57,25 +74,40 @@
 #define MSM_SCALAR_BYTES 32
 #define MSM_SCALAR_BITS 254 /* after the r - s fold: every scalar is <= (r-1)/2 < 2^254 */
 #define MSM_MAX_C 24
+/* Largest endomorphism split per group (plan.endo). */
+#define MSM_G1_ENDO_MAX 2
+#define MSM_G2_ENDO_MAX 4
 
 /* How one MSM is cut up; shared with the GPU backend.  Produced by
  * msm_plan_for, or written by hand (tests, tuning) and checked by the run. */
 typedef struct {
   unsigned c;        /* window bits, 1..MSM_MAX_C */
-  unsigned nwin;     /* windows: the smallest with c * nwin >= MSM_SCALAR_BITS + 1 */
+  unsigned nwin;     /* windows: the smallest with c * nwin >= msm_part_bits(endo) + 1 */
   unsigned nbuckets; /* buckets per window: 2^(c-1) */
   unsigned nsplit;   /* point ranges per window; tasks = nwin * nsplit */
   unsigned threads;  /* workers, >= 1 (at most the number of tasks are started) */
-  unsigned chunk;    /* batch-affine: points per chunk; 0: XYZZ buckets */
+  unsigned chunk;    /* batch-affine: points per chunk (of the K n split points); 0: XYZZ */
+  unsigned endo;     /* K, scalar parts per point: 1 (none), 2 or 4 (G2 only); see above */
 } msm_plan;
 
-/* The plan for n points on `threads` workers (0 = par_threads()): window size,
- * accumulation mode and split minimising an operation-count model of the
- * slowest worker (see plan.c for the model and the measurements behind it). */
+/* Bits of a part's magnitude for endo = K (1, 2, 4): 254, 127, 63. */
+unsigned msm_part_bits(unsigned endo);
+
+/* The plan for n points of G1 / G2 on `threads` workers (0 = par_threads()):
+ * window size, accumulation mode, split and endomorphism split minimising an
+ * operation-count model of the slowest worker (see plan.c for the model and
+ * the measurements behind it).  msm_g1 / msm_g2 / _parts use these. */
+msm_plan msm_plan_for_g1(size_t n, unsigned threads);
+msm_plan msm_plan_for_g2(size_t n, unsigned threads);
+/* The plan without endomorphism (endo = 1), by G1's model, usable for
+ * either group (msm_g1 / msm_g2 used it before the split). */
 msm_plan msm_plan_for(size_t n, unsigned threads);
 /* A plan with the given c, nsplit, threads and chunk and the derived fields
- * filled in. */
+ * filled in; endo = 1. */
 msm_plan msm_plan_make(unsigned c, unsigned nsplit, unsigned threads, unsigned chunk);
+/* The same with endo = K parts (1, 2, or 4; 4 is for G2 only). */
+msm_plan msm_plan_make_endo(unsigned c, unsigned nsplit, unsigned threads, unsigned chunk,
+                            unsigned endo);
 
 /* Operation counts of one run (summed over workers). */
 typedef struct {
@@ -86,6 +118,7 @@ typedef struct {
   uint64_t xyzz_adds;  /* XYZZ + XYZZ, 12M + 2S (reduction) */
   uint64_t jac_ops;    /* Jacobian doublings and additions of the final sum */
   uint64_t live;       /* points left after dropping infinity bases and zero scalars */
+  uint64_t images;     /* endomorphism images computed: (endo - 1) per live point */
 } msm_stats;
 
 /* out = sum_i scalars[i] * bases[i].  threads: workers (0 = par_threads()).
@@ -113,7 +146,8 @@ cuzk_status msm_g2_parts(bls12_381_g2_jac *out, const msm_part *parts, size_t np
  * here, or msm_g1_scratch_bytes(plan, n) bytes, 64-byte aligned, owned by
  * the caller and reusable for any run with the same plan and at most n
  * points.  stats (may be NULL) receives the operation counts.
- * CUZK_INVALID_ARGUMENT for an inconsistent plan or misaligned scratch. */
+ * CUZK_INVALID_ARGUMENT for an inconsistent plan (endo above the group's
+ * MSM_*_ENDO_MAX included) or misaligned scratch. */
 cuzk_status msm_g1_run(bls12_381_g1_jac *out, const void *bases, const void *scalars, size_t n,
                        const msm_plan *plan, void *scratch, msm_stats *stats, cuzk_err *err);
 cuzk_status msm_g2_run(bls12_381_g2_jac *out, const void *bases, const void *scalars, size_t n,

@@ -1,6 +1,9 @@
 /* Pippenger MSM written once for G1 and G2 (see msm.h for the design).
  * Included by msm.c per group with EC (point prefix, e.g. bls12_381_g1),
- * EC_F (its coordinate field) and MSM (function prefix, e.g. msm_g1). */
+ * EC_F (its coordinate field), MSM (function prefix, e.g. msm_g1),
+ * MSM_ENDO_MAX (the largest plan.endo the group has), MSM_PLAN_FOR (its
+ * plan function) and MSM_IMAGES (img[0 .. K-2] = the endomorphism images
+ * [u^(4j/K)]P, j = 1 .. K-1, of one affine point P). */
 
 #define M_CAT2(a, b) a##b
 #define M_CAT(a, b) M_CAT2(a, b)
@@ -10,8 +13,10 @@
 #define M_FN(name) M_CAT(MSM, M_CAT(_, name))
 
 typedef struct {
-  const msm_live *live; /* the n live points */
-  size_t n;
+  const msm_live *live; /* the n live points, their scalars split into plan.endo parts */
+  const E_T(aff) * images; /* (endo - 1) per live point: live point i's at (endo - 1) i */
+  size_t n;             /* live points; the tasks see endo n split points */
+  unsigned lg_endo;     /* log2(plan.endo) */
   msm_plan plan;
   msm_layout lay;
   E_T(xyzz) * res;   /* nwin * nsplit task results, task t = w * nsplit + split */
@@ -19,6 +24,20 @@ typedef struct {
   msm_stats *stats;  /* one per worker */
   atomic_uint next;  /* next task to take */
 } M_FN(ctx);
+
+/* The base of split point v: live point v / K's own base (part 0) or its
+ * image for part v % K (K = plan.endo). */
+static inline const uint8_t *M_FN(vbase)(const M_FN(ctx) * x, size_t v) {
+  size_t i = v >> x->lg_endo;
+  unsigned j = (unsigned)(v & (x->plan.endo - 1));
+  return j ? (const uint8_t *)&x->images[i * (x->plan.endo - 1) + j - 1] : x->live[i].base;
+}
+
+/* The digit of split point v at window w. */
+static inline uint32_t M_FN(vdigit)(const M_FN(ctx) * x, size_t v, unsigned w) {
+  return msm_live_digit(&x->live[v >> x->lg_endo], x->plan.endo,
+                        (unsigned)(v & (x->plan.endo - 1)), w, x->plan.c);
+}
 
 /* *p = base i of the zkey-layout array (unaligned-safe). */
 static inline void M_FN(load)(E_T(aff) * p, const uint8_t *bases, size_t i) {
@@ -176,11 +195,11 @@ static void M_FN(reduce_ba)(E_T(xyzz) * out, const E_T(aff) * bk, unsigned nb, E
   E_FN(xyzz_add)(out, &t, &r);
 }
 
-/* One task, batch-affine: window w over points [lo, hi). */
+/* One task, batch-affine: window w over split points [lo, hi). */
 static void M_FN(task_ba)(const M_FN(ctx) * x, uint8_t *scr, unsigned w, size_t lo, size_t hi,
                           E_T(xyzz) * out, msm_stats *st) {
   const msm_layout *L = &x->lay;
-  const unsigned c = x->plan.c, nb = x->plan.nbuckets;
+  const unsigned nb = x->plan.nbuckets;
   E_T(aff) *bk = (E_T(aff) *)(scr + L->buckets), *wk = (E_T(aff) *)(scr + L->work);
   EC_F *den = (EC_F *)(scr + L->den), *pre = (EC_F *)(scr + L->pre);
   msm_seg *seg = (msm_seg *)(scr + L->segs);
@@ -194,9 +213,7 @@ static void M_FN(task_ba)(const M_FN(ctx) * x, uint8_t *scr, unsigned w, size_t 
     /* Digits and the count of new points per bucket. */
     memset(cnt, 0, nb * sizeof *cnt);
     for (size_t i = 0; i < m; i++) {
-      limb_t s[4];
-      unsigned neg = msm_live_scalar(s, &x->live[c0 + i]);
-      uint32_t d = msm_digit(s, w, c, neg), mag = d & ~MSM_DIGIT_NEG;
+      uint32_t d = M_FN(vdigit)(x, c0 + i, w), mag = d & ~MSM_DIGIT_NEG;
       dig[i] = d;
       if (mag)
         cnt[mag - 1]++;
@@ -226,7 +243,7 @@ static void M_FN(task_ba)(const M_FN(ctx) * x, uint8_t *scr, unsigned w, size_t 
       if (!mag)
         continue;
       E_T(aff) p;
-      memcpy(&p, x->live[c0 + i].base, sizeof p);
+      memcpy(&p, M_FN(vbase)(x, c0 + i), sizeof p);
       if (dig[i] & MSM_DIGIT_NEG)
         F_FN(neg)(&p.y, &p.y); /* -(x, y) = (x, -y); infinity stays zeros */
       wk[cnt[mag - 1]++] = p;
@@ -281,20 +298,19 @@ static void M_FN(task_ba)(const M_FN(ctx) * x, uint8_t *scr, unsigned w, size_t 
     M_FN(reduce_aff)(out, bk, nb, st);
 }
 
-/* One task, XYZZ buckets: each point added into its bucket, 8M + 2S. */
+/* One task, XYZZ buckets: each split point of [lo, hi) added into its
+ * bucket, 8M + 2S. */
 static void M_FN(task_xyzz)(const M_FN(ctx) * x, uint8_t *scr, unsigned w, size_t lo, size_t hi,
                             E_T(xyzz) * out, msm_stats *st) {
-  const unsigned c = x->plan.c, nb = x->plan.nbuckets;
+  const unsigned nb = x->plan.nbuckets;
   E_T(xyzz) *bk = (E_T(xyzz) *)scr;
   memset(bk, 0, nb * sizeof *bk);
   for (size_t i = lo; i < hi; i++) {
-    limb_t s[4];
-    unsigned neg = msm_live_scalar(s, &x->live[i]);
-    uint32_t d = msm_digit(s, w, c, neg), mag = d & ~MSM_DIGIT_NEG;
+    uint32_t d = M_FN(vdigit)(x, i, w), mag = d & ~MSM_DIGIT_NEG;
     if (!mag)
       continue;
     E_T(aff) p;
-    memcpy(&p, x->live[i].base, sizeof p);
+    memcpy(&p, M_FN(vbase)(x, i), sizeof p);
     if (d & MSM_DIGIT_NEG)
       F_FN(neg)(&p.y, &p.y);
     E_FN(xyzz_add_aff)(&bk[mag - 1], &bk[mag - 1], &p);
@@ -323,6 +339,7 @@ static void M_FN(worker)(void *vctx, unsigned idx, unsigned nthreads) {
       break;
     size_t lo, hi;
     par_range(x->n, t % nsplit, nsplit, &lo, &hi);
+    lo <<= x->lg_endo, hi <<= x->lg_endo; /* the live points' split points */
     if (x->plan.chunk)
       M_FN(task_ba)(x, scr, t / nsplit, lo, hi, &x->res[t], st);
     else
@@ -331,19 +348,23 @@ static void M_FN(worker)(void *vctx, unsigned idx, unsigned nthreads) {
 }
 
 /* Bytes of the task part of a run's scratch: the task results, the
- * per-worker stats and the per-worker buffers (msm_layout), each 64-byte
- * aligned; SIZE_MAX if it does not fit. */
+ * per-worker stats, the endomorphism images ((endo - 1) n points) and the
+ * per-worker buffers (msm_layout), each 64-byte aligned; SIZE_MAX if it
+ * does not fit. */
 static size_t M_FN(exec_bytes)(const msm_plan *plan, size_t n, msm_layout *lay,
                                unsigned *nworkers) {
   const size_t ntask = (size_t)plan->nwin * plan->nsplit;
   const unsigned nw = plan->threads < ntask ? plan->threads : (unsigned)ntask;
   msm_layout_for(lay, plan, n, sizeof(EC_F));
   *nworkers = nw;
+  if (ntask > SIZE_MAX / 4 / sizeof(E_T(xyzz)) || n > SIZE_MAX / 4 / 4 / sizeof(E_T(aff)))
+    return SIZE_MAX;
   size_t res = ((ntask * sizeof(E_T(xyzz))) + 63) & ~(size_t)63;
   size_t st = ((nw * sizeof(msm_stats)) + 63) & ~(size_t)63;
-  if (ntask > SIZE_MAX / 2 / sizeof(E_T(xyzz)) || lay->total > (SIZE_MAX / 2 - res - st) / nw)
+  size_t img = (((plan->endo - 1) * n * sizeof(E_T(aff))) + 63) & ~(size_t)63;
+  if (lay->total > (SIZE_MAX / 2 - res - st - img) / nw)
     return SIZE_MAX;
-  return res + st + (size_t)nw * lay->total;
+  return res + st + img + (size_t)nw * lay->total;
 }
 
 /* Bytes of the live list for n points and the filter's per-worker counts. */
@@ -356,15 +377,37 @@ static size_t M_FN(live_bytes)(size_t n, unsigned threads) {
 size_t M_FN(scratch_bytes)(const msm_plan *plan, size_t n) {
   msm_layout lay;
   unsigned nw;
-  if (msm_plan_check(plan) || n == 0)
+  if (msm_plan_check(plan) || plan->endo > MSM_ENDO_MAX || n == 0)
     return 0;
   size_t a = M_FN(live_bytes)(n, plan->threads), b = M_FN(exec_bytes)(plan, n, &lay, &nw);
   return a == SIZE_MAX || b == SIZE_MAX || a > SIZE_MAX - b ? SIZE_MAX : a + b;
 }
 
+/* ---- the endomorphism split ---- */
+
+typedef struct {
+  msm_live *live;
+  E_T(aff) * images;
+  size_t n;
+  unsigned endo;
+} M_FN(split_ctx);
+
+static void M_FN(split_worker)(void *vctx, unsigned idx, unsigned nthreads) {
+  M_FN(split_ctx) *x = vctx;
+  size_t lo, hi;
+  par_range(x->n, idx, nthreads, &lo, &hi);
+  for (size_t i = lo; i < hi; i++) {
+    msm_split(&x->live[i], x->endo);
+    E_T(aff) p;
+    memcpy(&p, x->live[i].base, sizeof p);
+    MSM_IMAGES(&x->images[i * (x->endo - 1)], &p, x->endo);
+  }
+}
+
 /* The bucket phase and the final sum over n live points with a checked
- * plan; block: exec_bytes(plan, n) bytes, 64-byte aligned. */
-static void M_FN(exec)(E_T(jac) * out, const msm_live *live, size_t n, const msm_plan *plan,
+ * plan; block: exec_bytes(plan, n) bytes, 64-byte aligned.  Splits the
+ * live points' scalars in place (plan.endo > 1). */
+static void M_FN(exec)(E_T(jac) * out, msm_live *live, size_t n, const msm_plan *plan,
                        void *block, msm_stats *total) {
   M_FN(ctx) x = {.live = live, .n = n, .plan = *plan};
   unsigned nw;
@@ -372,7 +415,16 @@ static void M_FN(exec)(E_T(jac) * out, const msm_live *live, size_t n, const msm
   const unsigned ntask = plan->nwin * plan->nsplit;
   x.res = block;
   x.stats = (msm_stats *)((uint8_t *)block + ((ntask * sizeof(E_T(xyzz)) + 63) & ~(size_t)63));
-  x.scratch = (uint8_t *)x.stats + ((nw * sizeof(msm_stats) + 63) & ~(size_t)63);
+  E_T(aff) *images = (E_T(aff) *)((uint8_t *)x.stats + ((nw * sizeof(msm_stats) + 63) & ~(size_t)63));
+  x.scratch = (uint8_t *)images +
+              ((((plan->endo - 1) * n * sizeof(E_T(aff))) + 63) & ~(size_t)63);
+  x.images = images;
+  x.lg_endo = plan->endo == 4 ? 2 : plan->endo == 2 ? 1 : 0;
+  if (plan->endo > 1) {
+    M_FN(split_ctx) sx = {live, images, n, plan->endo};
+    par_run(plan->threads < n ? plan->threads : (unsigned)n, M_FN(split_worker), &sx);
+    total->images = (uint64_t)(plan->endo - 1) * n;
+  }
   memset(x.stats, 0, nw * sizeof(msm_stats));
   atomic_init(&x.next, 0);
   par_run(nw, M_FN(worker), &x);
@@ -406,6 +458,9 @@ cuzk_status M_FN(run)(E_T(jac) * out, const void *bases, const void *scalars, si
   const char *why = msm_plan_check(plan);
   if (why)
     return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "msm plan: %s", why);
+  if (plan->endo > MSM_ENDO_MAX)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "msm plan: endo %u above this group's %u",
+                        plan->endo, MSM_ENDO_MAX);
   if (n == 0)
     return CUZK_OK;
   const size_t bytes = M_FN(scratch_bytes)(plan, n);
@@ -451,7 +506,7 @@ cuzk_status M_FN(parts)(E_T(jac) * out, const msm_part *parts, size_t nparts, un
   size_t nlive = M_FN(filter)(live, parts, nparts, n, threads, (size_t *)(live + n));
   cuzk_status st = CUZK_OK;
   if (nlive) {
-    msm_plan plan = msm_plan_for(nlive, threads);
+    msm_plan plan = MSM_PLAN_FOR(nlive, threads);
     msm_layout lay;
     unsigned nw;
     size_t bytes = M_FN(exec_bytes)(&plan, nlive, &lay, &nw);

@@ -72,35 +72,96 @@ static inline unsigned msm_scalar_load(limb_t s[4], const uint8_t *p) {
 
 /* A live point: its scalar reduced and folded (msm_scalar_load), with the
  * fold flag in bit 63 of s[3] (a folded scalar is below 2^254), and its
- * base in the caller's array. */
+ * base in the caller's array.  After msm_split for K = plan.endo parts, s
+ * holds K signed parts of 4/K limbs each: part j in limbs [j 4/K, (j+1) 4/K),
+ * its magnitude below 2^(256/K - 1) and its sign (negate the part's point)
+ * in the top bit of its last limb; K = 1 is the form above. */
 typedef struct {
   limb_t s[4];
   const uint8_t *base;
 } msm_live;
 
-/* s = e's folded scalar; returns its fold flag. */
-static inline unsigned msm_live_scalar(limb_t s[4], const msm_live *e) {
-  s[0] = e->s[0], s[1] = e->s[1], s[2] = e->s[2];
-  s[3] = e->s[3] & ~((limb_t)1 << 63);
-  return (unsigned)(e->s[3] >> 63);
+/* |u|; BLS12-381's parameter is u = -|u| and r = u^4 - u^2 + 1. */
+#define MSM_U BLS12_381_X
+
+/* d = the base-|u| digits of s < |u|^4 (0 <= d_j < |u|): three divisions
+ * by |u|, limb by limb from the top (s / |u|^k has 4 - k limbs). */
+static inline void msm_digits_u(limb_t d[4], const limb_t s[4]) {
+  limb_t q[4] = {s[0], s[1], s[2], s[3]};
+  for (int k = 0; k < 3; k++) {
+    unsigned __int128 rem = 0;
+    for (int i = 3 - k; i >= 0; i--) {
+      unsigned __int128 cur = rem << 64 | q[i];
+      q[i] = (limb_t)(cur / MSM_U);
+      rem = cur - (unsigned __int128)q[i] * MSM_U;
+    }
+    d[k] = (limb_t)rem;
+  }
+  d[3] = q[0];
+}
+
+/* Rewrites e's folded scalar (the K = 1 form) as endo = K parts (1, 2, 4):
+ * with d the base-|u| digits of s <= (r-1)/2 and the fold's sign f,
+ *   K = 2:  s = e0 + e1 u^2, e0 = d0 + d1 |u|, e1 = d2 + d3 |u|, made
+ *           balanced (e0 > u^2/2: e0 -= u^2, e1 += 1): |e0| <= u^2/2 and
+ *           e1 <= (u^2 - 1)/2 + 1, both < 2^127;
+ *   K = 4:  s = sum d_j |u|^j = sum (-1)^j d_j u^j with the d_j balanced
+ *           (d_j > |u|/2: d_j -= |u|, d_(j+1) += 1): |d_j| <= |u|/2 < 2^63
+ *           (d3 too: s < |u|^4 / 2);
+ * each part's sign is f xor its own (and (-1)^j for K = 4), so that
+ * sum_j part_j [u^(4j/K)]P = (+-s) P as before the split. */
+static inline void msm_split(msm_live *e, unsigned endo) {
+  if (endo == 1)
+    return;
+  const limb_t u = MSM_U, top = (limb_t)1 << 63;
+  const unsigned f = (unsigned)(e->s[3] >> 63);
+  limb_t s[4] = {e->s[0], e->s[1], e->s[2], e->s[3] & ~top}, d[4];
+  msm_digits_u(d, s);
+  if (endo == 4) {
+    for (unsigned j = 0; j < 4; j++) {
+      unsigned neg = f ^ (j & 1);
+      limb_t v = d[j];
+      if (j < 3 && v > u / 2) {
+        v = u - v;
+        neg ^= 1;
+        d[j + 1]++;
+      }
+      e->s[j] = v | (limb_t)neg << 63;
+    }
+    return;
+  }
+  const unsigned __int128 b = (unsigned __int128)u * u;
+  unsigned __int128 e0 = d[0] + (unsigned __int128)d[1] * u, e1 = d[2] + (unsigned __int128)d[3] * u;
+  unsigned neg0 = f;
+  if (e0 > b / 2) {
+    e0 = b - e0;
+    neg0 ^= 1;
+    e1++;
+  }
+  e->s[0] = (limb_t)e0;
+  e->s[1] = (limb_t)(e0 >> 64) | (limb_t)neg0 << 63;
+  e->s[2] = (limb_t)e1;
+  e->s[3] = (limb_t)(e1 >> 64) | (limb_t)f << 63;
 }
 
 #define MSM_DIGIT_NEG 0x80000000u
 
-/* Signed (Booth) digit of window w:  with the c+1 bits v = s[cw-1 .. cw+c-1]
- * (the lowest one borrowed from the window below, zero for w = 0),
+/* Signed (Booth) digit of window w of the nl-limb magnitude s:  with the c+1
+ * bits v = s[cw-1 .. cw+c-1] (the lowest one borrowed from the window below,
+ * zero for w = 0),
  *   d = (v + 1) / 2 - v_c 2^c,  -2^(c-1) <= d <= 2^(c-1),
  * and sum_w d_w 2^(cw) = s when the top window's top bit is zero, which
- * c * nwin >= 255 > log2(s) guarantees.  Encoded as |d| | MSM_DIGIT_NEG when
- * d, negated once more if neg, is negative. */
-static inline uint32_t msm_digit(const limb_t s[4], unsigned w, unsigned c, unsigned neg) {
+ * c * nwin > log2(s) + 1 guarantees (c * nwin >= 255 for K = 1).  Encoded
+ * as |d| | MSM_DIGIT_NEG when d, negated once more if neg, is negative. */
+static inline uint32_t msm_digit_n(const limb_t *s, unsigned nl, unsigned w, unsigned c,
+                                   unsigned neg) {
   uint64_t v;
   if (w == 0) {
     v = s[0] << 1;
   } else {
     unsigned pos = c * w - 1, li = pos / 64, sh = pos % 64;
     v = s[li] >> sh;
-    if (sh && li + 1 < 4)
+    if (sh && li + 1 < nl)
       v |= s[li + 1] << (64 - sh);
   }
   v &= (2ULL << c) - 1;
@@ -108,6 +169,23 @@ static inline uint32_t msm_digit(const limb_t s[4], unsigned w, unsigned c, unsi
   int64_t d = (int64_t)((v + 1) >> 1) - (int64_t)(top << c);
   uint32_t mag = (uint32_t)(d < 0 ? -d : d);
   return mag | (((uint32_t)(d < 0) ^ neg) ? MSM_DIGIT_NEG : 0);
+}
+
+/* The digit of a folded 4-limb scalar (the GPU recodes the same way). */
+static inline uint32_t msm_digit(const limb_t s[4], unsigned w, unsigned c, unsigned neg) {
+  return msm_digit_n(s, 4, w, c, neg);
+}
+
+/* The digit of window w of part j of e (split into endo = K parts), its
+ * sign included. */
+static inline uint32_t msm_live_digit(const msm_live *e, unsigned endo, unsigned j, unsigned w,
+                                      unsigned c) {
+  const unsigned nl = 4 / endo;
+  limb_t m[4];
+  for (unsigned i = 0; i < nl; i++) m[i] = e->s[j * nl + i];
+  unsigned neg = (unsigned)(m[nl - 1] >> 63);
+  m[nl - 1] &= ~((limb_t)1 << 63);
+  return msm_digit_n(m, nl, w, c, neg);
 }
 
 #endif

@@ -1,10 +1,11 @@
 /* The MSM window plan: window size, accumulation mode and work split.
  *
- * DESIGN: msm_plan_for tries every c <= MSM_PLAN_MAX_C, split and mode and
- * keeps the cheapest by a model of the slowest worker's time, in units of
- * one multiplication M of the group's coordinate field: (waves of tasks) x
- * (points x cost per point and window + chunk overheads + bucket reduction)
- * + the final Horner sum.  Constants below, with the measurements behind
+ * DESIGN: msm_plan_for_g1/_g2 try every endomorphism split K the group has,
+ * c <= MSM_PLAN_MAX_C, split and mode and keep the cheapest by a model of
+ * the slowest worker's time, in units of one multiplication M of the
+ * group's coordinate field: (waves of tasks) x (K points x cost per point
+ * and window + chunk overheads + bucket reduction) + the final Horner sum
+ * + the split's own cost.  msm_plan_for is the same without a split.  Constants below, with the measurements behind
  * them.  The GPU backend reads the same plan fields (c, nwin, nbuckets,
  * nsplit) and keeps its own cost model for choosing them. */
 #include <math.h>
@@ -18,24 +19,40 @@
  * C multiply (156 ns) and with the mulx/adx one (65 ns):
  *   batch-affine add 6.9-7.4 (5M + 1S + 6 add/sub + 1/4096 inversion),
  *   XYZZ mixed add 10.4-11.4, XYZZ add 14.3-15.0, inversion 570-690. */
-#define COST_BA_ADD 7.6     /* + digit, counting sort, scatter, per point */
+#define COST_BA_ADD 7.1     /* a bucket tree's addition, with its share of the scatter */
+#define COST_BA_POINT 0.5   /* per point: digit, counting sort (a bucket's first point is
+                             * copied, not added: COST_BA_POINT only) */
 #define COST_RED_ADD 7.0    /* a reduction chain's affine addition */
 #define COST_XYZZ_MADD 11.0 /* 8M + 2S + 6 add/sub */
 #define COST_XYZZ_ADD 15.0  /* 12M + 2S + 6 add/sub */
 #define COST_INV 650.0      /* Fermat inversion in Fp: 381 S + ~190 M */
 #define COST_SCAN 0.05      /* per bucket per chunk: clear, count, lay out */
-/* Memory: the bucket array is read and written at random, once per point
- * and window.  Measured cost per counted M on 2 threads (G1, mulx/adx Fp):
+/* Memory: the bucket array and the chunk's work array (at least as many
+ * points) are written at random, once per point and window; the cost per
+ * point and window grows once the buckets pass the 512 KiB L2.  First
+ * measured per counted M on 2 threads (G1, mulx/adx Fp):
  *   2^18 points: c = 13 (buckets 384 KiB, in L2) 87 ns, c = 14 (768 KiB)
  *                95 ns, c = 15 (1.5 MiB) 104 ns, c = 16 (3 MiB) 103 ns;
- *   2^20 points: c = 13 92 ns, c = 16 106 ns, c = 17 (6 MiB) 107 ns,
- * i.e. roughly 0.5 / 1.2 / 1.8 M more per point and window once the G1
- * buckets pass the 512 KiB L2 / 1 MiB / 4 MiB (L3 share).  With that term
- * the model picks what measured fastest: c = 13 at 2^18 (91k vs 87k points
- * per CPU-second for c = 16) and c = 16 at 2^20 (94k vs 88k for c = 13). */
-static double far_cost(unsigned nb) {
-  double bytes = (double)nb * 96;
-  return bytes <= (512 << 10) ? 0.0 : bytes <= (1 << 20) ? 0.5 : bytes <= (4 << 20) ? 1.2 : 1.8;
+ *   2^20 points: c = 13 92 ns, c = 16 106 ns, c = 17 (6 MiB) 107 ns.
+ * Refitted with the endomorphism split (2 threads, CPU time relative to
+ * c = 13 without the split, interleaved, median of 7 on a machine shared
+ * with compiles; G1 endo 2 at c = 13 / 15 / 16):
+ *   2^15: 0.958 / 1.014 / 1.160     2^16: 0.975 / 0.967 / 1.067
+ *   2^17: 0.978 / 0.959 / 0.998     2^18: 1.015 / 0.985 / 1.031,
+ *   and without the split at 2^18: c = 15 0.934, c = 16 1.015;
+ * with the first-point-in-bucket copies counted (above; the first model
+ * charged every point an addition), 0 / 0.15 / 0.3 / 1.2 / 1.8 M for
+ * buckets up to 512 KiB / 1 / 2 / 4 MiB / more fit these to 2.3 % rms
+ * (the first model's 0 / 0.5 / 1.2 / 1.8 and every point an addition:
+ * 9.2 %, and it picked c = 13 at 2^18, 7 % slower than c = 15).  G2's
+ * buckets are twice the bytes, so they pass each step at one c less. */
+static double far_cost(unsigned nb, size_t aff_bytes) {
+  double bytes = (double)nb * aff_bytes;
+  return bytes <= (512 << 10) ? 0.0
+         : bytes <= (1 << 20) ? 0.15
+         : bytes <= (2 << 20) ? 0.3
+         : bytes <= (4 << 20) ? 1.2
+                              : 1.8;
 }
 
 /* Points per batch-affine chunk: at least MSM_CHUNK_MIN and at least one per
@@ -51,12 +68,18 @@ static double far_cost(unsigned nb) {
  * memory term is a guess there, and the GPU plans its own windows. */
 #define MSM_PLAN_MAX_C 18
 
-static unsigned nwin_for(unsigned c) { return (MSM_SCALAR_BITS + 1 + c - 1) / c; }
+unsigned msm_part_bits(unsigned endo) {
+  return endo == 4 ? 63 : endo == 2 ? 127 : MSM_SCALAR_BITS; /* msm_split's bounds */
+}
 
-msm_plan msm_plan_make(unsigned c, unsigned nsplit, unsigned threads, unsigned chunk) {
+static unsigned nwin_for(unsigned c, unsigned endo) { return (msm_part_bits(endo) + c) / c; }
+
+msm_plan msm_plan_make_endo(unsigned c, unsigned nsplit, unsigned threads, unsigned chunk,
+                            unsigned endo) {
   msm_plan p = {0};
   p.c = c;
-  p.nwin = c ? nwin_for(c) : 0;
+  p.endo = endo;
+  p.nwin = c && (endo == 1 || endo == 2 || endo == 4) ? nwin_for(c, endo) : 0;
   p.nbuckets = c && c <= MSM_MAX_C ? 1u << (c - 1) : 0;
   p.nsplit = nsplit;
   p.threads = threads;
@@ -64,11 +87,17 @@ msm_plan msm_plan_make(unsigned c, unsigned nsplit, unsigned threads, unsigned c
   return p;
 }
 
+msm_plan msm_plan_make(unsigned c, unsigned nsplit, unsigned threads, unsigned chunk) {
+  return msm_plan_make_endo(c, nsplit, threads, chunk, 1);
+}
+
 const char *msm_plan_check(const msm_plan *p) {
   if (p->c < 1 || p->c > MSM_MAX_C)
     return "window bits c must be 1..24";
-  if (p->nwin != nwin_for(p->c) || p->nbuckets != 1u << (p->c - 1))
-    return "nwin or nbuckets inconsistent with c";
+  if (p->endo != 1 && p->endo != 2 && p->endo != 4)
+    return "endo must be 1, 2 or 4";
+  if (p->nwin != nwin_for(p->c, p->endo) || p->nbuckets != 1u << (p->c - 1))
+    return "nwin or nbuckets inconsistent with c and endo";
   if (p->nsplit < 1 || p->threads < 1)
     return "nsplit and threads must be at least 1";
   if ((uint64_t)p->nwin * p->nsplit > (1u << 24) || p->threads > (1u << 24))
@@ -80,7 +109,7 @@ static size_t up64(size_t x) { return (x + 63) & ~(size_t)63; }
 
 void msm_layout_for(msm_layout *l, const msm_plan *p, size_t n, size_t field_bytes) {
   size_t aff = 2 * field_bytes, nb = p->nbuckets, off = 0;
-  size_t per_task = (n + p->nsplit - 1) / p->nsplit;
+  size_t per_task = (n + p->nsplit - 1) / p->nsplit * p->endo; /* split points */
   *l = (msm_layout){0};
   if (p->chunk == 0) {
     l->buckets = 0;
@@ -108,46 +137,99 @@ void msm_layout_for(msm_layout *l, const msm_plan *p, size_t n, size_t field_byt
   l->total = off;
 }
 
-/* Modelled cost of one task of nt points with nb buckets. */
-static double task_cost(size_t nt, unsigned nb, unsigned chunk) {
+/* What the model needs to know of a group beyond the per-M constants
+ * above, which were measured on G1 in Fp M: the largest endomorphism split
+ * it has; the bytes of an affine point and the weight of the memory term
+ * in the group's M (1 for both: an Fp2 multiplication takes 2.1-3.1x an Fp
+ * one, measured back to back, but 0.4 for G2 picked endo 4 at c = 16 for
+ * 2^16 and 2^17 points, which measured 1.01-1.09x the time of the plan
+ * before the split, against 0.96 for endo 2 at c = 13); an inversion of
+ * the field in its M (Fp2: one Fp inversion and a few M, ~650 / 2.5 + 40);
+ * and the split's own costs in M, per live point, spread
+ * over the workers: msm_split (three 256-by-64-bit divisions, 30-40 ns
+ * measured) and the K - 1 images (G1 [u^2]: 1 Fp M; G2 [u^2]: 2 Fp M, psi:
+ * 5 Fp M each).  Per split point and window COST_ENDO_POINT: the larger
+ * stream of bases (K n points instead of n), fitted with the far costs. */
+typedef struct {
+  unsigned endo_max;
+  size_t aff_bytes;
+  double far_scale;
+  double inv;
+  double split;
+  double images[5]; /* all K - 1 images of a point, by K */
+} group_model;
+
+#define COST_ENDO_POINT 0.1
+static const group_model model_plain = {1, 96, 1.0, COST_INV, 0, {0}};
+static const group_model model_g1 = {MSM_G1_ENDO_MAX, 96, 1.0, COST_INV, 0.5, {0, 0, 1.0, 0, 0}};
+static const group_model model_g2 = {MSM_G2_ENDO_MAX, 192, 1.0, 300.0, 0.2, {0, 0, 0.8, 0, 4.8}};
+
+/* Modelled cost of one task of nt points (per_point more each: the split's
+ * memory) with nb buckets of group g.  Of nt random digits, about
+ * nb (1 - e^(-nt/nb)) land first in their bucket: copies, not additions. */
+static double task_cost(size_t nt, unsigned nb, unsigned chunk, const group_model *g,
+                        double per_point) {
+  double first = nb * (1.0 - exp(-(double)nt / nb));
   if (chunk == 0)
-    return nt * COST_XYZZ_MADD + nb * 2.0 * COST_XYZZ_ADD;
+    return (nt - first) * COST_XYZZ_MADD + nt * per_point + nb * 2.0 * COST_XYZZ_ADD;
   double k = nt < chunk ? (double)nt : (double)chunk;
   double chunks = ceil(nt / (k > 0 ? k : 1));
   /* Tree depth: log2 of the longest bucket list; with k/nb points per
    * bucket on average the longest of nb lists is a few more than that. */
   double rounds = ceil(log2(k / nb + 1.0)) + 3.0;
-  double far = far_cost(nb);
+  double far = g->far_scale * far_cost(nb, g->aff_bytes);
   double reduce = nb >= MSM_RED_MIN
-                      ? nb * 2.0 * COST_RED_ADD + (nb / MSM_RED_CHAINS + 1.0) * COST_INV +
+                      ? nb * 2.0 * COST_RED_ADD + (nb / MSM_RED_CHAINS + 1.0) * g->inv +
                             MSM_RED_CHAINS * (2 * COST_XYZZ_MADD + COST_XYZZ_ADD)
                       : nb * (COST_XYZZ_MADD + COST_XYZZ_ADD);
-  return nt * (COST_BA_ADD + far) + chunks * (rounds * COST_INV + nb * COST_SCAN) + reduce;
+  return nt * (COST_BA_POINT + far + per_point) + (nt - first) * COST_BA_ADD +
+         chunks * (rounds * g->inv + nb * COST_SCAN) + reduce;
 }
 
-msm_plan msm_plan_for(size_t n, unsigned threads) {
+/* The images take (K - 1) n affine points of scratch for the whole run; a
+ * split that needs more than this is not considered (above 2^23.4 G1
+ * points, or 2^22.4 / 2^20.8 G2 points for K = 2 / 4), so that a CPU prove
+ * at 2^24 does not add gigabytes to a process that holds the key; the
+ * model drops the split well below that anyway (msm_plan_for_g1 at 2^20). */
+#define MSM_ENDO_MAX_BYTES ((size_t)1 << 30)
+
+static msm_plan plan_for(size_t n, unsigned threads, const group_model *g) {
   if (threads == 0)
     threads = par_threads();
   msm_plan best = msm_plan_make(1, 1, threads, 0);
   double best_cost = INFINITY;
-  for (unsigned c = 1; c <= MSM_PLAN_MAX_C; c++) {
-    unsigned nwin = nwin_for(c), nb = 1u << (c - 1);
-    for (unsigned nsplit = 1; nsplit <= 4 * threads; nsplit++) {
-      if (nsplit > 1 && (size_t)nsplit > n)
-        break;
-      size_t nt = (n + nsplit - 1) / nsplit;
-      unsigned ntask = nwin * nsplit, waves = (ntask + threads - 1) / threads;
-      unsigned chunk = nb > MSM_CHUNK_MIN ? nb : MSM_CHUNK_MIN;
-      for (int ba = 0; ba <= 1; ba++) {
-        unsigned ch = ba ? chunk : 0;
-        /* + the final sum: nwin*nsplit Jacobian additions, 255 doublings */
-        double cost = waves * task_cost(nt, nb, ch) + ntask * 16.0 + 255 * 8.0;
-        if (cost < best_cost * 0.999) {
-          best_cost = cost;
-          best = msm_plan_make(c, nsplit, threads, ch);
+  for (unsigned endo = 1; endo <= g->endo_max; endo *= 2) {
+    if (endo > 1 && (endo - 1) * g->aff_bytes > MSM_ENDO_MAX_BYTES / (n ? n : 1))
+      break;
+    /* the split and the images, once per live point, on all workers */
+    double prep = endo > 1 ? ceil((double)n / threads) * (g->split + g->images[endo]) : 0.0;
+    unsigned bits = msm_part_bits(endo);
+    for (unsigned c = 1; c <= MSM_PLAN_MAX_C; c++) {
+      unsigned nwin = nwin_for(c, endo), nb = 1u << (c - 1);
+      for (unsigned nsplit = 1; nsplit <= 4 * threads; nsplit++) {
+        if (nsplit > 1 && (size_t)nsplit > n)
+          break;
+        size_t nt = (n + nsplit - 1) / nsplit * endo; /* split points per task */
+        unsigned ntask = nwin * nsplit, waves = (ntask + threads - 1) / threads;
+        unsigned chunk = nb > MSM_CHUNK_MIN ? nb : MSM_CHUNK_MIN;
+        for (int ba = 0; ba <= 1; ba++) {
+          unsigned ch = ba ? chunk : 0;
+          /* + the final sum: nwin*nsplit Jacobian additions, bits + 1
+           * doublings (c (nwin - 1), rounded as before the split) */
+          double cost =
+              waves * task_cost(nt, nb, ch, g, endo > 1 ? COST_ENDO_POINT : 0.0) +
+              ntask * 16.0 + (bits + 1) * 8.0 + prep;
+          if (cost < best_cost * 0.999) {
+            best_cost = cost;
+            best = msm_plan_make_endo(c, nsplit, threads, ch, endo);
+          }
         }
       }
     }
   }
   return best;
 }
+
+msm_plan msm_plan_for(size_t n, unsigned threads) { return plan_for(n, threads, &model_plain); }
+msm_plan msm_plan_for_g1(size_t n, unsigned threads) { return plan_for(n, threads, &model_g1); }
+msm_plan msm_plan_for_g2(size_t n, unsigned threads) { return plan_for(n, threads, &model_g2); }

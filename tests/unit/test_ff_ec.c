@@ -273,3 +273,120 @@ TEST(g1_off_curve_and_off_subgroup_rejected) {
 
 TEST(g1_mul_ct) { MUL_CT(bls12_381_g1, 7); }
 TEST(g2_mul_ct) { MUL_CT(bls12_381_g2, 8); }
+
+/* The endomorphisms (ec/bls12_381.h) against double-and-add on random
+ * subgroup points: [u^2]P on G1 and G2, psi(Q) = [u]Q = -[|u|]Q, psi^2 =
+ * mul_u2, psi^4 - psi^2 + 1 = 0 (r = u^4 - u^2 + 1), infinity fixed, r
+ * aliasing p.  The wrong cube root (beta^2) must fail the G1 check: the
+ * test tells the two apart. */
+static const limb_t U_ABS[1] = {BLS12_381_X};
+static const limb_t U_SQ[2] = {0x0000000100000000ULL, 0xac45a4010001a402ULL}; /* u^2 */
+
+TEST(u_constants) {
+  /* u^2 = |u| * |u|, and u^4 - u^2 + 1 = r */
+  unsigned __int128 sq = (unsigned __int128)BLS12_381_X * BLS12_381_X;
+  CHECK_EQ_INT(U_SQ[0], (limb_t)sq);
+  CHECK_EQ_INT(U_SQ[1], (limb_t)(sq >> 64));
+  limb_t u4[4] = {0}, acc[4];
+  for (int i = 0; i < 2; i++) {
+    unsigned __int128 c = 0;
+    for (int j = 0; j < 2; j++) {
+      c += (unsigned __int128)U_SQ[i] * U_SQ[j] + u4[i + j];
+      u4[i + j] = (limb_t)c;
+      c >>= 64;
+    }
+    u4[i + 2] = (limb_t)c;
+  }
+  limb_t lo[4] = {U_SQ[0] - 1, U_SQ[1], 0, 0}; /* u^2 - 1 (no borrow: U_SQ[0] > 0) */
+  limb_t borrow = 0;
+  for (int i = 0; i < 4; i++) {
+    unsigned __int128 d = (unsigned __int128)u4[i] - lo[i] - borrow;
+    acc[i] = (limb_t)d;
+    borrow = (limb_t)(d >> 64) & 1;
+  }
+  CHECK_EQ_MEM(acc, bls12_381_fr_modulus, sizeof acc);
+}
+
+/* *a = the generator (it = 0) or a random multiple of it, affine; *j = the
+ * same in Jacobian form. */
+#define RAND_POINT(G, a, j, g, it)                                                          \
+  do {                                                                                      \
+    G##_jac gen_;                                                                           \
+    limb_t k_[4] = {test_rng_next(g), test_rng_next(g), test_rng_next(g), 0};               \
+    G##_jac_from_aff(&gen_, &G##_generator);                                                \
+    *(a) = G##_generator;                                                                   \
+    if ((it) > 0) {                                                                         \
+      G##_jac_mul_vartime(&gen_, &gen_, k_, 4);                                             \
+      G##_jac_to_aff((a), &gen_);                                                           \
+    }                                                                                       \
+    G##_jac_from_aff((j), (a));                                                             \
+  } while (0)
+
+TEST(g1_mul_u2_is_mul_by_u_squared) {
+  test_rng g = {31};
+  bls12_381_g1_jac p, want, got;
+  for (int it = 0; it < 12; it++) {
+    bls12_381_g1_aff a, m;
+    RAND_POINT(bls12_381_g1, &a, &p, &g, it);
+    bls12_381_g1_jac_mul_vartime(&want, &p, U_SQ, 2);
+    bls12_381_g1_aff_mul_u2(&m, &a);
+    bls12_381_g1_jac_from_aff(&got, &m);
+    CHECK_MSG(bls12_381_g1_jac_eq(&got, &want), "G1 mul_u2 case %d", it);
+    /* Twice: (beta^2 x, y) = [u^4]P (aliasing r and p). */
+    bls12_381_g1_aff w = m;
+    bls12_381_g1_aff_mul_u2(&w, &w);
+    bls12_381_g1_jac_from_aff(&got, &w);
+    bls12_381_g1_jac_mul_vartime(&want, &want, U_SQ, 2);
+    CHECK(bls12_381_g1_jac_eq(&got, &want));
+    /* The map with the other cube root, (beta^2 x, -y) = [1 - u^2]P, is not
+     * [u^2]P: the check above tells the two roots apart. */
+    bls12_381_fp_neg(&w.y, &w.y);
+    bls12_381_g1_jac_from_aff(&got, &w);
+    bls12_381_g1_jac_from_aff(&p, &a);
+    bls12_381_g1_jac_mul_vartime(&want, &p, U_SQ, 2);
+    CHECK(!bls12_381_g1_jac_eq(&got, &want));
+  }
+  bls12_381_g1_aff inf, m;
+  bls12_381_g1_aff_set_inf(&inf);
+  bls12_381_g1_aff_mul_u2(&m, &inf);
+  CHECK(bls12_381_g1_aff_is_inf(&m));
+}
+
+TEST(g2_psi_is_mul_by_u) {
+  test_rng g = {32};
+  bls12_381_g2_jac q, want, got;
+  for (int it = 0; it < 8; it++) {
+    bls12_381_g2_aff a, s, s2, s3, s4, m;
+    RAND_POINT(bls12_381_g2, &a, &q, &g, it);
+    /* psi(Q) = [u]Q = -[|u|]Q */
+    bls12_381_g2_jac_mul_vartime(&want, &q, U_ABS, 1);
+    bls12_381_g2_jac_neg(&want, &want);
+    bls12_381_g2_aff_psi(&s, &a);
+    CHECK(bls12_381_g2_aff_is_on_curve(&s));
+    bls12_381_g2_jac_from_aff(&got, &s);
+    CHECK_MSG(bls12_381_g2_jac_eq(&got, &want), "G2 psi case %d", it);
+    /* mul_u2 = [u^2]Q = psi^2(Q) */
+    bls12_381_g2_jac_mul_vartime(&want, &q, U_SQ, 2);
+    bls12_381_g2_aff_mul_u2(&m, &a);
+    bls12_381_g2_jac_from_aff(&got, &m);
+    CHECK_MSG(bls12_381_g2_jac_eq(&got, &want), "G2 mul_u2 case %d", it);
+    bls12_381_g2_aff_psi(&s2, &s);
+    CHECK(bls12_381_g2_aff_eq(&s2, &m));
+    /* psi^4 - psi^2 + 1 = 0 */
+    bls12_381_g2_aff_psi(&s3, &s2);
+    bls12_381_g2_aff_psi(&s4, &s3);
+    bls12_381_g2_jac_from_aff(&got, &s4);
+    bls12_381_g2_aff_neg(&s2, &s2);
+    bls12_381_g2_jac_add_aff(&got, &got, &s2);
+    bls12_381_g2_jac_add_aff(&got, &got, &a);
+    CHECK(bls12_381_g2_jac_is_inf(&got));
+    bls12_381_g2_aff_psi(&a, &a); /* aliasing */
+    CHECK(bls12_381_g2_aff_eq(&a, &s));
+  }
+  bls12_381_g2_aff inf, m;
+  bls12_381_g2_aff_set_inf(&inf);
+  bls12_381_g2_aff_psi(&m, &inf);
+  CHECK(bls12_381_g2_aff_is_inf(&m));
+  bls12_381_g2_aff_mul_u2(&m, &inf);
+  CHECK(bls12_381_g2_aff_is_inf(&m));
+}

@@ -1,7 +1,9 @@
-/* MSM: the Pippenger paths (XYZZ and batch-affine, every split) against the
+/* MSM: the Pippenger paths (XYZZ and batch-affine, every split, with and
+ * without the endomorphism split into 2 or 4 parts) against the
  * double-and-add reference over fixed-seed random inputs, every n from 1 to
  * 64, larger random n, and the named edge cases; plus the recoding, the
- * batch-affine helpers and the input generator on their own. */
+ * scalar split, the batch-affine helpers and the input generator on their
+ * own. */
 #include "harness.h"
 
 #include "ec/ec_batch.h"
@@ -55,6 +57,7 @@ static void scalar_u64(uint8_t *p, uint64_t v) {
 typedef struct {
   const char *name;
   size_t aff;
+  unsigned endo_max; /* MSM_G1_ENDO_MAX / MSM_G2_ENDO_MAX */
   cuzk_status (*fast)(void *o, const void *b, const void *s, size_t n, unsigned t);
   cuzk_status (*run)(void *o, const void *b, const void *s, size_t n, const msm_plan *p,
                      msm_stats *st);
@@ -84,10 +87,15 @@ typedef struct {
   static int g##_is_inf(const void *a) { return G##_jac_is_inf(a); }                            \
   static void g##_aff_neg(void *r, const void *a) { G##_aff_neg(r, a); }                         \
   static int g##_in_subgroup(const void *a) { return G##_aff_in_subgroup(a); }                   \
-  static const grp g##_grp = {#g,       sizeof(G##_aff), g##_fast,   g##_run,     g##_naive,    \
-                              g##_gen,  g##_eq,          g##_is_inf, g##_aff_neg, g##_in_subgroup};
+  static const grp g##_grp = {#g,         sizeof(G##_aff), E,           g##_fast,   g##_run,     \
+                              g##_naive,  g##_gen,         g##_eq,      g##_is_inf, g##_aff_neg, \
+                              g##_in_subgroup};
+#define E MSM_G1_ENDO_MAX
 GROUP(bls12_381_g1, g1)
+#undef E
+#define E MSM_G2_ENDO_MAX
 GROUP(bls12_381_g2, g2)
+#undef E
 
 /* Large enough for a G2 Jacobian point. */
 typedef struct {
@@ -100,21 +108,34 @@ typedef struct {
  * tightest the r - s fold allows.  Tiny chunks pay an inversion per tree
  * round and c = 1 has 255 windows, so those run for small n only; large c
  * costs a 2^(c-1)-bucket reduction per window whatever n is, so it runs in
- * random_n only. */
+ * random_n only.  The same with the endomorphism split (endo 2 on both
+ * groups, 4 on G2): c = 1, 8 have c * nwin = 128 (endo 2) and c = 8 has
+ * c * nwin = 64 (endo 4), the tightest msm_split's bounds allow; chunks of
+ * 3 and 7 cut a point's parts apart. */
 typedef struct {
   unsigned c, nsplit, threads, chunk;
   size_t nmin, nmax; /* run for nmin <= n <= nmax */
+  unsigned endo;
 } forced_plan;
 static const forced_plan forced_plans[] = {
-    {1, 1, 1, 0, 0, 64},           /* c = 1: 255 windows of one bucket */
-    {4, 2, 2, 0, 0, SIZE_MAX},     /* XYZZ, 2 splits */
-    {2, 1, 1, 3, 0, 40},           /* batch-affine, chunks of 3 */
-    {5, 3, 2, 7, 0, 40},           /* batch-affine, 3 splits, chunks of 7 */
-    {5, 3, 2, 100, 0, SIZE_MAX},   /* the same, chunks of 100 */
-    {3, 1, 3, 64, 0, SIZE_MAX},    /* batch-affine, deep trees */
-    {8, 2, 2, 50, 0, SIZE_MAX},    /* larger window, two splits */
-    {13, 2, 2, 256, 100, SIZE_MAX} /* 4096 buckets: the batch-affine reduction's chains
-                                      (empty buckets, equal running sums) */
+    {1, 1, 1, 0, 0, 64, 1},            /* c = 1: 255 windows of one bucket */
+    {4, 2, 2, 0, 0, SIZE_MAX, 1},      /* XYZZ, 2 splits */
+    {2, 1, 1, 3, 0, 40, 1},            /* batch-affine, chunks of 3 */
+    {5, 3, 2, 7, 0, 40, 1},            /* batch-affine, 3 splits, chunks of 7 */
+    {5, 3, 2, 100, 0, SIZE_MAX, 1},    /* the same, chunks of 100 */
+    {3, 1, 3, 64, 0, SIZE_MAX, 1},     /* batch-affine, deep trees */
+    {8, 2, 2, 50, 0, SIZE_MAX, 1},     /* larger window, two splits */
+    {13, 2, 2, 256, 100, SIZE_MAX, 1}, /* 4096 buckets: the batch-affine reduction's chains
+                                          (empty buckets, equal running sums) */
+    {1, 1, 1, 0, 0, 64, 2},            /* endo 2: c = 1, 128 windows */
+    {4, 2, 2, 0, 0, SIZE_MAX, 4},      /* endo 4, XYZZ, 2 splits */
+    {2, 1, 1, 3, 0, 40, 2},            /* endo 2, chunks of 3 */
+    {5, 3, 2, 7, 0, 40, 4},            /* endo 4, 3 splits, chunks of 7 */
+    {8, 2, 2, 50, 0, SIZE_MAX, 2},     /* endo 2, c * nwin = 128 */
+    {8, 1, 3, 100, 0, SIZE_MAX, 4},    /* endo 4, c * nwin = 64 */
+    {3, 1, 3, 64, 0, SIZE_MAX, 4},     /* endo 4, deep trees */
+    {13, 2, 2, 256, 100, SIZE_MAX, 2}, /* endo 2, the reduction's chains */
+    {13, 1, 2, 256, 100, SIZE_MAX, 4}  /* endo 4, the same */
 };
 
 /* Checks every path against the reference for one input. */
@@ -128,12 +149,12 @@ static void check_all(const grp *G, const void *bases, const void *sc, size_t n,
   }
   for (size_t i = 0; i < sizeof forced_plans / sizeof forced_plans[0]; i++) {
     const forced_plan *f = &forced_plans[i];
-    if (n < f->nmin || n > f->nmax)
+    if (n < f->nmin || n > f->nmax || f->endo > G->endo_max)
       continue;
-    msm_plan p = msm_plan_make(f->c, f->nsplit, f->threads, f->chunk);
+    msm_plan p = msm_plan_make_endo(f->c, f->nsplit, f->threads, f->chunk, f->endo);
     CHECK(G->run(&got, bases, sc, n, &p, NULL) == CUZK_OK);
-    CHECK_MSG(G->eq(&got, &want), "%s %s n=%zu: plan c=%u nsplit=%u chunk=%u differs", G->name,
-              what, n, p.c, p.nsplit, p.chunk);
+    CHECK_MSG(G->eq(&got, &want), "%s %s n=%zu: plan c=%u nsplit=%u chunk=%u endo=%u differs",
+              G->name, what, n, p.c, p.nsplit, p.chunk, p.endo);
   }
 }
 
@@ -209,6 +230,174 @@ TEST(recode_signed_digits) {
   }
 }
 
+/* ---- the endomorphism split ---- */
+
+/* x = the 4-limb value v mod r as an Fr element (v < 2^256). */
+static void fr_of(bls12_381_fr *x, const limb_t v[4]) {
+  limb_t t[4] = {v[0], v[1], v[2], v[3]};
+  while (!limbs_lt(t, R, 4)) msm_sub4(t, t, R);
+  bls12_381_fr_from_canon(x, t);
+}
+
+/* Scalars where the split changes behaviour, as Fr elements (so mod r):
+ * 0, 1, 2, r-1, r-2, (r-1)/2, (r+1)/2, lambda = u^2 - 1 and its +-1, u^2/2
+ * and +-1 (the K = 2 balance boundary), |u|/2 and +-1 (the K = 4 one),
+ * |u|^k +- 1 and u^k (k = 1..3), all-digits |u|/2 + 1 (carry chains),
+ * all-digits |u| - 1, and sums of those. */
+static size_t split_edges(limb_t out[][4]) {
+  bls12_381_fr one, u, au, b, half_b, half_u, t, x[64];
+  size_t k = 0;
+  bls12_381_fr_set_u64(&one, 1);
+  bls12_381_fr_set_u64(&au, BLS12_381_X);
+  bls12_381_fr_neg(&u, &au);                                   /* u = -|u| */
+  bls12_381_fr_mul(&b, &au, &au);                              /* u^2 */
+  bls12_381_fr_set_u64(&half_u, BLS12_381_X / 2);
+  limb_t hb[4] = {(limb_t)(((unsigned __int128)BLS12_381_X * BLS12_381_X / 2)),
+                  (limb_t)(((unsigned __int128)BLS12_381_X * BLS12_381_X / 2) >> 64)};
+  bls12_381_fr_from_canon(&half_b, hb);                        /* u^2 / 2 */
+  bls12_381_fr_set_u64(&x[k++], 0);
+  x[k++] = one;
+  bls12_381_fr_set_u64(&x[k++], 2);
+  bls12_381_fr_neg(&x[k++], &one);                             /* r - 1 */
+  bls12_381_fr_sub(&x[k], &x[k - 1], &one), k++;               /* r - 2 */
+  limb_t h[4] = {msm_half_r[0], msm_half_r[1], msm_half_r[2], msm_half_r[3]};
+  bls12_381_fr_from_canon(&x[k++], h);                         /* (r-1)/2 */
+  bls12_381_fr_add(&x[k], &x[k - 1], &one), k++;               /* (r+1)/2 */
+  const bls12_381_fr *centers[] = {&b, &half_b, &half_u, &au};
+  for (size_t i = 0; i < 4; i++)
+    for (int d = -2; d <= 1; d++) { /* center - 2 .. center + 1: lambda = u^2 - 1 among them */
+      bls12_381_fr_set_u64(&t, (uint64_t)(d < 0 ? -d : d));
+      if (d < 0)
+        bls12_381_fr_sub(&x[k++], centers[i], &t);
+      else
+        bls12_381_fr_add(&x[k++], centers[i], &t);
+    }
+  bls12_381_fr p = one, q = one;
+  for (int e = 1; e <= 3; e++) {
+    bls12_381_fr_mul(&p, &p, &au);
+    bls12_381_fr_mul(&q, &q, &u);
+    x[k++] = p;                                                /* |u|^e */
+    bls12_381_fr_add(&x[k++], &p, &one);
+    bls12_381_fr_sub(&x[k++], &p, &one);
+    x[k++] = q;                                                /* u^e mod r */
+  }
+  /* sum_j D |u|^j for the digit D = |u|/2 + 1 and D = |u| - 1 */
+  uint64_t ds[2] = {BLS12_381_X / 2 + 1, BLS12_381_X - 1};
+  for (size_t i = 0; i < 2; i++) {
+    bls12_381_fr acc, d, pw = one;
+    bls12_381_fr_set_u64(&acc, 0);
+    bls12_381_fr_set_u64(&d, ds[i]);
+    for (int j = 0; j < 4; j++) {
+      bls12_381_fr_mul(&t, &d, &pw);
+      bls12_381_fr_add(&acc, &acc, &t);
+      bls12_381_fr_mul(&pw, &pw, &au);
+    }
+    x[k++] = acc;
+    bls12_381_fr_neg(&x[k++], &acc);
+  }
+  bls12_381_fr_add(&x[k++], &half_b, &half_u);
+  bls12_381_fr_sub(&x[k++], &b, &half_u);
+  for (size_t i = 0; i < k; i++) bls12_381_fr_to_canon(out[i], &x[i]);
+  return k;
+}
+
+/* got = sum_j +-e_j u^(4j/K) for e split into endo = K parts; checks each
+ * part's magnitude against its balanced bound. */
+static void split_value(bls12_381_fr *got, const msm_live *e, unsigned endo) {
+  bls12_381_fr base, pw, t;
+  bls12_381_fr_set_u64(&base, BLS12_381_X);
+  if (endo == 2)
+    bls12_381_fr_mul(&base, &base, &base); /* u^2 */
+  else
+    bls12_381_fr_neg(&base, &base);        /* u (negative); K = 1: unused */
+  bls12_381_fr_set_u64(got, 0);
+  bls12_381_fr_set_u64(&pw, 1);
+  const unsigned nl = 4 / endo;
+  for (unsigned j = 0; j < endo; j++) {
+    limb_t m[4] = {0};
+    for (unsigned i = 0; i < nl; i++) m[i] = e->s[j * nl + i];
+    unsigned neg = (unsigned)(m[nl - 1] >> 63);
+    m[nl - 1] &= ~((limb_t)1 << 63);
+    if (endo == 4)
+      CHECK_MSG(m[0] <= BLS12_381_X / 2, "endo 4 part %u = %#llx above |u|/2", j,
+                (unsigned long long)m[0]);
+    if (endo == 2) {
+      unsigned __int128 v = (unsigned __int128)m[1] << 64 | m[0];
+      CHECK_MSG(v <= (unsigned __int128)BLS12_381_X * BLS12_381_X / 2 + 1,
+                "endo 2 part %u above u^2/2 + 1", j);
+    }
+    fr_of(&t, m);
+    bls12_381_fr_mul(&t, &t, &pw);
+    if (neg)
+      bls12_381_fr_sub(got, got, &t);
+    else
+      bls12_381_fr_add(got, got, &t);
+    bls12_381_fr_mul(&pw, &pw, &base);
+  }
+}
+
+/* msm_split of the scalar at p (32 bytes) into `endo` parts recombines to
+ * the scalar mod r; *e receives the split. */
+static void check_split(msm_live *e, const uint8_t *p, unsigned endo) {
+  unsigned f = msm_scalar_load(e->s, p);
+  e->s[3] |= (limb_t)f << 63;
+  msm_split(e, endo);
+  bls12_381_fr want, got;
+  limb_t in[4];
+  limbs_from_le(in, p, 4);
+  fr_of(&want, in);
+  split_value(&got, e, endo);
+  CHECK_MSG(bls12_381_fr_eq(&got, &want), "endo %u split does not recombine", endo);
+}
+
+TEST(split_recombines) {
+  limb_t edges[64][4];
+  size_t ne = split_edges(edges);
+  uint8_t sc[32];
+  msm_live e;
+  test_rng g = {12};
+  for (unsigned endo = 1; endo <= 4; endo *= 2) {
+    for (size_t i = 0; i < ne; i++) {
+      put_limbs(sc, edges[i]);
+      check_split(&e, sc, endo);
+    }
+    memset(sc, 0xff, 32); /* 2^256 - 1 */
+    check_split(&e, sc, endo);
+    scalar_r_plus(sc, 3);
+    check_split(&e, sc, endo);
+    for (int i = 0; i < 20000; i++) {
+      rand_scalar(sc, &g);
+      check_split(&e, sc, endo);
+      if (i == 0 && endo > 1) { /* the check can fail: a part off by one */
+        bls12_381_fr want, got;
+        limb_t in[4];
+        limbs_from_le(in, sc, 4);
+        fr_of(&want, in);
+        e.s[0] ^= 1;
+        split_value(&got, &e, endo);
+        CHECK(!bls12_381_fr_eq(&got, &want));
+      }
+    }
+  }
+}
+
+/* The MSM on the split edge scalars: one point each, and all together. */
+static void split_edges_msm(const grp *G) {
+  limb_t edges[64][4];
+  size_t ne = split_edges(edges);
+  uint8_t *b = gen_bases(G, ne, 31), *sc = malloc(32 * ne);
+  CHECK(sc);
+  for (size_t i = 0; i < ne; i++) {
+    put_limbs(sc + 32 * i, edges[i]);
+    check_all(G, b + i * G->aff, sc + 32 * i, 1, "split edge scalar");
+  }
+  check_all(G, b, sc, ne, "split edge scalars");
+  free(b);
+  free(sc);
+}
+TEST_TIMEOUT(g1_split_edge_scalars, 300) { split_edges_msm(&g1_grp); }
+TEST_TIMEOUT(g2_split_edge_scalars, 600) { split_edges_msm(&g2_grp); }
+
 TEST(plan_is_consistent) {
   size_t ns[] = {0, 1, 2, 5, 64, 100, 1000, 4097, 1u << 14, 1u << 16, 1u << 18, 1u << 20,
                  1u << 24, (size_t)1 << 27};
@@ -221,6 +410,17 @@ TEST(plan_is_consistent) {
       if (t == 2 && (i % 3 == 0 || ns[i] >= 1u << 16))
         printf("  n=%-10zu threads=2: c=%u nwin=%u nsplit=%u chunk=%u\n", ns[i], p.c, p.nwin,
                p.nsplit, p.chunk);
+      CHECK_EQ_INT(p.endo, 1);
+      msm_plan q[2] = {msm_plan_for_g1(ns[i], t), msm_plan_for_g2(ns[i], t)};
+      for (int k = 0; k < 2; k++) {
+        CHECK(msm_plan_check(&q[k]) == NULL);
+        CHECK(q[k].endo <= (k ? MSM_G2_ENDO_MAX : MSM_G1_ENDO_MAX));
+        CHECK(q[k].c * q[k].nwin >= msm_part_bits(q[k].endo) + 1);
+        CHECK_EQ_INT(q[k].threads, t);
+        if (t == 2 && (i % 3 == 0 || ns[i] >= 1u << 14))
+          printf("  n=%-10zu threads=2 %s: endo=%u c=%u nwin=%u nsplit=%u chunk=%u\n", ns[i],
+                 k ? "g2" : "g1", q[k].endo, q[k].c, q[k].nwin, q[k].nsplit, q[k].chunk);
+      }
     }
   msm_plan bad = msm_plan_make(25, 1, 1, 0);
   CHECK(msm_plan_check(&bad) != NULL);
@@ -229,6 +429,14 @@ TEST(plan_is_consistent) {
   bad = msm_plan_make(8, 1, 1, 0);
   bad.nwin--;
   CHECK(msm_plan_check(&bad) != NULL);
+  bad = msm_plan_make_endo(8, 1, 1, 0, 3);
+  CHECK(msm_plan_check(&bad) != NULL);
+  bad = msm_plan_make_endo(8, 1, 1, 0, 2);
+  CHECK(msm_plan_check(&bad) == NULL);
+  CHECK_EQ_INT(bad.nwin, 16); /* 8 * 16 = 128 = 127 + 1 */
+  bad.nwin = 32;              /* the K = 1 count: inconsistent with endo 2 */
+  CHECK(msm_plan_check(&bad) != NULL);
+  CHECK_EQ_INT(msm_plan_make_endo(16, 1, 1, 0, 4).nwin, 4);
 }
 
 /* ---- helpers ---- */
@@ -329,11 +537,17 @@ static void random_n(const grp *G, size_t n, uint64_t seed) {
    * last one, 3 splits; G2 keeps c small (its reduction costs 3x). */
   unsigned big = G->aff == sizeof(bls12_381_g1_aff) ? 15 : 11;
   msm_plan plans[] = {msm_plan_make(13, 3, 2, 1000), msm_plan_make(big, 1, 2, 1u << 14),
-                      msm_plan_make(9, 2, 3, 0)};
+                      msm_plan_make(9, 2, 3, 0),
+                      /* the split: c * nwin = 128 (endo 2) and 64 (endo 4) at c = 16 */
+                      msm_plan_make_endo(16, 1, 2, 1u << 15, 2),
+                      msm_plan_make_endo(16, 2, 2, 1u << 15, G->endo_max),
+                      msm_plan_make_endo(11, 3, 2, 5000, G->endo_max)};
   for (size_t i = 0; i < sizeof plans / sizeof plans[0]; i++) {
     msm_stats st;
     CHECK(G->run(&got, b, sc, n, &plans[i], &st) == CUZK_OK);
-    CHECK_MSG(G->eq(&got, &want), "%s n=%zu plan c=%u differs", G->name, n, plans[i].c);
+    CHECK_MSG(G->eq(&got, &want), "%s n=%zu plan c=%u endo=%u differs", G->name, n, plans[i].c,
+              plans[i].endo);
+    CHECK_EQ_INT(st.images, (uint64_t)(plans[i].endo - 1) * st.live);
   }
   free(b);
   free(sc);
@@ -477,19 +691,21 @@ TEST(g1_same_plan_any_threads_same_bytes) {
   uint8_t *b = gen_bases(&g1_grp, n, 8), *sc = malloc(32 * n);
   rand_scalars(sc, n, &g);
   bls12_381_g1_jac ref, got;
-  msm_plan p = msm_plan_make(9, 2, 3, 256);
-  size_t bytes = msm_g1_scratch_bytes(&p, n);
-  void *scratch = NULL;
-  CHECK(bytes > 0 && posix_memalign(&scratch, 64, bytes) == 0);
-  p.threads = 1;
-  CHECK(bytes >= msm_g1_scratch_bytes(&p, n));
-  CHECK(msm_g1_run(&ref, b, sc, n, &p, NULL, NULL, NULL) == CUZK_OK);
-  for (unsigned t = 2; t <= 3; t++) {
-    p.threads = t;
-    CHECK(msm_g1_run(&got, b, sc, n, &p, scratch, NULL, NULL) == CUZK_OK);
-    CHECK_EQ_MEM(&got, &ref, sizeof got);
+  for (unsigned endo = 1; endo <= 2; endo++) {
+    msm_plan p = msm_plan_make_endo(9, 2, 3, 256, endo);
+    size_t bytes = msm_g1_scratch_bytes(&p, n);
+    void *scratch = NULL;
+    CHECK(bytes > 0 && posix_memalign(&scratch, 64, bytes) == 0);
+    p.threads = 1;
+    CHECK(bytes >= msm_g1_scratch_bytes(&p, n));
+    CHECK(msm_g1_run(&ref, b, sc, n, &p, NULL, NULL, NULL) == CUZK_OK);
+    for (unsigned t = 2; t <= 3; t++) {
+      p.threads = t;
+      CHECK(msm_g1_run(&got, b, sc, n, &p, scratch, NULL, NULL) == CUZK_OK);
+      CHECK_EQ_MEM(&got, &ref, sizeof got);
+    }
+    free(scratch);
   }
-  free(scratch);
   free(b);
   free(sc);
 }
@@ -520,6 +736,9 @@ TEST(no_memory_and_bad_plan_reported) {
   CHECK_EQ_INT(err.status, CUZK_NO_MEMORY);
   p = msm_plan_make(0, 1, 1, 0);
   CHECK_EQ_INT(msm_g1_run(&out, b, sc, 1, &p, NULL, NULL, &err), CUZK_INVALID_ARGUMENT);
+  p = msm_plan_make_endo(8, 1, 1, 0, 4); /* G1 has no 4-way split */
+  CHECK_EQ_INT(msm_g1_run(&out, b, sc, 1, &p, NULL, NULL, &err), CUZK_INVALID_ARGUMENT);
+  CHECK_EQ_INT(msm_g1_scratch_bytes(&p, 1), 0);
   p = msm_plan_make(8, 1u << 22, 1, 0); /* 32 * 2^22 tasks */
   CHECK_EQ_INT(msm_g1_run(&out, b, sc, 1, &p, NULL, NULL, &err), CUZK_INVALID_ARGUMENT);
   p = msm_plan_make(8, 1, 1, 0);
