@@ -3,6 +3,8 @@
  * (tests/lint/no_raw_cuda_global.sh), so CI runs it with the unit tests.
  * The counting itself on a GPU is tests/gpu/test_gpu_engine.c's. */
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "harness.h"
 
@@ -15,6 +17,40 @@ TEST(gcall_no_raw_calls_outside_the_wrappers) {
            test_srcdir());
   int rc = system(cmd);
   CHECK_MSG(rc == 0, "%s failed (status %d): see its output above", cmd, rc);
+}
+
+/* The check itself, on a small tree: a call or a function pointer fails
+ * it; names in comments and strings, and other calls, do not. */
+static int lint_tree(const char *code) {
+  char dir[] = "/tmp/cuzk-lint-XXXXXX";
+  CHECK(mkdtemp(dir));
+  char path[256], cmd[4096];
+  snprintf(path, sizeof path, "%s/src", dir);
+  CHECK(mkdir(path, 0700) == 0);
+  snprintf(path, sizeof path, "%s/src/x.cu", dir);
+  FILE *f = fopen(path, "w");
+  CHECK(f);
+  fputs(code, f);
+  fclose(f);
+  snprintf(cmd, sizeof cmd, "'%s/tests/lint/no_raw_cuda_global.sh' '%s' >/dev/null", test_srcdir(),
+           dir);
+  int rc = system(cmd);
+  unlink(path);
+  snprintf(path, sizeof path, "%s/src", dir);
+  rmdir(path);
+  rmdir(dir);
+  return rc;
+}
+
+TEST(gcall_lint_catches_calls) {
+  CHECK(lint_tree("void f(void *p) { cudaFree(p); }\n") != 0);
+  CHECK(lint_tree("void f() { cudaDeviceSynchronize (); }\n") != 0);
+  CHECK(lint_tree("typedef owned<void *, cudaFree> buf;\n") != 0);
+  CHECK(lint_tree("void f(void **p) { cudaMallocHost(p, 8); }\n") != 0);
+  CHECK_EQ_INT(lint_tree("/* cudaFree(p) waits */ // cudaMalloc(p)\n"
+                         "const char *s = \"cudaMalloc(p)\";\n"
+                         "void f(void *p) { cuda_gc_free(p); cudaMemcpyAsync(0, 0, 0, 0, 0); }\n"),
+               0);
 }
 
 TEST(gcall_names_and_kinds) {
