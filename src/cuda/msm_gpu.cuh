@@ -95,8 +95,13 @@
  * 23.4e9), merges 37, reduction 54, sort 17, keys 8.  G2 2^24 (747 ms):
  * accumulation 607 (255 registers with spills, 8 warps per SM), reduction
  * 77, merges 50.
- * Batch-affine (3'): NOT YET MEASURED ON THE H200; the default stays XYZZ
- * until it is.  Operation counts at G1 2^26, c = 22 (12 windows of 2^26
+ * Batch-affine (3'): measured on the H200 (2026-12-01, bench/RESULTS.md):
+ * exact, but G1 2^26 616 ms against XYZZ's 620 (tree rounds 472 ms against
+ * the 280 modelled below), 2^27 1,127 against 1,152, G2 2^24 806 against
+ * 730: the rounds run at 0.6x the XYZZ kernel's multiplication rate, so
+ * they are bound by something the count leaves out (scattered 96-byte
+ * traffic, per-round launches, spills), not yet profiled.  The default
+ * stays XYZZ.  Operation counts at G1 2^26, c = 22 (12 windows of 2^26
  * entries, 5 rounds): ~780M tree additions at ~6.3M = 4.9e9 Fp mul
  * (against 805M x 10M = 8.1e9), ~480 B of memory traffic per addition
  * (~375 GB, ~90 ms at 4.3 TB/s, overlapping the arithmetic), 60 rounds of
