@@ -1,0 +1,304 @@
+/* cuzk-daemon: the proving engine as a service.  Reads the TOML config,
+ * starts the engine (engine/engine.h), the gRPC service
+ * (server/rpc_server.h) and, when status_listen is set, the HTTP status
+ * endpoint (server/http.h); stops gracefully on SIGTERM or SIGINT.
+ *
+ * DESIGN
+ *   Signals: SIGTERM, SIGINT, SIGHUP, SIGQUIT and SIGUSR1 are blocked in
+ *   every thread (the mask is set before the first thread starts) and
+ *   taken by the main thread with sigwaitinfo, so no work runs in a signal
+ *   handler.  SIGPIPE is ignored (a client that goes away is an error on
+ *   its socket, not the daemon's death).
+ *
+ *   Stop (first SIGTERM/SIGINT): a stopper thread shuts the engine down
+ *   first: submissions are refused with UNAVAILABLE while the jobs in
+ *   flight finish (or are cancelled, [shutdown] cancel_running), and the
+ *   clients waiting on them get their results over the still-open gRPC
+ *   service; then it stops the gRPC service (which sends the replies in
+ *   hand before it cancels what is left) and the HTTP endpoint.  The
+ *   main thread meanwhile logs the drain's progress and stays ready for a
+ *   second SIGTERM/SIGINT, which exits at once (status 1) after removing
+ *   the socket files.  The stopper wakes the main thread with SIGUSR1.
+ *
+ *   Exit status: 0 stopped cleanly; 1 could not start (address in use,
+ *   another daemon on the socket) or a second signal; 2 bad usage or
+ *   config, including a config the engine refuses (a key file missing or
+ *   malformed, device = "gpu" without a GPU). */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "daemon/log.h"
+#include "engine/engine.h"
+#include "server/config.h"
+#include "server/http.h"
+#include "server/listen.h"
+#include "server/rpc_server.h"
+
+enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: cuzk-daemon [--config FILE] [--listen ADDR] [--status-listen ADDR] [--log-level L]\n"
+          "                   [--check]\n"
+          "\n"
+          "Runs the cuzk proving engine as a service: the gRPC API cuzk.v1.ProvingEngine on the\n"
+          "listen address, HTTP GET /status (JSON) and /metrics (Prometheus) on the status address,\n"
+          "keys, devices, budgets and jobs as the config says (docs/daemon.md describes every key).\n"
+          "\n"
+          "options:\n"
+          "  --config FILE         the TOML config; a missing file is an error (without --config:\n"
+          "                        the defaults)\n"
+          "  --listen ADDR         gRPC address, \"unix:///path/to.sock\" or \"host:port\"\n"
+          "                        (overrides [daemon] listen; default %s)\n"
+          "  --status-listen ADDR  HTTP status address, \"host:port\" or \"unix:///path\"; \"\" = off\n"
+          "                        (overrides [daemon] status_listen)\n"
+          "  --log-level L         error, warn, info or debug (overrides [logging] level)\n"
+          "  --check               check the config, print the effective config on stdout, exit\n"
+          "  -h, --help            this text\n"
+          "\n"
+          "The effective config (every key, defaults included) is printed on stderr at start; log\n"
+          "lines go to stderr with a UTC timestamp and a level.\n"
+          "\n"
+          "signals: SIGTERM or SIGINT stops gracefully: new submissions are refused (UNAVAILABLE),\n"
+          "the jobs in flight finish (or are cancelled: [shutdown] cancel_running = true), waiting\n"
+          "clients get their results, then the daemon exits 0 and removes its socket file.  A\n"
+          "second SIGTERM/SIGINT exits at once with status 1.  SIGHUP is logged and ignored.\n"
+          "\n"
+          "exit status: 0 stopped cleanly; 1 failed to start (address in use, another daemon on\n"
+          "the socket) or stopped by a second signal; 2 bad usage or config (the message names the\n"
+          "file, line, key and what was expected).\n",
+          DAEMON_DEFAULT_LISTEN);
+}
+
+typedef struct {
+  engine *e;
+  rpc_server *rpc;
+  http_server *http;
+  pthread_t main_thread;
+  atomic_bool done;
+} stopper;
+
+static void *stop_thread(void *arg) {
+  stopper *st = arg;
+  engine_shutdown(st->e);
+  rpc_server_shutdown(st->rpc); /* sends the replies in hand (up to 2 s), then cancels */
+  st->rpc = NULL;
+  http_server_stop(st->http);
+  st->http = NULL;
+  atomic_store(&st->done, true);
+  pthread_kill(st->main_thread, SIGUSR1);
+  return NULL;
+}
+
+static char *rpc_metrics(void *ctx) { return rpc_server_metrics_text(ctx); }
+
+/* Jobs not yet finished, for the drain's progress lines. */
+static unsigned jobs_in_flight(engine *e) {
+  engine_status s;
+  if (engine_status_get(e, &s, NULL) != CUZK_OK)
+    return 0;
+  unsigned n = 0;
+  for (size_t i = 0; i < s.nqueues; i++)
+    n += s.queues[i].queued + s.queues[i].preparing + s.queues[i].proving + s.queues[i].finalizing;
+  engine_status_free(&s);
+  return n;
+}
+
+/* The socket files this daemon made (the gRPC one when rpc, the HTTP one
+ * when http), removed at exit; never another process's. */
+static void remove_sockets(const daemon_config *cfg, bool rpc, bool http) {
+  listen_addr a;
+  if (rpc && listen_addr_parse(&a, cfg->listen, NULL) == CUZK_OK && a.is_unix)
+    listen_unix_remove(a.path);
+  if (http && *cfg->status_listen && listen_addr_parse(&a, cfg->status_listen, NULL) == CUZK_OK && a.is_unix)
+    listen_unix_remove(a.path);
+}
+
+static int engine_exit_code(cuzk_status s) {
+  return s == CUZK_NO_MEMORY || s == CUZK_INTERNAL ? EXIT_RUNTIME : EXIT_USAGE;
+}
+
+int main(int argc, char **argv) {
+  const char *config_path = NULL, *opt_listen = NULL, *opt_status = NULL, *opt_level = NULL;
+  int check_only = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    const char **slot = !strcmp(a, "--config")          ? &config_path
+                        : !strcmp(a, "--listen")        ? &opt_listen
+                        : !strcmp(a, "--status-listen") ? &opt_status
+                        : !strcmp(a, "--log-level")     ? &opt_level
+                                                        : NULL;
+    if (slot) {
+      if (i + 1 >= argc) {
+        fprintf(stderr, "cuzk-daemon: %s needs a value\n", a);
+        return EXIT_USAGE;
+      }
+      *slot = argv[++i];
+    } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      usage(stdout);
+      return EXIT_OK;
+    } else if (!strcmp(a, "--check")) {
+      check_only = 1;
+    } else {
+      fprintf(stderr, "cuzk-daemon: unknown %s '%s'\n\n", a[0] == '-' ? "option" : "argument", a);
+      usage(stderr);
+      return EXIT_USAGE;
+    }
+  }
+
+  /* The config: file (if given), then the command line, then the checks. */
+  daemon_config cfg;
+  cuzk_err err = {0};
+  if (daemon_config_init(&cfg, &err) != CUZK_OK) {
+    fprintf(stderr, "cuzk-daemon: %s\n", err.msg);
+    return EXIT_RUNTIME;
+  }
+  int rc = EXIT_USAGE;
+  if ((config_path && daemon_config_load(&cfg, config_path, &err) != CUZK_OK) ||
+      (opt_listen && daemon_config_set(&cfg, "daemon", "listen", opt_listen, "--listen", &err) != CUZK_OK) ||
+      (opt_status &&
+       daemon_config_set(&cfg, "daemon", "status_listen", opt_status, "--status-listen", &err) != CUZK_OK) ||
+      (opt_level && daemon_config_set(&cfg, "logging", "level", opt_level, "--log-level", &err) != CUZK_OK) ||
+      daemon_config_finish(&cfg, &err) != CUZK_OK) {
+    fprintf(stderr, "cuzk-daemon: %s\n", err.msg);
+    goto out;
+  }
+  if (*cfg.status_listen && !http_server_supported()) {
+    http_server *none;
+    http_server_start(&none, NULL, cfg.status_listen, &err);
+    fprintf(stderr, "cuzk-daemon: %s\n", err.msg);
+    goto out;
+  }
+  if (check_only) {
+    daemon_config_print(&cfg, stdout);
+    rc = EXIT_OK;
+    goto out;
+  }
+
+  /* Signals: blocked here, before any thread exists, so every thread
+   * inherits the mask and only sigwaitinfo below takes them. */
+  sigset_t sigs;
+  sigemptyset(&sigs);
+  sigaddset(&sigs, SIGTERM);
+  sigaddset(&sigs, SIGINT);
+  sigaddset(&sigs, SIGHUP);
+  sigaddset(&sigs, SIGQUIT);
+  sigaddset(&sigs, SIGUSR1);
+  pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+  signal(SIGPIPE, SIG_IGN);
+
+  dlog_set_level(cfg.log_level);
+  dlog_info("cuzk-daemon starting (pid %ld)", (long)getpid());
+  if (cfg.log_level >= DAEMON_LOG_INFO)
+    daemon_config_print(&cfg, stderr);
+
+  rc = EXIT_RUNTIME;
+  listen_addr la;
+  listen_addr_parse(&la, cfg.listen, NULL); /* checked by the config */
+  if (la.is_unix && listen_unix_prepare(la.path, &err) != CUZK_OK) {
+    dlog_error("listen %s: %s", cfg.listen, err.msg);
+    goto out;
+  }
+
+  stopper st = {0};
+  st.main_thread = pthread_self();
+  struct timespec ts0, ts1;
+  clock_gettime(CLOCK_MONOTONIC, &ts0);
+  cuzk_status s = engine_new(&st.e, &cfg.engine, &err);
+  if (s != CUZK_OK) {
+    dlog_error("cannot start the engine: %s", err.msg);
+    rc = engine_exit_code(s);
+    goto out;
+  }
+  clock_gettime(CLOCK_MONOTONIC, &ts1);
+  dlog_info("engine started in %.2f s: %zu circuit%s registered, device %s",
+            (double)(ts1.tv_sec - ts0.tv_sec) + (double)(ts1.tv_nsec - ts0.tv_nsec) * 1e-9, cfg.ncircuits,
+            cfg.ncircuits == 1 ? "" : "s",
+            cfg.engine.device == ENGINE_DEVICE_CPU ? "cpu" : cfg.engine.device == ENGINE_DEVICE_GPU ? "gpu" : "auto");
+
+  if (rpc_server_start(&st.rpc, st.e, cfg.listen, (size_t)cfg.max_message_size, &err) != CUZK_OK) {
+    dlog_error("gRPC service on %s: %s", cfg.listen, err.msg);
+    rc = err.status == CUZK_UNSUPPORTED ? EXIT_USAGE : EXIT_RUNTIME;
+    goto stop_engine;
+  }
+  if (la.is_unix)
+    dlog_info("gRPC cuzk.v1.ProvingEngine listening on %s", cfg.listen);
+  else
+    dlog_info("gRPC cuzk.v1.ProvingEngine listening on %s (port %d)", cfg.listen, rpc_server_port(st.rpc));
+
+  if (*cfg.status_listen) {
+    if (http_server_start_ex(&st.http, st.e, cfg.status_listen, rpc_metrics, st.rpc, &err) != CUZK_OK) {
+      dlog_error("%s", err.msg);
+      goto stop_rpc;
+    }
+    listen_addr ha;
+    listen_addr_parse(&ha, cfg.status_listen, NULL);
+    if (ha.is_unix)
+      dlog_info("HTTP GET /status and /metrics on %s", cfg.status_listen);
+    else
+      dlog_info("HTTP GET /status and /metrics on %s (port %d)", cfg.status_listen, http_server_port(st.http));
+  }
+  dlog_info("ready");
+
+  /* Run until SIGTERM or SIGINT. */
+  int sig;
+  for (;;) {
+    siginfo_t si;
+    sig = sigwaitinfo(&sigs, &si);
+    if (sig == SIGTERM || sig == SIGINT)
+      break;
+    if (sig == SIGHUP)
+      dlog_warn("SIGHUP: reloading the config is not supported; ignored (restart to apply changes)");
+    else if (sig == SIGQUIT)
+      dlog_warn("SIGQUIT ignored (SIGTERM or SIGINT stops the daemon)");
+  }
+  dlog_info("%s: stopping: new submissions are refused; jobs in flight will %s (a second signal exits at once)",
+            sig == SIGTERM ? "SIGTERM" : "SIGINT", cfg.engine.cancel_on_shutdown ? "be cancelled" : "finish");
+
+  pthread_t tid;
+  if (pthread_create(&tid, NULL, stop_thread, &st) != 0) {
+    dlog_error("cannot start the stopper thread; stopping in this one");
+    stop_thread(&st);
+  } else {
+    for (unsigned waited = 0;;) {
+      struct timespec tick = {1, 0};
+      siginfo_t si;
+      int got = sigtimedwait(&sigs, &si, &tick);
+      if (atomic_load(&st.done))
+        break;
+      if (got == SIGTERM || got == SIGINT) {
+        dlog_warn("second %s: exiting now, without waiting for the jobs in flight", got == SIGTERM ? "SIGTERM" : "SIGINT");
+        remove_sockets(&cfg, true, *cfg.status_listen != 0);
+        _exit(EXIT_RUNTIME);
+      }
+      if (got < 0 && errno == EAGAIN && ++waited % 5 == 0) {
+        unsigned n = jobs_in_flight(st.e);
+        dlog_info("stopping: %u job%s in flight", n, n == 1 ? "" : "s");
+      }
+    }
+    pthread_join(tid, NULL);
+  }
+  engine_free(st.e);
+  remove_sockets(&cfg, true, *cfg.status_listen != 0);
+  dlog_info("stopped");
+  rc = EXIT_OK;
+  goto out;
+
+stop_rpc:
+  rpc_server_shutdown(st.rpc);
+  remove_sockets(&cfg, true, false);
+stop_engine:
+  engine_shutdown(st.e);
+  engine_free(st.e);
+out:
+  daemon_config_free(&cfg);
+  return rc;
+}
