@@ -68,6 +68,12 @@ typedef struct {
    * backend's: valid until the next host_vectors call or destroy.  NULL,
    * with err set, on failure. */
   bls12_381_fr *(*host_vectors)(backend *b, size_t n, cuzk_err *err);
+  /* May be NULL.  Host memory of at least `bytes` for a proof's inputs
+   * (the witness values), on the same terms as host_vectors' and apart
+   * from it: a caller that copies the witness there gets its uploads (the
+   * MSM scalars, the a, b witness) at the bus's speed instead of through
+   * pageable bounce buffers.  NULL, with err set, on failure. */
+  void *(*host_staging)(backend *b, size_t bytes, cuzk_err *err);
   /* a[row] += c*w[wire] (m = 0) or b[row] += c*w[wire] (m = 1) for each
    * 44-byte zkey coefficient entry {u32 m, u32 row, u32 wire, 32-byte c*R^2};
    * a and b (n elements, Montgomery) are zeroed first.  Entries were

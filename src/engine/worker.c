@@ -24,10 +24,12 @@
  *     cuzk_cuda_use_device once, then makes and plans its backend there
  *     (backend_cuda_new_on: its two streams; reserve for the largest
  *     registered key and one NTT plan per registered domain size;
- *     host_vectors: page-locked a, b, c).  Slots are planned one after
- *     another, at engine_new, which waits for each (done_cv): a slot that
- *     does not fit (NO_MEMORY) is dropped and the GPU keeps the slots
- *     planned before it, so K is lowered, not overcommitted.
+ *     host_vectors: page-locked a, b, c; host_staging: page-locked room
+ *     for a witness, which each partition copies there before proving).
+ *     Slots are planned one after another, at engine_new, which waits
+ *     for each (done_cv): a slot that does not fit (NO_MEMORY) is dropped
+ *     and the GPU keeps the slots planned before it, so K is lowered, not
+ *     overcommitted.
  *   - After start-up a slot makes no device-global CUDA call (cuda/gcall.h
  *     counts them; tests/gpu/test_gpu_engine.c checks the count does not
  *     move over a run of jobs) as long as its keys were registered (a key
@@ -251,7 +253,19 @@ static void run_partition(eworker *w, ejob *j, size_t p) {
                                                                 : BACKEND_PRI_NORMAL);
     part_ctx c = {w, j, p};
     groth16_prove_opts opts = {.progress = on_stage, .progress_ctx = &c};
-    st = groth16_prove_zkey_stoppable(&proof, &k->zk, &pt->w, w->be, &opts, stop_cb, &c, &tm,
+    /* GPU slots: the witness values into the slot's page-locked staging
+     * (planned at start), so their uploads run at the bus's speed. */
+    wtns_file wv = pt->w;
+    size_t wbytes = (size_t)wv.n_witness * wv.n8;
+    cuzk_err ignored = {0};
+    void *stage = w->gpu && w->be->ops->host_staging
+                      ? w->be->ops->host_staging(w->be, wbytes, &ignored)
+                      : NULL;
+    if (stage) {
+      memcpy(stage, wv.values, wbytes);
+      wv.values = stage;
+    }
+    st = groth16_prove_zkey_stoppable(&proof, &k->zk, &wv, w->be, &opts, stop_cb, &c, &tm,
                                       &err);
     keys_release(e, k);
   }
@@ -305,7 +319,7 @@ static void run_partition(eworker *w, ejob *j, size_t p) {
 /* The largest shapes among the registered keys, as groth16_prove_zkey
  * asks backend reserve and host_vectors for them. */
 typedef struct {
-  size_t max_g1, max_g2, max_n;
+  size_t max_g1, max_g2, max_n, max_witness; /* max_witness: bytes */
   unsigned lgs[8];
   unsigned nlgs;
 } plan_shape;
@@ -322,6 +336,8 @@ static void registered_shape(engine *e, plan_shape *p) {
       p->max_g2 = nv;
     if (n > p->max_n)
       p->max_n = n;
+    if (32 * nv > p->max_witness) /* n8 = 32: BLS12-381 Fr */
+      p->max_witness = 32 * nv;
     bool seen = false;
     for (unsigned i = 0; i < p->nlgs; i++) seen |= p->lgs[i] == k->lg_domain;
     if (!seen && p->nlgs < sizeof p->lgs / sizeof *p->lgs)
@@ -345,6 +361,8 @@ static cuzk_status slot_plan(eworker *w, cuzk_err *err) {
   if (o->reserve && (p.max_g1 || p.max_g2))
     CUZK_TRY(o->reserve(w->be, p.max_g1, p.max_g2, 0, err));
   if (o->host_vectors && p.max_n && !o->host_vectors(w->be, 3 * p.max_n, err))
+    return err ? err->status : CUZK_NO_MEMORY;
+  if (o->host_staging && p.max_witness && !o->host_staging(w->be, p.max_witness, err))
     return err ? err->status : CUZK_NO_MEMORY;
   return CUZK_OK;
 }

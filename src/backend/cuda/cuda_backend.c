@@ -23,7 +23,8 @@
  * a copy, that MSM uploads its bases as usual.  The prover's a, b, c
  * vectors live in page-locked memory from host_vectors (kept between
  * proofs), so the quotient's copies, on the backend's own non-blocking
- * stream, run at the bus's speed.
+ * stream, run at the bus's speed; host_staging offers the same for the
+ * witness (the engine copies each partition's witness there).
  *
  * Executor duties (DESIGN.md section 3; engine/worker.c makes one backend
  * per slot): every operation first makes the backend's GPU the calling
@@ -63,6 +64,8 @@ typedef struct {
   void *stream;                     /* the one chosen by set_priority */
   bls12_381_fr *vec;                /* host_vectors: page-locked, vec_n elements */
   size_t vec_n;
+  void *stage;                      /* host_staging: page-locked, stage_bytes */
+  size_t stage_bytes;
   cuda_ab *ab;                      /* hold_bases on: the resident coefficients */
   const void *ab_refused;           /* entries cuda_ab_new refused (not row-sorted) */
   bool hold;                        /* hold_bases on: keep base sets resident */
@@ -145,23 +148,37 @@ static cuzk_status cuda_reserve(backend *be, size_t max_g1, size_t max_g2, unsig
   return msm_reserve(&im->g2, &im->g2_max, MSM_GPU_G2, max_g2, err);
 }
 
-static bls12_381_fr *cuda_host_vectors(backend *be, size_t n, cuzk_err *err) {
-  cuda_impl *im = be->impl;
-  if (n <= im->vec_n)
-    return im->vec;
+/* *p: page-locked memory of at least `need` bytes (*have), grown (freed
+ * and remade) when smaller. */
+static void *pinned_grow(cuda_impl *im, void **p, size_t *have, size_t need, cuzk_err *err) {
+  if (need <= *have)
+    return *p;
   if (cuzk_cuda_use_device(im->ordinal, err) != CUZK_OK)
     return NULL;
-  cuzk_cuda_host_free(im->vec);
-  im->vec = NULL, im->vec_n = 0;
+  cuzk_cuda_host_free(*p);
+  *p = NULL, *have = 0;
+  if (cuzk_cuda_host_alloc(p, need, err) != CUZK_OK)
+    return NULL;
+  *have = need;
+  return *p;
+}
+
+static bls12_381_fr *cuda_host_vectors(backend *be, size_t n, cuzk_err *err) {
+  cuda_impl *im = be->impl;
   if (n > SIZE_MAX / sizeof *im->vec) {
     cuzk_err_set(err, CUZK_NO_MEMORY, "cuda backend: %zu field elements", n);
     return NULL;
   }
-  void *p;
-  if (cuzk_cuda_host_alloc(&p, n * sizeof *im->vec, err) != CUZK_OK)
-    return NULL;
-  im->vec = p, im->vec_n = n;
-  return im->vec;
+  size_t have = im->vec_n * sizeof *im->vec;
+  void *p = im->vec;
+  bls12_381_fr *v = pinned_grow(im, &p, &have, n * sizeof *im->vec, err);
+  im->vec = p, im->vec_n = have / sizeof *im->vec;
+  return v;
+}
+
+static void *cuda_host_staging(backend *be, size_t bytes, cuzk_err *err) {
+  cuda_impl *im = be->impl;
+  return pinned_grow(im, &im->stage, &im->stage_bytes, bytes, err);
 }
 
 /* With hold_bases on, a and b come from the resident coefficients on the
@@ -298,6 +315,7 @@ static void cuda_destroy(backend *b) {
     cuzk_cuda_use_device(im->ordinal, &ignored);
     drop_resident(im);
     cuzk_cuda_host_free(im->vec);
+    cuzk_cuda_host_free(im->stage);
     for (unsigned i = 0; i < 2; i++) cuzk_cuda_stream_free(im->streams[i]);
     for (unsigned i = 0; i < im->nplans; i++) cuda_ntt_plan_free(im->ntt[i]);
     msm_gpu_free(im->g1);
@@ -314,6 +332,7 @@ static const backend_ops cuda_ops = {
     .reserve = cuda_reserve,
     .hold_bases = cuda_hold_bases,
     .host_vectors = cuda_host_vectors,
+    .host_staging = cuda_host_staging,
     .zkey_ab = cuda_zkey_ab,
     .quotient = cuda_quotient,
     .msm_g1 = cuda_msm_g1,
