@@ -383,33 +383,33 @@ extern "C" void msm_gpu_free(msm_gpu *ctx) {
     if (ctx->host)
       free(ctx->dev_allocs[i]);
     else
-      cudaFree(ctx->dev_allocs[i]);
+      cuda_gc_free(ctx->dev_allocs[i]);
   }
   for (unsigned i = 0; i < ctx->npinned; i++) {
     if (ctx->host)
       free(ctx->pinned_allocs[i]);
     else
-      cudaFreeHost(ctx->pinned_allocs[i]);
+      cuda_gc_free_host(ctx->pinned_allocs[i]);
   }
   if (ctx->pev) {
     for (unsigned i = 0; i < ctx->pev_cap; i++)
       if (ctx->pev[i])
-        cudaEventDestroy(ctx->pev[i]);
+        cuda_gc_event_destroy(ctx->pev[i]);
     free(ctx->pev);
   }
   free(ctx->pphase);
   if (!ctx->host) {
     for (int i = 0; i < 2; i++)
       if (ctx->stage_ev[i])
-        cudaEventDestroy(ctx->stage_ev[i]);
+        cuda_gc_event_destroy(ctx->stage_ev[i]);
     if (ctx->done)
-      cudaEventDestroy(ctx->done);
+      cuda_gc_event_destroy(ctx->done);
     if (ctx->ev0)
-      cudaEventDestroy(ctx->ev0);
+      cuda_gc_event_destroy(ctx->ev0);
     if (ctx->ev1)
-      cudaEventDestroy(ctx->ev1);
+      cuda_gc_event_destroy(ctx->ev1);
     if (ctx->stream)
-      cudaStreamDestroy(ctx->stream);
+      cuda_gc_stream_destroy(ctx->stream);
   }
   free(ctx);
 }
@@ -424,9 +424,9 @@ cuzk_status ctx_alloc(msm_gpu *ctx, void **p, size_t bytes, bool pinned, cuzk_er
     if (posix_memalign(p, 256, bytes) != 0)
       return cuzk_err_set(err, CUZK_NO_MEMORY, "msm_gpu: %zu bytes of host memory", bytes);
   } else if (pinned) {
-    CUDA_TRY(err, cudaMallocHost(p, bytes));
+    CUDA_TRY(err, cuda_gc_malloc_host(p, bytes));
   } else {
-    CUDA_TRY(err, cudaMalloc(p, bytes));
+    CUDA_TRY(err, cuda_gc_malloc(p, bytes));
   }
   if (pinned)
     ctx->pinned_allocs[ctx->npinned++] = *p;
@@ -437,17 +437,17 @@ cuzk_status ctx_alloc(msm_gpu *ctx, void **p, size_t bytes, bool pinned, cuzk_er
 
 cuzk_status ctx_init(msm_gpu *ctx, cuzk_err *err) {
   if (!ctx->host) {
-    CUDA_TRY(err, cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking));
-    CUDA_TRY(err, cudaEventCreateWithFlags(&ctx->done, cudaEventDisableTiming));
-    CUDA_TRY(err, cudaEventCreate(&ctx->ev0));
-    CUDA_TRY(err, cudaEventCreate(&ctx->ev1));
+    CUDA_TRY(err, cuda_gc_stream_new(&ctx->stream, cudaStreamNonBlocking, 0));
+    CUDA_TRY(err, cuda_gc_event_new(&ctx->done, cudaEventDisableTiming));
+    CUDA_TRY(err, cuda_gc_event_new(&ctx->ev0, cudaEventDefault));
+    CUDA_TRY(err, cuda_gc_event_new(&ctx->ev1, cudaEventDefault));
     if (ctx->flags & MSM_GPU_PROFILE) {
       ctx->pev_cap = 8 * NWIN_MAX + 16;
       ctx->pev = (cudaEvent_t *)calloc(ctx->pev_cap, sizeof *ctx->pev);
       ctx->pphase = (int *)calloc(ctx->pev_cap, sizeof *ctx->pphase);
       if (!ctx->pev || !ctx->pphase)
         return cuzk_err_set(err, CUZK_NO_MEMORY, "msm_gpu: profile events");
-      for (unsigned i = 0; i < ctx->pev_cap; i++) CUDA_TRY(err, cudaEventCreate(&ctx->pev[i]));
+      for (unsigned i = 0; i < ctx->pev_cap; i++) CUDA_TRY(err, cuda_gc_event_new(&ctx->pev[i], cudaEventDefault));
     }
     ctx->cub_bytes = cub_bytes(ctx->k, ctx->flags);
     if (ctx->cub_bytes == 0)
@@ -468,7 +468,7 @@ cuzk_status ctx_init(msm_gpu *ctx, cuzk_err *err) {
   if (!ctx->host && (ctx->flags & MSM_GPU_HOST_INPUTS))
     for (int i = 0; i < 2; i++) {
       CUZK_TRY(ctx_alloc(ctx, &ctx->stage[i], STAGE_BYTES, true, err));
-      CUDA_TRY(err, cudaEventCreateWithFlags(&ctx->stage_ev[i], cudaEventDisableTiming));
+      CUDA_TRY(err, cuda_gc_event_new(&ctx->stage_ev[i], cudaEventDisableTiming));
     }
   CUZK_TRY(ctx_alloc(ctx, (void **)&ctx->counts_host, 16, true, err));
   return CUZK_OK;
@@ -684,7 +684,7 @@ extern "C" void msm_gpu_bases_free(msm_gpu_bases *b) {
   if (b->host)
     free(b->data);
   else if (b->data)
-    cudaFree(b->data);
+    cuda_gc_free(b->data);
   free(b->src);
   free(b->count);
   free(b);
@@ -724,7 +724,7 @@ extern "C" cuzk_status msm_gpu_bases_new(msm_gpu_bases **out, msm_gpu_group g,
     if (posix_memalign(&b->data, 256, bytes ? bytes : 1) != 0)
       st = cuzk_err_set(err, CUZK_NO_MEMORY, "msm_gpu_bases_new: %zu bytes", bytes);
   } else if (bytes) {
-    cudaError_t e = cudaMalloc(&b->data, bytes);
+    cudaError_t e = cuda_gc_malloc(&b->data, bytes);
     if (e != cudaSuccess) {
       b->data = nullptr;
       st = cuda_fail(e, __FILE__, __LINE__, "cudaMalloc of resident bases", err);
