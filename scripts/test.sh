@@ -48,6 +48,9 @@ tally build/logs/unit.log
 echo "== daemon: the gRPC service against real clients"
 tests/daemon/run.sh build 2>&1 | tee build/logs/daemon.log
 tally build/logs/daemon.log
+echo "== daemon lifecycle: start, signals, configs"
+tests/daemon/lifecycle.sh build 2>&1 | tee build/logs/lifecycle.log
+tally build/logs/lifecycle.log
 
 echo "== GPU tests (each skips, with the reason, where there is no GPU)"
 for t in build/gpu/test_*; do
@@ -58,7 +61,7 @@ done
 
 echo "== AddressSanitizer: readers and malformed inputs"
 if make -s -j"$jobs" asan >build/logs/asan-build.log 2>&1; then
-  for t in unit/test_readers unit/test_json kat/test_encode; do
+  for t in unit/test_readers unit/test_json kat/test_encode unit/test_toml unit/test_config; do
     CUZK_SRCDIR=$here build-asan/tests/$t 2>&1 | tee build/logs/asan-$(basename $t).log
     tally build/logs/asan-$(basename $t).log
   done
