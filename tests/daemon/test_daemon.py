@@ -483,15 +483,21 @@ def repeated_request_id_proves_once():
               "every caller got the one proof (random r, s: a second proving would differ)")
         st = cl.GetStatus(pb.GetStatusRequest(), timeout=10)
         check(st.total_proofs_completed == 1, "proved once", st.total_proofs_completed)
-        # a late retry after a client-side deadline attaches as well
+        # a late retry after a client-side deadline attaches as well; a
+        # HIGH job of 200 partitions ahead of it makes the 0.3 s deadline
+        # pass while it waits, however fast the machine
+        blocker = cl.SubmitProof(submit_req("chain", W_CHAIN, n=200, json_=False, priority=3,
+                                            request_id="blocker"), timeout=60)
         e = rpc_error(cl.Prove, pb.ProveRequest(submit=submit_req("chain", W_CHAIN, n=12, json_=False,
                                                                    request_id="wdpost-9")), timeout=0.3)
         check(e and e.code() == grpc.StatusCode.DEADLINE_EXCEEDED, "short deadline", e and e.code())
         res = cl.Prove(pb.ProveRequest(submit=submit_req("chain", W_CHAIN, n=12, json_=False,
                                                          request_id="wdpost-9")), timeout=600).result
         check(res.status == ST.COMPLETED and len(res.proof) == 12 * 192, "the retry completed")
+        done = cl.AwaitProof(pb.AwaitProofRequest(job_id=blocker.job_id), timeout=600)
+        check(done.status == ST.COMPLETED, "the blocking job completed")
         st = cl.GetStatus(pb.GetStatusRequest(), timeout=10)
-        check(st.total_proofs_completed == 2, "the timed-out job was not proved twice",
+        check(st.total_proofs_completed == 3, "the timed-out job was not proved twice",
               st.total_proofs_completed)
 
 
