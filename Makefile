@@ -106,7 +106,8 @@ DAEMON_SRC := $(sort $(wildcard src/daemon/*.c))
 DAEMON_OBJ := $(DAEMON_SRC:%.c=$(BUILD)/%.o)
 # The objects that see CUZK_GRPC or CUZK_MHD are rebuilt when GRPC or MHD changes.
 GRPC_STAMP := $(BUILD)/.grpc-$(GRPC)-mhd-$(MHD)
-GRPC_USERS := $(SERVER_SRC:%.c=$(BUILD)/%.o) $(DAEMON_OBJ) $(BUILD)/src/cli/cmd_remote.o
+GRPC_USERS := $(SERVER_SRC:%.c=$(BUILD)/%.o) $(DAEMON_OBJ) $(BUILD)/src/cli/cmd_remote.o \
+              $(BUILD)/src/cli/bench_daemon.o
 
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(CU_OBJ)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)

@@ -48,6 +48,9 @@ tally build/logs/unit.log
 echo "== daemon: the gRPC service against real clients"
 tests/daemon/run.sh build 2>&1 | tee build/logs/daemon.log
 tally build/logs/daemon.log
+echo "== daemon bench: cuzk bench daemon against a started daemon"
+tests/daemon/bench.sh build 2>&1 | tee build/logs/bench-daemon.log
+tally build/logs/bench-daemon.log
 echo "== daemon lifecycle: start, signals, configs"
 tests/daemon/lifecycle.sh build 2>&1 | tee build/logs/lifecycle.log
 tally build/logs/lifecycle.log

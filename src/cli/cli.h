@@ -34,6 +34,7 @@ int bench_ntt(int argc, char **argv);
 int bench_msm(int argc, char **argv, int group); /* group 1 = G1, 2 = G2 */
 int bench_prove(int argc, char **argv);
 int bench_keygen(int argc, char **argv);
+int bench_daemon(int argc, char **argv); /* load on a running daemon (bench_daemon.c) */
 
 /* True if argv holds -h or --help. */
 int cli_wants_help(int argc, char **argv);

@@ -4,8 +4,9 @@
 #include "cli/cli.h"
 
 static void bench_usage(FILE *f) {
-  fprintf(f, "usage: cuzk bench ntt|msm-g1|msm-g2|prove|keygen [options]\n"
+  fprintf(f, "usage: cuzk bench ntt|msm-g1|msm-g2|prove|keygen|daemon [options]\n"
              "  keygen writes an INSECURE test key and witness of 2^K constraints.\n"
+             "  daemon loads a running cuzk-daemon from concurrent clients.\n"
              "  `cuzk bench <what> --help` lists the options of each.\n");
 }
 
@@ -28,6 +29,8 @@ int cmd_bench(int argc, char **argv) {
     return bench_prove(argc - 1, argv + 1);
   if (!strcmp(argv[1], "keygen"))
     return bench_keygen(argc - 1, argv + 1);
+  if (!strcmp(argv[1], "daemon"))
+    return bench_daemon(argc - 1, argv + 1);
   fprintf(stderr, "cuzk bench: unknown benchmark '%s'\n", argv[1]);
   bench_usage(stderr);
   return CLI_USAGE;

@@ -167,6 +167,8 @@ typedef struct {
   char plan_msg[CUZK_ERR_MSG_MAX];
   bool retired;         /* planning failed: the thread has exited, no proofs */
   ejob *job;            /* the job of the partition it proves, or NULL */
+  double busy_s;        /* seconds it held partitions, finished ones (metrics) */
+  double busy_since;    /* engine_now() when it took the current partition */
   ekey *held;           /* GPU: the key whose bases its backend holds */
   engine_span *spans;   /* record_timeline: its backend's spans, oldest first */
   size_t nspans, spans_cap;

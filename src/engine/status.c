@@ -176,6 +176,13 @@ typedef struct {
   double load_s, proof_s;
 } key_row;
 
+/* One worker's busy time, copied under the lock. */
+typedef struct {
+  unsigned index;
+  int ordinal; /* its GPU, or -1 for a CPU worker */
+  double busy_s;
+} worker_row;
+
 /* A metric with one series per key: u[field]. */
 static void per_key(sbuf *b, const key_row *rows, size_t nk, int field, const char *name,
                     const char *type, const char *text) {
@@ -229,6 +236,17 @@ char *engine_metrics_text(engine *e) {
                  queue_budget = e->cfg.queue_budget_bytes, queue_used = e->queue_used;
   size_t nworkers = e->nworkers, ngpu_workers = 0;
   for (size_t w = 0; w < e->nworkers; w++) ngpu_workers += e->workers[w].gpu;
+  /* Busy seconds per worker, the partition in hand counted to now; slots
+   * dropped at planning (retired) never prove and are left out. */
+  worker_row *wrows = calloc(e->nworkers ? e->nworkers : 1, sizeof *wrows);
+  size_t nw = 0;
+  for (size_t w = 0; wrows && w < e->nworkers; w++) {
+    const eworker *wk = &e->workers[w];
+    if (wk->retired)
+      continue;
+    wrows[nw++] = (worker_row){wk->index, wk->gpu ? wk->ordinal : -1,
+                               wk->busy_s + (wk->job ? engine_now() - wk->busy_since : 0)};
+  }
   const unsigned busy = e->busy;
   const size_t njobs = e->njobs;
   uint64_t dev_used = 0, dev_budget = 0;
@@ -238,8 +256,10 @@ char *engine_metrics_text(engine *e) {
   pthread_mutex_unlock(&e->mu);
 
   sbuf b = {malloc(4096), 0, 4096, false};
-  if (!b.p) {
+  if (!b.p || !wrows) {
+    free(b.p);
     free(rows);
+    free(wrows);
     return NULL;
   }
   char l[2 * ENGINE_ID_MAX];
@@ -327,7 +347,19 @@ char *engine_metrics_text(engine *e) {
     help(&b, scalars[k].name, scalars[k].type, scalars[k].text);
     put(&b, "%s %llu\n", scalars[k].name, (unsigned long long)scalars[k].v);
   }
+  /* A benchmark's busy fraction of a device over a window: the growth of
+   * its workers' sums divided by (workers x window). */
+  help(&b, "cuzk_worker_busy_seconds_total", "counter",
+       "Time each worker (CPU backend or GPU slot) held a partition: key wait, proof, verify.");
+  for (size_t w = 0; w < nw; w++) {
+    char dev[16] = "cpu";
+    if (wrows[w].ordinal >= 0)
+      snprintf(dev, sizeof dev, "gpu%d", wrows[w].ordinal);
+    put(&b, "cuzk_worker_busy_seconds_total{worker=\"%u\",device=\"%s\"} %.6f\n", wrows[w].index,
+        dev, wrows[w].busy_s);
+  }
   free(rows);
+  free(wrows);
   if (b.oom) {
     free(b.p);
     return NULL;

@@ -418,6 +418,7 @@ static void *worker_main(void *arg) {
     j->parts[p].tm.queue_wait_ms = ms(wait_s);
     e->stage_s[0] += wait_s;
     w->job = j;
+    w->busy_since = engine_now();
     e->busy++;
     pthread_mutex_unlock(&e->mu);
 
@@ -425,6 +426,7 @@ static void *worker_main(void *arg) {
 
     pthread_mutex_lock(&e->mu);
     w->job = NULL;
+    w->busy_s += engine_now() - w->busy_since;
     e->busy--;
     jobs_unref(e, j);
     jobs_expire(e);

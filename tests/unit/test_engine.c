@@ -318,6 +318,23 @@ static void check_metrics(engine *e, const char *const *lines) {
   free(m);
 }
 
+/* The sum of the workers' busy seconds in the metrics text; *n the series. */
+static double busy_seconds(engine *e, int *n) {
+  static const char name[] = "cuzk_worker_busy_seconds_total{";
+  char *m = engine_metrics_text(e);
+  CHECK(m);
+  double sum = 0;
+  *n = 0;
+  for (const char *p = strstr(m, name); p; p = strstr(p + 1, name)) {
+    const char *v = strstr(p, "} ");
+    CHECK(v);
+    sum += strtod(v + 2, NULL);
+    ++*n;
+  }
+  free(m);
+  return sum;
+}
+
 static void check_status(engine *e, uint64_t completed, uint64_t failed, uint64_t cancelled,
                          uint64_t queue_used) {
   engine_status s;
@@ -885,8 +902,20 @@ ETEST(engine_status_and_metrics) {
       "cuzk_running_jobs 1\n", "cuzk_busy_workers 1\n",
       "cuzk_key_tier{circuit=\"k\",tier=\"mapped\"} 1\n", NULL};
   check_metrics(e, m1);
+  int nseries;
+  double busy_held = busy_seconds(e, &nseries); /* the partition in hand counts to now */
+  CHECK_EQ_INT(nseries, 2);
+  CHECK(busy_held > 0);
   hook_release();
   check_done_and_valid(e, "held", &v.f);
+  double busy_done = busy_seconds(e, &nseries);
+  CHECK_MSG(busy_done >= busy_held, "busy seconds went back: %f then %f", busy_held, busy_done);
+  CHECK_MSG(busy_done == busy_seconds(e, &nseries), "busy seconds grow while idle");
+  static const char *const m0[] = {"# TYPE cuzk_worker_busy_seconds_total counter\n",
+                                   "cuzk_worker_busy_seconds_total{worker=\"0\",device=\"cpu\"} ",
+                                   "cuzk_worker_busy_seconds_total{worker=\"1\",device=\"cpu\"} ",
+                                   NULL};
+  check_metrics(e, m0);
   static const char *const m2[] = {"cuzk_proofs_completed_total 1\n",
                                    "cuzk_jobs_total{circuit=\"k\",outcome=\"done\"} 1\n",
                                    "cuzk_proof_duration_seconds_count{circuit=\"k\"} 1\n",
