@@ -22,6 +22,7 @@ static void bench_msm_usage(FILE *f, const char *what) {
           "  --c C, --split S, --chunk K  override the plan's window bits, point ranges per\n"
           "               window, points per batch-affine chunk (0 = XYZZ buckets)\n"
           "  --check      compare with the double-and-add reference (slow: ~0.5 ms/point)\n"
+          "The plan is msm_g1's / msm_g2's; K is its endomorphism split (scalar parts per point).\n"
           "Bases are pseudo-random subgroup points (msm_*_gen_bases), scalars uniform below r.\n"
           "points/s/core divides by the worker count; pts/cpu-s divides by the process\n"
           "CPU time (the per-core rate, less sensitive to other load on a shared machine).\n"
@@ -146,18 +147,20 @@ int bench_msm(int argc, char **argv, int group) {
   double tgen = cuzk_now_s() - t0;
   printf("# %s: %lu thread(s); inputs for 2^%lu points made in %.2f s\n", what, threads, hi,
          tgen);
-  printf("# %4s %3s %4s %5s %6s %9s %11s %11s %11s %8s %8s %7s\n", "lg", "c", "nwin", "split",
+  printf("# %4s %2s %3s %4s %5s %6s %9s %11s %11s %11s %8s %8s %7s\n", "lg", "K", "c", "nwin", "split",
          "chunk", "ms", "points/s", "pts/s/core", "pts/cpu-s", "M/point", "adds/pt", "rounds");
   int rc = CLI_OK;
   for (unsigned long lg = lo; lg <= hi && st == CUZK_OK; lg++) {
     size_t n = (size_t)1 << lg;
-    msm_plan plan = msm_plan_for(n, (unsigned)threads);
+    /* The plan msm_g1 / msm_g2 choose (endomorphism split included). */
+    msm_plan plan = group == 1 ? msm_plan_for_g1(n, (unsigned)threads)
+                               : msm_plan_for_g2(n, (unsigned)threads);
     if (c || split || chunk != ~0UL) {
       unsigned cc = c ? (unsigned)c : plan.c, ss = split ? (unsigned)split : plan.nsplit;
       unsigned kk = chunk != ~0UL ? (unsigned)chunk : plan.chunk;
       if (chunk == ~0UL && c && plan.chunk) /* keep the plan's chunk rule for a new c */
         kk = (1u << (cc - 1)) > (1u << 14) ? 1u << (cc - 1) : 1u << 14;
-      plan = msm_plan_make(cc, ss, (unsigned)threads, kk);
+      plan = msm_plan_make_endo(cc, ss, (unsigned)threads, kk, plan.endo);
     }
     /* Scratch allocated once per size, outside the timed runs. */
     size_t sb = group == 1 ? msm_g1_scratch_bytes(&plan, n) : msm_g2_scratch_bytes(&plan, n);
@@ -186,8 +189,8 @@ int bench_msm(int argc, char **argv, int group) {
     /* Inversion by Fermat: ~381 S + ~190 M in Fp (G1); in Fp2 one Fp
      * inversion plus a few M, about a third as many Fp2 multiplications. */
     double mults = stats_mults(&ms, group == 1 ? 570.0 : 200.0);
-    printf("  %4lu %3u %4u %5u %6u %9.1f %11.0f %11.0f %11.0f %8.1f %8.2f %7" PRIu64 "\n", lg,
-           plan.c, plan.nwin, plan.nsplit, plan.chunk, t * 1e3, n / t, n / t / threads, n / u,
+    printf("  %4lu %2u %3u %4u %5u %6u %9.1f %11.0f %11.0f %11.0f %8.1f %8.2f %7" PRIu64 "\n", lg,
+           plan.endo, plan.c, plan.nwin, plan.nsplit, plan.chunk, t * 1e3, n / t, n / t / threads, n / u,
            mults / n, (double)(ms.aff_adds + ms.xyzz_madds + ms.xyzz_adds) / n, ms.rounds);
     if (check) {
       bls12_381_g1_jac w1;
