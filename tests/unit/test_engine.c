@@ -319,6 +319,23 @@ static void check_metrics(engine *e, const char *const *lines) {
 }
 
 /* The sum of the workers' busy seconds in the metrics text; *n the series. */
+/* Waits (bounded) until no worker holds a partition: a job is DONE, and
+ * its awaiters wake, before its worker lets go of it and stops counting
+ * busy time. */
+static void wait_workers_idle(engine *e) {
+  for (int i = 0; i < 10000; i++) {
+    engine_status s;
+    CHECK(engine_status_get(e, &s, NULL) == CUZK_OK);
+    unsigned busy = s.busy_workers;
+    engine_status_free(&s);
+    if (!busy)
+      return;
+    struct timespec ts = {0, 1000000};
+    nanosleep(&ts, NULL);
+  }
+  TEST_FAIL("workers still busy after 10 s");
+}
+
 static double busy_seconds(engine *e, int *n) {
   static const char name[] = "cuzk_worker_busy_seconds_total{";
   char *m = engine_metrics_text(e);
@@ -908,6 +925,7 @@ ETEST(engine_status_and_metrics) {
   CHECK(busy_held > 0);
   hook_release();
   check_done_and_valid(e, "held", &v.f);
+  wait_workers_idle(e);
   double busy_done = busy_seconds(e, &nseries);
   CHECK_MSG(busy_done >= busy_held, "busy seconds went back: %f then %f", busy_held, busy_done);
   CHECK_MSG(busy_done == busy_seconds(e, &nseries), "busy seconds grow while idle");
