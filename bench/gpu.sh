@@ -58,6 +58,9 @@ fi
 
 out=${OUT:-$build/gpu-logs}
 mkdir -p "$out"
+# The engine test and benchmark link libcjson (the GPU machine has none):
+# --stage copies it into BUILD/gpu/lib (bench/gpu_prove.sh).
+export LD_LIBRARY_PATH="$build/gpu/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
 main() {
 echo "== GPU run $(date -u +%Y-%m-%dT%H:%MZ)"

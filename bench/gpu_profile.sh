@@ -54,11 +54,11 @@ prof() { # prof NAME KERNEL-REGEX COUNT BIN ARGS...
 
 for w in "${what[@]}"; do
   case $w in
-  msm-ba) prof msm_ba 'ba_prep|ba_inv|ba_finish|accumulate_fn' 12 \
+  msm-ba) prof msm_ba 'ba_prep|ba_inv|ba_finish' 9 \
     "$build/gpu/bench_gpu_msm" --g1 24 24 --g2 1 0 --acc ba --reps 1 --check 0 ;;
   msm-xyzz) prof msm_xyzz 'accumulate_fn|reduce_fn|keys_fn|sum_fn' 8 \
     "$build/gpu/bench_gpu_msm" --g1 24 24 --g2 1 0 --acc xyzz --reps 1 --check 0 ;;
-  g2) prof msm_g2 'ba_prep|ba_finish|accumulate_fn|reduce_fn' 10 \
+  g2) prof msm_g2 'ba_prep|ba_finish' 6 \
     "$build/gpu/bench_gpu_msm" --g1 1 0 --g2 22 22 --acc both --reps 1 --check 0 ;;
   ntt) prof ntt 'ntt_' 6 "$build/gpu/bench_gpu_ntt" --from 24 --to 24 --reps 1 ;;
   *) echo "gpu_profile: unknown $w" ;;

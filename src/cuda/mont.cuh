@@ -22,11 +22,12 @@
  * PTX exposes carry-propagating 32-bit multiply-adds, and ptxas (CUDA 13.0,
  * sm_90) fuses each mad.lo.cc/madc.hi.cc pair on the same operands into one
  * IMAD.WIDE.U32.X (both halves, carry in and out).  Measured on the H200
- * (bench/RESULTS.md, "GPU field arithmetic"): this code 23.4e9 Fp mul/s,
- * 83% of the IMAD-bound ceiling of PERF.md (588 IMAD each, 28.2e9/s); the
- * same CIOS on 64-bit limbs with 128-bit accumulation 17.2e9/s.  One chain
- * per thread is fastest (2 and 4 independent chains per thread: -2%, -8%):
- * occupancy alone hides the carry-chain latency.
+ * (bench/RESULTS.md, "GPU field arithmetic"): this code 26.96e9 Fp mul/s,
+ * 96% of the IMAD-bound ceiling of PERF.md (588 IMAD each, 28.2e9/s; the
+ * first version, before the pair-aligned accumulators of mul_eo, 23.45e9);
+ * the same CIOS on 64-bit limbs with 128-bit accumulation 17.2e9/s.  One
+ * chain per thread is fastest (2 and 4 independent chains per thread: -1%,
+ * -2%): occupancy alone hides the carry-chain latency.
  *
  * Every routine is __host__ __device__: on the host the carry chains of
  * ptx.cuh are emulated, which lets CI check the exact device algorithm
@@ -41,6 +42,12 @@
 #include <stdint.h>
 
 #include "cuda/ptx.cuh"
+
+/* See mont::mul: fields of at least this many 32-bit limbs multiply out of
+ * line on the device (12: Fp, and so Fp2; Fr inlined).  0 inlines all. */
+#ifndef CZ_MONT_CALL_N
+#define CZ_MONT_CALL_N 12
+#endif
 
 /* N 32-bit words as a literal type, so that constants can be computed at
  * compile time and placed in device code as immediates. */
@@ -181,90 +188,136 @@ struct alignas((4 * C::N) % 16 == 0 ? 16 : 4) mont {
     return r;
   }
 
-  /* a * b * R^-1 mod p: CIOS (coarsely integrated operand scanning), one
-   * word of b per iteration, on an (N+1)-word accumulator t:
+  /* a * b * R^-1 mod p (mul_eo below).
    *
-   *   t += a * b[i]      two carry chains: the products of the even limbs
-   *                      of a (lo to word j, hi to word j+1) cover words
-   *                      0..N-1, those of the odd limbs words 1..N, so
-   *                      within a chain no two terms land on one word
-   *   m  = t[0] * n0     makes t + m*p divisible by 2^32
-   *   t += m * p         the same two chains over p
-   *   t >>= 32           renaming only: the loops are unrolled
-   *
-   * Bounds (p < 2^(32N-1)): t < 2p at the top of each iteration; after
-   * t += a*b[i], t < p(2^32 + 1); after t += m*p, t < p*2^33 < 2^(32N+32).
-   * So N+1 words hold t throughout and no chain carries out of word N.
-   * At the end t < 2p, and one conditional subtraction reduces it.
-   * Cost: 4N^2 multiply-adds (2N^2 products, lo and hi), 3N carry words,
-   * N m's, and the final 2N: N=12 (Fp) 648, N=8 (Fr) 304. */
+   * On the device, fields of at least CZ_MONT_CALL_N limbs multiply
+   * through one out-of-line copy (mul_call) instead of inlining ~650
+   * instructions at every use.  A G1 XYZZ addition holds ten of them,
+   * ~120 KB of machine code, more than the instruction caches hold: Nsight
+   * Compute showed the XYZZ accumulation stalled on instruction fetch for
+   * 48 % of its cycles.  Out of line, G1 MSM 2^24 went from 137.9 to
+   * 118.5 ms and G2 2^22 from 150.2 to 114.4 ms on the H200
+   * (bench/RESULTS.md, 2026-12-01). */
   static CZ_HD mont mul(const mont &x, const mont &y) {
+#if defined(__CUDA_ARCH__) && CZ_MONT_CALL_N > 0
+    if (N >= CZ_MONT_CALL_N)
+      return mul_call(x, y);
+#endif
+    return mul_eo(x, y);
+  }
+#if defined(__CUDA_ARCH__) && CZ_MONT_CALL_N > 0
+  /* by value: arguments and result travel in registers, not local memory */
+  static __device__ __noinline__ mont mul_call(const mont x, const mont y) {
+    return mul_eo(x, y);
+  }
+#endif
+
+  /* CIOS (coarsely integrated operand scanning): for each word b_i of b,
+   * t += a b_i, then t += m p with m = t_0 n0 (the low word becomes 0),
+   * then t >>= 32; at the end t < 2p and one conditional subtraction
+   * reduces it.  The accumulator is split in two so that every 64-bit
+   * multiply-add (mad.lo.cc + madc.hi.cc on the same operands, which ptxas
+   * fuses into one IMAD.WIDE.U32.X: a 32x32-bit product added to a
+   * register pair) works on an aligned register pair.  With a single
+   * accumulator the odd limbs' products land on pairs (j, j+1), j odd, and
+   * the shift by one word each iteration swaps even and odd: ptxas paid
+   * with 315 register moves in 744 instructions per Fp mul, and this split
+   * took the H200 from 23.45e9 to 26.96e9 Fp mul/s (96 % of the IMAD
+   * ceiling; bench/RESULTS.md, 2026-12-01):
+   *
+   *   t = X + 2^32 Y + z     X: N+1 words at positions 0..N (X[N] a carry
+   *                          word), Y: N words at positions 1..N, z: one
+   *                          word at position 0
+   *   t += a b_i             a_even b_i into X (pairs (j, j+1), j even),
+   *                          a_odd b_i into Y (a_j at Y[j-1], Y[j]): both
+   *                          chains pair-aligned; z goes into X[0] first and
+   *                          its carry into Y[0], the odd chain's first word
+   *   m = X[0] n0            only X has a word at position 0
+   *   t += m p               p's even limbs into X, odd limbs into Y
+   *   t >>= 32               X[0] is 0 now; the new X is Y (positions 0..N-1),
+   *                          the new Y is X[2..N] (positions 1..N-1), the new
+   *                          z is X[1]: renamings by 0 and 2 words, so pairs
+   *                          stay pairs
+   *
+   * Bounds (p < 2^(32N-1), a, b < p): t < 2p at the top of each iteration
+   * and t < 2p + 2 (2^32 - 1) p = p 2^33 < 2^(32N+32) before the shift;
+   * all three parts are non-negative, so X fits N+1 words
+   * and Y N words (its chains carry out nothing).  At the end
+   * r = X + z + 2^32 Y < 2p.  Cost: 4N^2 multiply-adds (2N^2 products, lo
+   * and hi, fused in pairs), about 3N carry words, N m's, N for the final
+   * sum and 2N for the subtraction: N = 12 (Fp) about 650. */
+  static CZ_HD mont mul_eo(const mont &x, const mont &y) {
     const uint32_t *a = x.l, *b = y.l;
-    uint32_t t[N + 1];
+    uint32_t X[N + 1], Y[N], z = 0;
     carry_chain c;
 #pragma unroll
     for (int i = 0; i < N; i++) {
       const uint32_t bi = b[i];
-      /* t[0..N-1] += a_even * bi, carry into t[N] */
-      if (i == 0) {
-        /* t is zero: the even products do not overlap, no carries; one
-         * 64-bit product each (IMAD.WIDE.U32) */
+      if (i == 0) { /* X = Y = 0: plain products, no carries */
 #pragma unroll
         for (int j = 0; j < N; j += 2) {
-          const uint64_t pr = (uint64_t)a[j] * bi;
-          t[j] = (uint32_t)pr;
-          t[j + 1] = (uint32_t)(pr >> 32);
+          const uint64_t e = (uint64_t)a[j] * bi, o = (uint64_t)a[j + 1] * bi;
+          X[j] = (uint32_t)e;
+          X[j + 1] = (uint32_t)(e >> 32);
+          Y[j] = (uint32_t)o;
+          Y[j + 1] = (uint32_t)(o >> 32);
         }
-        t[N] = 0;
+        X[N] = 0;
       } else {
-        t[0] = c.mad_lo_cc(a[0], bi, t[0]);
-        t[1] = c.madc_hi_cc(a[0], bi, t[1]);
+        X[0] = c.add_cc(X[0], z); /* carry to position 1: Y[0] */
+#pragma unroll
+        for (int j = 1; j < N - 1; j += 2) {
+          Y[j - 1] = c.madc_lo_cc(a[j], bi, Y[j - 1]);
+          Y[j] = c.madc_hi_cc(a[j], bi, Y[j]);
+        }
+        Y[N - 2] = c.madc_lo_cc(a[N - 1], bi, Y[N - 2]);
+        Y[N - 1] = c.madc_hi(a[N - 1], bi, Y[N - 1]);
+        X[0] = c.mad_lo_cc(a[0], bi, X[0]);
+        X[1] = c.madc_hi_cc(a[0], bi, X[1]);
 #pragma unroll
         for (int j = 2; j < N; j += 2) {
-          t[j] = c.madc_lo_cc(a[j], bi, t[j]);
-          t[j + 1] = c.madc_hi_cc(a[j], bi, t[j + 1]);
+          X[j] = c.madc_lo_cc(a[j], bi, X[j]);
+          X[j + 1] = c.madc_hi_cc(a[j], bi, X[j + 1]);
         }
-        t[N] = c.addc(0, 0); /* t[N] was shifted out: it is the carry alone */
+        X[N] = c.addc(0, 0);
       }
-      /* t[1..N] += a_odd * bi */
-      t[1] = c.mad_lo_cc(a[1], bi, t[1]);
-      t[2] = c.madc_hi_cc(a[1], bi, t[2]);
-#pragma unroll
-      for (int j = 3; j < N - 1; j += 2) {
-        t[j] = c.madc_lo_cc(a[j], bi, t[j]);
-        t[j + 1] = c.madc_hi_cc(a[j], bi, t[j + 1]);
-      }
-      t[N - 1] = c.madc_lo_cc(a[N - 1], bi, t[N - 1]);
-      t[N] = c.madc_hi(a[N - 1], bi, t[N]);
-
-      /* t += m * p, m chosen so that the low word becomes zero */
-      const uint32_t m = t[0] * C::n0;
-      (void)c.mad_lo_cc(m, C::p()[0], t[0]); /* = 0; only its carry matters */
-      t[1] = c.madc_hi_cc(m, C::p()[0], t[1]);
+      /* t += m p */
+      const uint32_t m = X[0] * C::n0;
+      (void)c.mad_lo_cc(m, C::p()[0], X[0]); /* = 0; only its carry matters */
+      X[1] = c.madc_hi_cc(m, C::p()[0], X[1]);
 #pragma unroll
       for (int j = 2; j < N; j += 2) {
-        t[j] = c.madc_lo_cc(m, C::p()[j], t[j]);
-        t[j + 1] = c.madc_hi_cc(m, C::p()[j], t[j + 1]);
+        X[j] = c.madc_lo_cc(m, C::p()[j], X[j]);
+        X[j + 1] = c.madc_hi_cc(m, C::p()[j], X[j + 1]);
       }
-      t[N] = c.addc(t[N], 0);
-      t[1] = c.mad_lo_cc(m, C::p()[1], t[1]);
-      t[2] = c.madc_hi_cc(m, C::p()[1], t[2]);
+      X[N] = c.addc(X[N], 0);
+      Y[0] = c.mad_lo_cc(m, C::p()[1], Y[0]);
+      Y[1] = c.madc_hi_cc(m, C::p()[1], Y[1]);
 #pragma unroll
       for (int j = 3; j < N - 1; j += 2) {
-        t[j] = c.madc_lo_cc(m, C::p()[j], t[j]);
-        t[j + 1] = c.madc_hi_cc(m, C::p()[j], t[j + 1]);
+        Y[j - 1] = c.madc_lo_cc(m, C::p()[j], Y[j - 1]);
+        Y[j] = c.madc_hi_cc(m, C::p()[j], Y[j]);
       }
-      t[N - 1] = c.madc_lo_cc(m, C::p()[N - 1], t[N - 1]);
-      t[N] = c.madc_hi(m, C::p()[N - 1], t[N]);
-
+      Y[N - 2] = c.madc_lo_cc(m, C::p()[N - 1], Y[N - 2]);
+      Y[N - 1] = c.madc_hi(m, C::p()[N - 1], Y[N - 1]);
       /* t >>= 32 */
+      z = X[1];
+      uint32_t nx[N];
 #pragma unroll
-      for (int j = 0; j < N; j++) t[j] = t[j + 1];
+      for (int k = 0; k < N; k++) nx[k] = Y[k];
+#pragma unroll
+      for (int k = 0; k + 2 <= N; k++) Y[k] = X[k + 2];
+      Y[N - 1] = 0;
+#pragma unroll
+      for (int k = 0; k < N; k++) X[k] = nx[k];
+      X[N] = 0;
     }
-    uint32_t lo[N];
+    uint32_t r[N];
+    r[0] = c.add_cc(X[0], z);
 #pragma unroll
-    for (int j = 0; j < N; j++) lo[j] = t[j];
-    return reduce_once(lo);
+    for (int k = 1; k < N - 1; k++) r[k] = c.addc_cc(X[k], Y[k - 1]);
+    r[N - 1] = c.addc(X[N - 1], Y[N - 2]);
+    return reduce_once(r);
   }
 
   static CZ_HD mont sqr(const mont &a) { return mul(a, a); }
