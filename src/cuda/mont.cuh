@@ -34,8 +34,8 @@
  * against src/ff without a GPU.
  *
  * Costs (PTX instructions, N limbs): add/sub about 3N, mul 4N^2 + 6N
- * (N=12: 648), sqr = mul for now (a dedicated squaring saves about
- * N^2/2 - N/2 of the 2N^2 product terms; left for when MSM needs it). */
+ * (N=12: 648), sqr = mul (see sqr: a dedicated squaring was measured and
+ * lost in the MSM). */
 #ifndef CUZK_CUDA_MONT_CUH
 #define CUZK_CUDA_MONT_CUH
 
@@ -47,14 +47,6 @@
  * line on the device (12: Fp, and so Fp2; Fr inlined).  0 inlines all. */
 #ifndef CZ_MONT_CALL_N
 #define CZ_MONT_CALL_N 12
-#endif
-/* 1: mont::sqr is the dedicated squaring sqr_eo; 0 (the default): mul(a, a).
- * sqr_eo alone is 1.19x faster than mul (H200: 31.93e9 against 26.86e9/s),
- * but a second out-of-line routine in the XYZZ accumulation loop made G1
- * MSM 2^26 slower, 419.5 -> 438.0 ms (bench/RESULTS.md, 2026-12-01): the
- * two bodies together thrash the instruction cache. */
-#ifndef CZ_MONT_SQR
-#define CZ_MONT_SQR 0
 #endif
 
 /* N 32-bit words as a literal type, so that constants can be computed at
@@ -328,160 +320,13 @@ struct alignas((4 * C::N) % 16 == 0 ? 16 : 4) mont {
     return reduce_once(r);
   }
 
-  /* a * a * R^-1 mod p (sqr_eo below), out of line on the device as mul. */
-  static CZ_HD mont sqr(const mont &a) {
-#if CZ_MONT_SQR
-#if defined(__CUDA_ARCH__) && CZ_MONT_CALL_N > 0
-    if (N >= CZ_MONT_CALL_N)
-      return sqr_call(a);
-#endif
-    return sqr_eo(a);
-#else
-    return mul(a, a);
-#endif
-  }
-#if defined(__CUDA_ARCH__) && CZ_MONT_CALL_N > 0
-  static __device__ __noinline__ mont sqr_call(const mont a) { return sqr_eo(a); }
-#endif
-
-  /* The square as a 2N-word integer, then a Montgomery reduction (SOS):
-   * the N(N-1)/2 products a_i a_j, i < j, are computed once and doubled,
-   * where mul_eo computes all N^2 (Fp: 66 + 12 diagonal products plus the
-   * N^2 of the reduction, against 2 N^2 = 288).  Pair alignment as in
-   * mul_eo: products with i + j even go to E (word i + j of E), those
-   * with i + j odd to O (O[k] is word k + 1), so every 64-bit
-   * multiply-add is on an aligned pair.
-   *
-   *   rows i = 0..N-2: O += a_i (a_(i+1), a_(i+3), ...) from O[2i] on,
-   *     E += a_i (a_(i+2), a_(i+4), ...) from E[2i+2] on; each chain's
-   *     carry runs through the words above it that earlier rows wrote and
-   *     ends in a new top word: O's is N + i, E's N (row 0) or N + i + 1
-   *   T = 2 (E + 2^32 O) + sum a_i^2 2^(64 i)  (2N words)
-   *   REDC: t = T_lo, N rounds of t = (t + m p) / 2^32 as in mul_eo
-   *     without the a b_i terms, then t += T_hi: t = T R^-1 mod p + kp
-   *     with t < p + 1 + T_hi < p + 1 + p^2 / R < 2p (p < R / 2), so one
-   *     conditional subtraction. */
-  static CZ_HD mont sqr_eo(const mont &x) {
-    const uint32_t *a = x.l;
-    uint32_t E[2 * N], O[2 * N - 1];
-#pragma unroll
-    for (int k = 0; k < 2 * N; k++) E[k] = 0;
-#pragma unroll
-    for (int k = 0; k < 2 * N - 1; k++) O[k] = 0;
-    carry_chain c;
-#pragma unroll
-    for (int i = 0; i < N - 1; i++) {
-      /* O: j = i+1, i+3, ..., pair O[i+j-1], O[i+j] */
-      const int ho = i + ((i & 1) ? N - 2 : N - 1); /* the chain's last word */
-#pragma unroll
-      for (int j = 1; j < N; j++) {
-        if (j <= i || !((i + j) & 1))
-          continue;
-        if (j == i + 1) {
-          O[i + j - 1] = c.mad_lo_cc(a[i], a[j], O[i + j - 1]);
-        } else {
-          O[i + j - 1] = c.madc_lo_cc(a[i], a[j], O[i + j - 1]);
-        }
-        O[i + j] = c.madc_hi_cc(a[i], a[j], O[i + j]);
-      }
-#pragma unroll
-      for (int k = 0; k < 2 * N - 1; k++)
-        if (k > ho && k < N + i)
-          O[k] = c.addc_cc(O[k], 0);
-      O[N + i] = c.addc(O[N + i], 0);
-      if (i + 2 > N - 1)
-        continue;
-      /* E: j = i+2, i+4, ..., pair E[i+j], E[i+j+1] */
-      const int he = i + ((i & 1) ? N - 1 : N - 2) + 1;
-      const int te = i == 0 ? N : N + i + 1; /* the new top word */
-#pragma unroll
-      for (int j = 2; j < N; j++) {
-        if (j < i + 2 || ((i + j) & 1))
-          continue;
-        if (j == i + 2) {
-          E[i + j] = c.mad_lo_cc(a[i], a[j], E[i + j]);
-        } else {
-          E[i + j] = c.madc_lo_cc(a[i], a[j], E[i + j]);
-        }
-        E[i + j + 1] = c.madc_hi_cc(a[i], a[j], E[i + j + 1]);
-      }
-#pragma unroll
-      for (int k = 0; k < 2 * N; k++)
-        if (k > he && k < te)
-          E[k] = c.addc_cc(E[k], 0);
-      E[te] = c.addc(E[te], 0);
-    }
-    /* T = 2 (E + 2^32 O) + the diagonal, in E */
-    E[1] = c.add_cc(E[1], O[0]);
-#pragma unroll
-    for (int k = 2; k < 2 * N - 1; k++) E[k] = c.addc_cc(E[k], O[k - 1]);
-    E[2 * N - 1] = c.addc(E[2 * N - 1], O[2 * N - 2]);
-    E[0] = c.add_cc(E[0], E[0]);
-#pragma unroll
-    for (int k = 1; k < 2 * N - 1; k++) E[k] = c.addc_cc(E[k], E[k]);
-    E[2 * N - 1] = c.addc(E[2 * N - 1], E[2 * N - 1]);
-    E[0] = c.mad_lo_cc(a[0], a[0], E[0]);
-    E[1] = c.madc_hi_cc(a[0], a[0], E[1]);
-#pragma unroll
-    for (int i = 1; i < N - 1; i++) {
-      E[2 * i] = c.madc_lo_cc(a[i], a[i], E[2 * i]);
-      E[2 * i + 1] = c.madc_hi_cc(a[i], a[i], E[2 * i + 1]);
-    }
-    E[2 * N - 2] = c.madc_lo_cc(a[N - 1], a[N - 1], E[2 * N - 2]);
-    E[2 * N - 1] = c.madc_hi(a[N - 1], a[N - 1], E[2 * N - 1]);
-    /* REDC of the low half: t = X + 2^32 Y + z, as in mul_eo */
-    uint32_t X[N + 1], Y[N], z = 0;
-#pragma unroll
-    for (int k = 0; k < N; k++) X[k] = E[k], Y[k] = 0;
-    X[N] = 0;
-#pragma unroll
-    for (int i = 0; i < N; i++) {
-      const uint32_t m = (X[0] + z) * C::n0;
-      if (i) {
-        X[0] = c.add_cc(X[0], z); /* carry to position 1: Y[0] */
-        Y[0] = c.madc_lo_cc(m, C::p()[1], Y[0]);
-      } else {
-        Y[0] = c.mad_lo_cc(m, C::p()[1], Y[0]);
-      }
-      Y[1] = c.madc_hi_cc(m, C::p()[1], Y[1]);
-#pragma unroll
-      for (int j = 3; j < N - 1; j += 2) {
-        Y[j - 1] = c.madc_lo_cc(m, C::p()[j], Y[j - 1]);
-        Y[j] = c.madc_hi_cc(m, C::p()[j], Y[j]);
-      }
-      Y[N - 2] = c.madc_lo_cc(m, C::p()[N - 1], Y[N - 2]);
-      Y[N - 1] = c.madc_hi(m, C::p()[N - 1], Y[N - 1]);
-      (void)c.mad_lo_cc(m, C::p()[0], X[0]); /* = 0; only its carry matters */
-      X[1] = c.madc_hi_cc(m, C::p()[0], X[1]);
-#pragma unroll
-      for (int j = 2; j < N; j += 2) {
-        X[j] = c.madc_lo_cc(m, C::p()[j], X[j]);
-        X[j + 1] = c.madc_hi_cc(m, C::p()[j], X[j + 1]);
-      }
-      X[N] = c.addc(X[N], 0);
-      /* t >>= 32 */
-      z = X[1];
-      uint32_t nx[N];
-#pragma unroll
-      for (int k = 0; k < N; k++) nx[k] = Y[k];
-#pragma unroll
-      for (int k = 0; k + 2 <= N; k++) Y[k] = X[k + 2];
-      Y[N - 1] = 0;
-#pragma unroll
-      for (int k = 0; k < N; k++) X[k] = nx[k];
-      X[N] = 0;
-    }
-    uint32_t r[N];
-    r[0] = c.add_cc(X[0], z);
-#pragma unroll
-    for (int k = 1; k < N - 1; k++) r[k] = c.addc_cc(X[k], Y[k - 1]);
-    r[N - 1] = c.addc(X[N - 1], Y[N - 2]);
-    r[0] = c.add_cc(r[0], E[N]);
-#pragma unroll
-    for (int k = 1; k < N - 1; k++) r[k] = c.addc_cc(r[k], E[N + k]);
-    r[N - 1] = c.addc(r[N - 1], E[2 * N - 1]);
-    return reduce_once(r);
-  }
+  /* a * a * R^-1 mod p.  A dedicated squaring (products a_i a_j, i < j,
+   * once and doubled, then a separate reduction) ran 1.19x mul's rate
+   * alone on the H200, but made G1 MSM 2^26 slower (419.5 -> 438.0 ms): a
+   * second out-of-line body in the accumulation loop thrashes the
+   * instruction cache (bench/RESULTS.md, 2026-12-01; the code is in the
+   * history, commit "mont.cuh: sqr_eo"). */
+  static CZ_HD mont sqr(const mont &a) { return mul(a, a); }
 
   /* Conversions.  from_canon: x (canonical limbs, x < p) -> x*R mod p, a
    * multiplication by R^2.  to_canon: a -> a*R^-1, a multiplication by 1. */

@@ -24,7 +24,8 @@
  *      chunks and go to a list of 2 partial sums per thread (key, XYZZ).
  *      That list keeps every key's entries contiguous, so the same kernel
  *      (XYZZ additions, 12M + 2S) merges it, in rounds of merge_chunk
- *      entries per thread, until one thread holds the whole list and stores
+ *      entries per thread (MERGE_CHUNK_LATE after the first round), until
+ *      one thread holds the whole list and stores
  *      everything.  Work per thread is bounded by the chunk, never by a
  *      bucket's size: all-equal scalars (one bucket holding every point)
  *      cost log_{merge_chunk}(n / chunk) extra rounds, not a serial sum.
@@ -90,11 +91,12 @@
  *     786 / 745 / 735 ms.
  *   group: windows are sorted and accumulated together up to 2^25 items, so
  *     that small n still fills the GPU.
- * Where the time goes (G1 2^26, 622 ms): accumulation 504 ms (805M mixed
- * additions, 0.63 ns each: 17.6e9 Fp mul/s, 75 % of the field benchmark's
- * 23.4e9), merges 37, reduction 54, sort 17, keys 8.  G2 2^24 (747 ms):
- * accumulation 607 (255 registers with spills, 8 warps per SM), reduction
- * 77, merges 50.
+ * Where the time goes (G1 2^26, 414 ms since the pair-aligned, out-of-line
+ * Fp multiplication of mont.cuh; 622 ms before): accumulation 347 ms (805M
+ * mixed additions, 0.43 ns each: 23.2e9 Fp mul/s, 86 % of the field
+ * benchmark's 26.9e9; Nsight Compute: SM throughput 89 %), reduction 32,
+ * sort 17, merges 9, keys 8.  G2 2^24 (390 ms): accumulation 327,
+ * reduction 29, merges 24.
  * Batch-affine (3'): measured on the H200 (2026-12-01, bench/RESULTS.md):
  * exact, but G1 2^26 616 ms against XYZZ's 620 (tree rounds 472 ms against
  * the 280 modelled below), 2^27 1,127 against 1,152, G2 2^24 806 against
@@ -139,6 +141,10 @@ constexpr size_t GROUP_ITEMS = (size_t)1 << 25;
 constexpr uint32_t RED_THREADS = 1u << 17;
 constexpr uint32_t SUM_FANIN = 16;
 constexpr uint32_t MERGE_CHUNK = 32;
+/* Merge rounds after the first: their lists are short, their launches a
+ * few blocks, so each round's serial additions are its latency.  G1 2^26
+ * merges 13.99 ms at 32, 8.55 at 8, 7.65 at 4 (H200, 2026-12-01). */
+constexpr uint32_t MERGE_CHUNK_LATE = 8;
 constexpr uint32_t SENT_ALL = 0xffffffffu; /* an empty partial-sum slot */
 constexpr uint32_t NEG_BIT = 0x80000000u;
 
@@ -617,13 +623,16 @@ cuzk_status accumulate(const exec &ex, const S &src, const uint32_t *keys, size_
                   T));
   CUZK_TRY(ex.mark(MSM_GPU_PH_ACCUMULATE));
   int cur = 0;
-  while (!last) {
+  for (unsigned round = 0; !last; round++) {
+    /* after the first merge round the list is short and the launches are
+     * a few blocks: a smaller chunk cuts each round's serial additions */
+    const uint32_t mc = round ? std::min(merge_chunk, MERGE_CHUNK_LATE) : merge_chunk;
     m = 2 * T;
-    T = ceil_div(m, merge_chunk);
+    T = ceil_div(m, mc);
     last = T == 1;
     src_partials<P> ps{(const P *)ctx->part_pts[cur]};
     CUZK_TRY(ex.run(accumulate_fn<P, src_partials<P>>{ps, ctx->part_keys[cur], (uint32_t)m,
-                                                      merge_chunk, c, buckets,
+                                                      mc, c, buckets,
                                                       ctx->part_keys[cur ^ 1],
                                                       (P *)ctx->part_pts[cur ^ 1], last,
                                                       nullptr, 0},
