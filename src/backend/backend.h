@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/err.h"
 #include "ec/bls12_381.h"
@@ -59,7 +60,9 @@ typedef struct {
    * base arrays it is given (in device memory, for a GPU) and reuse them
    * when the same arrays - same addresses and counts - come again: a key
    * kept resident between proofs.  The caller then keeps those arrays
-   * unchanged and mapped until hold_bases(b, false), which drops every copy. */
+   * unchanged and mapped until hold_bases(b, false), which lets go of
+   * every copy: a copy shared with other backends of the same GPU
+   * (backend_cuda_new_shared) is freed when the last of them lets go. */
   cuzk_status (*hold_bases)(backend *b, bool on, cuzk_err *err);
   /* May be NULL.  Host memory for the prover's working vectors (n field
    * elements), from the backend because it can move that memory faster
@@ -98,8 +101,9 @@ typedef struct {
   cuzk_status (*msm_g2)(backend *b, bls12_381_g2_jac *out, const msm_part *parts,
                         size_t nparts, cuzk_err *err);
   /* May be NULL.  The priority of the device work of the operations that
-   * follow (the CUDA backend: its high- or normal-priority streams, made
-   * at creation), so that a high-priority proof's kernels go first when
+   * follow (the CUDA backend: its high- or normal-priority stream, made at
+   * creation, carries every operation's copies and kernels, the MSMs'
+   * included), so that a high-priority proof's kernels go first when
    * several backends share a GPU. */
   void (*set_priority)(backend *b, backend_priority p);
   /* May be NULL.  Moves up to cap spans recorded since the last call
@@ -127,8 +131,27 @@ backend *backend_cpu_new(unsigned threads);
 backend *backend_cuda_new(unsigned threads, cuzk_err *err);
 /* The CUDA backend on GPU `ordinal`.  Its streams are made on that device
  * now, and each operation makes it the calling thread's current device
- * first (cuzk_cuda_use_device: nothing to do on a thread bound to it). */
+ * first (cuzk_cuda_use_device: nothing to do on a thread bound to it).
+ * Its resident copies (hold_bases) are its own. */
 backend *backend_cuda_new_on(int ordinal, unsigned threads, cuzk_err *err);
+
+/* Resident copies shared by the CUDA backends of one GPU (the engine's K
+ * slots of a device): an MSM base set or a key's a/b coefficients is
+ * uploaded once, by the first backend with hold_bases on that needs it,
+ * and used by every backend of the store that holds it; it is freed when
+ * the last of them lets go (hold_bases off, or destroy).  The store is
+ * host memory and a lock (no CUDA call to make it); its owner frees it
+ * after every backend using it is destroyed.  backend_cuda_store_bytes:
+ * the device bytes its copies hold now.  NULL on no memory. */
+typedef struct backend_cuda_store backend_cuda_store;
+backend_cuda_store *backend_cuda_store_new(void);
+void backend_cuda_store_free(backend_cuda_store *s); /* NULL is fine */
+uint64_t backend_cuda_store_bytes(backend_cuda_store *s);
+/* backend_cuda_new_on whose resident copies live in `store` (NULL: its
+ * own), shared with the store's other backends, which must be on the
+ * same GPU. */
+backend *backend_cuda_new_shared(int ordinal, unsigned threads, backend_cuda_store *store,
+                                 cuzk_err *err);
 void backend_free(backend *b);
 
 #endif

@@ -575,18 +575,18 @@ void copy_worker(void *arg, unsigned idx, unsigned n) {
   memcpy(j->dst + lo, j->src + lo, hi - lo);
 }
 
-/* bytes from host memory to the device at dst, on the context's stream.
+/* bytes from host memory to the device at dst, on stream st.
  * Page-locked sources go straight; pageable ones (a mapped key, a witness)
  * through the two staging buffers: while the device copies one, host
  * threads fill the other, which the bus takes at its full speed, against
  * ~8 GB/s for cudaMemcpy from pageable memory (bench/RESULTS.md). */
 cuzk_status copy_in(msm_gpu *ctx, void *dst, const void *src, size_t bytes, unsigned *turn,
-                    cuzk_err *err) {
+                    cudaStream_t st, cuzk_err *err) {
   if (bytes == 0)
     return CUZK_OK;
   cudaPointerAttributes at;
   if (cudaPointerGetAttributes(&at, src) == cudaSuccess && at.type == cudaMemoryTypeHost) {
-    CUDA_TRY(err, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, ctx->stream));
+    CUDA_TRY(err, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, st));
     return CUZK_OK;
   }
   cudaGetLastError(); /* a pageable pointer is not an error */
@@ -598,20 +598,22 @@ cuzk_status copy_in(msm_gpu *ctx, void *dst, const void *src, size_t bytes, unsi
     copy_job j = {(uint8_t *)ctx->stage[k], (const uint8_t *)src + o, len};
     par_run(len >= ((size_t)4 << 20) ? threads : 1, copy_worker, &j);
     CUDA_TRY(err, cudaMemcpyAsync((uint8_t *)dst + o, ctx->stage[k], len, cudaMemcpyHostToDevice,
-                                  ctx->stream));
-    CUDA_TRY(err, cudaEventRecord(ctx->stage_ev[k], ctx->stream));
+                                  st));
+    CUDA_TRY(err, cudaEventRecord(ctx->stage_ev[k], st));
   }
   return CUZK_OK;
 }
 
 /* The parts' scalars (and, without res, their bases) into the context's
- * input buffers, then the MSM over them (or over res's device bases). */
+ * input buffers, then the MSM over them (or over res's device bases), all
+ * on `stream` (NULL: the context's own). */
 cuzk_status run_parts(msm_gpu *ctx, msm_gpu_group g, void *out, const msm_gpu_bases *res,
                       const msm_gpu_part *parts, size_t nparts, const msm_gpu_opts *opts,
-                      cuzk_err *err) {
+                      void *stream, cuzk_err *err) {
   size_t n = 0;
   for (size_t i = 0; i < nparts; i++) n += parts[i].n;
   CUZK_TRY(check_ctx(ctx, g, n, err));
+  const cudaStream_t st = stream ? (cudaStream_t)stream : ctx->stream;
   if (!ctx->in_bases)
     return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
                         "msm_gpu: host inputs need a context made with MSM_GPU_HOST_INPUTS");
@@ -632,8 +634,8 @@ cuzk_status run_parts(msm_gpu *ctx, msm_gpu_group g, void *out, const msm_gpu_ba
       memcpy(s, parts[i].scalars, k * 32);
     } else {
       if (!res)
-        CUZK_TRY(copy_in(ctx, b, parts[i].bases, k * ctx->asize, &turn, err));
-      CUZK_TRY(copy_in(ctx, s, parts[i].scalars, k * 32, &turn, err));
+        CUZK_TRY(copy_in(ctx, b, parts[i].bases, k * ctx->asize, &turn, st, err));
+      CUZK_TRY(copy_in(ctx, s, parts[i].scalars, k * 32, &turn, st, err));
     }
     off += k;
   }
@@ -650,14 +652,13 @@ cuzk_status run_parts(msm_gpu *ctx, msm_gpu_group g, void *out, const msm_gpu_ba
         memset((uint8_t *)ctx->in_scalars + 32 * i, 0, 32);
     }
   } else if (n) {
-    zero_inf_scalars_kernel<<<(unsigned)((n + 255) / 256), 256, 0, ctx->stream>>>(
+    zero_inf_scalars_kernel<<<(unsigned)((n + 255) / 256), 256, 0, st>>>(
         bases, (uint8_t *)ctx->in_scalars, (uint32_t)n, (uint32_t)ctx->asize);
     CUDA_TRY(err, cudaGetLastError());
   }
-  CUZK_TRY(run_any(ctx, g, out, bases, ctx->in_scalars, n, opts,
-                   ctx->stream, err));
+  CUZK_TRY(run_any(ctx, g, out, bases, ctx->in_scalars, n, opts, st, err));
   if (!ctx->host)
-    CUDA_TRY(err, cudaStreamSynchronize(ctx->stream));
+    CUDA_TRY(err, cudaStreamSynchronize(st));
   return CUZK_OK;
 }
 
@@ -666,7 +667,7 @@ cuzk_status run_parts(msm_gpu *ctx, msm_gpu_group g, void *out, const msm_gpu_ba
 extern "C" cuzk_status msm_gpu_parts_(msm_gpu *ctx, msm_gpu_group g, void *out,
                                       const msm_gpu_part *parts, size_t nparts,
                                       const msm_gpu_opts *opts, cuzk_err *err) {
-  return run_parts(ctx, g, out, nullptr, parts, nparts, opts, err);
+  return run_parts(ctx, g, out, nullptr, parts, nparts, opts, nullptr, err);
 }
 
 extern "C" cuzk_status msm_gpu_parts_resident_(msm_gpu *ctx, msm_gpu_group g, void *out,
@@ -675,7 +676,14 @@ extern "C" cuzk_status msm_gpu_parts_resident_(msm_gpu *ctx, msm_gpu_group g, vo
                                                const msm_gpu_opts *opts, cuzk_err *err) {
   if (!res)
     return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "msm_gpu: no resident set");
-  return run_parts(ctx, g, out, res, parts, nparts, opts, err);
+  return run_parts(ctx, g, out, res, parts, nparts, opts, nullptr, err);
+}
+
+extern "C" cuzk_status msm_gpu_parts_on_(msm_gpu *ctx, msm_gpu_group g, void *out,
+                                         const msm_gpu_bases *res, const msm_gpu_part *parts,
+                                         size_t nparts, const msm_gpu_opts *opts, void *stream,
+                                         cuzk_err *err) {
+  return run_parts(ctx, g, out, res, parts, nparts, opts, stream, err);
 }
 
 extern "C" void msm_gpu_bases_free(msm_gpu_bases *b) {

@@ -88,6 +88,32 @@ cuzk_status msm_gpu_g2_parts_resident(msm_gpu *ctx, bls12_381_g2_jac *out,
                                       const msm_gpu_bases *res, const msm_part *parts,
                                       size_t nparts, const msm_gpu_opts *opts, cuzk_err *err);
 
+/* The _parts entry points above on a stream of the caller's choice: res
+ * NULL uploads the bases (msm_gpu_g1_parts), else res is a resident set
+ * that parts match (msm_gpu_g1_parts_resident); stream is a cudaStream_t
+ * of the context's device, or NULL for the context's own stream (what
+ * the entry points above use).  Every copy and kernel of the run goes on
+ * that stream, so its priority orders them against other streams' work
+ * (the CUDA backend's set_priority), and the call returns once the stream
+ * has passed the run: the next run may use another stream. */
+cuzk_status msm_gpu_parts_on_(msm_gpu *ctx, msm_gpu_group g, void *out, const msm_gpu_bases *res,
+                              const msm_gpu_part *parts, size_t nparts, const msm_gpu_opts *opts,
+                              void *stream, cuzk_err *err);
+static inline cuzk_status msm_gpu_g1_parts_on(msm_gpu *ctx, bls12_381_g1_jac *out,
+                                              const msm_gpu_bases *res, const msm_part *parts,
+                                              size_t nparts, const msm_gpu_opts *opts,
+                                              void *stream, cuzk_err *err) {
+  return msm_gpu_parts_on_(ctx, MSM_GPU_G1, out, res, (const msm_gpu_part *)parts, nparts, opts,
+                           stream, err);
+}
+static inline cuzk_status msm_gpu_g2_parts_on(msm_gpu *ctx, bls12_381_g2_jac *out,
+                                              const msm_gpu_bases *res, const msm_part *parts,
+                                              size_t nparts, const msm_gpu_opts *opts,
+                                              void *stream, cuzk_err *err) {
+  return msm_gpu_parts_on_(ctx, MSM_GPU_G2, out, res, (const msm_gpu_part *)parts, nparts, opts,
+                           stream, err);
+}
+
 /* Benchmarking (needs MSM_GPU_HOST_INPUTS):
  *   msm_gpu_upload(ctx, bases, scalars, n, &ms, err) copies n host points
  *       into the context's input buffers (ms: the copy's time, may be NULL);

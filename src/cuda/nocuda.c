@@ -164,6 +164,13 @@ cuzk_status msm_gpu_parts_resident_(msm_gpu *ctx, msm_gpu_group g, void *out,
   return cuzk_err_set(err, CUZK_UNSUPPORTED, "not compiled with CUDA: %s", NO_CUDA);
 }
 
+/* Declared in msm_gpu.h (the stream-choosing _parts entry point). */
+cuzk_status msm_gpu_parts_on_(msm_gpu *ctx, msm_gpu_group g, void *out, const msm_gpu_bases *res,
+                              const msm_gpu_part *parts, size_t nparts, const msm_gpu_opts *opts,
+                              void *stream, cuzk_err *err) {
+  return cuzk_err_set(err, CUZK_UNSUPPORTED, "not compiled with CUDA: %s", NO_CUDA);
+}
+
 cuzk_status msm_gpu_upload(msm_gpu *ctx, const void *bases, const void *scalars, size_t n,
                            double *ms, cuzk_err *err) {
   return cuzk_err_set(err, CUZK_UNSUPPORTED, "not compiled with CUDA: %s", NO_CUDA);

@@ -193,7 +193,7 @@ void engine_free(engine *e) {
   jobs_free_all(e);
   keys_free_all(e);
   free(e->workers);
-  free(e->devices);
+  workers_free_devices(e);
   free(e->table);
   free(e->param_dir);
   pthread_cond_destroy(&e->work_cv);

@@ -37,11 +37,16 @@
  *   a GPU engine is cudaMallocHost memory; on the CPU it is an anonymous
  *   copy that is mlock'ed when RLIMIT_MEMLOCK allows (else just resident
  *   anonymous memory, no longer page cache that the kernel may drop).
- *   DEVICE (keys_on_device, GPU slots only): each slot's backend keeps its
- *   own resident copy of the key it last proved (backend hold_bases),
- *   counted at the key's file size against the device budget; with no
- *   room the slot proves with streamed bases.  A held key stays mapped;
- *   evicting it first makes the slots drop their copies.
+ *   DEVICE (keys_on_device, GPU slots only): a slot holds the key it last
+ *   proved (backend hold_bases), and the slots of one GPU share one
+ *   resident copy of it (the device's backend_cuda_store: uploaded by the
+ *   first slot that needs it, freed when the last holder lets go); the
+ *   key's file size (plus its coefficients' scratch on the GPU) counts
+ *   once per device against that device's budget, whatever the number of
+ *   its slots holding it; with no room a slot proves with streamed bases.  A held key stays mapped; evicting it
+ *   makes the idle slots drop their holds at once and the busy ones when
+ *   their partition ends, so the device's copy goes when no slot of it
+ *   proves with the key any more.
  *
  *   Back-pressure: witness bytes held by unfinished jobs (a partition's
  *   witness is freed when the partition ends) count against
@@ -76,6 +81,9 @@
 #include <stdint.h>
 
 #include "base/err.h"
+
+struct backend;
+struct backend_cuda_store;
 
 #define ENGINE_ID_MAX 128 /* job, request and circuit ids: at most 127 bytes + NUL */
 
@@ -112,6 +120,21 @@ typedef struct {
   const char *path; /* its .zkey */
 } engine_circuit;
 
+/* TESTING ONLY (engine_config.test_gpus): GPUs stood in for on the host,
+ * so that the GPU executor's slots, DEVICE tier and VRAM plan run where
+ * there is no GPU (tests/unit/test_engine.c).  GPUs 0..count-1 are usable;
+ * each slot's backend comes from backend_new (on the slot's thread; store
+ * is the device's store of resident copies, which the backend may share
+ * with the device's other slots through backend/cuda/cuda_store.h), and
+ * the memory figures of planning and status from mem_info. */
+typedef struct {
+  unsigned count;
+  struct backend *(*backend_new)(void *ctx, int ordinal, unsigned slot,
+                                 struct backend_cuda_store *store, cuzk_err *err);
+  void (*mem_info)(void *ctx, int ordinal, uint64_t *free_bytes, uint64_t *total_bytes);
+  void *ctx;
+} engine_test_gpus;
+
 typedef struct {
   const engine_circuit *circuits; /* registered keys (may be NULL) */
   size_t ncircuits;
@@ -126,8 +149,10 @@ typedef struct {
 
   uint64_t host_budget_bytes;   /* keys mapped or pinned + witnesses (0 = auto); keys get
                                    what the queue budget leaves */
-  uint64_t device_budget_bytes; /* per GPU, for resident keys; 0 = auto: the GPU's free
-                                   memory once its slots are planned, less 512 MiB */
+  uint64_t device_budget_bytes; /* per GPU, for resident keys (each key counted once per
+                                   GPU, at its file size plus its a/b scratch); 0 = auto:
+                                   the GPU's free memory once its slots are planned, less
+                                   512 MiB */
   uint64_t queue_budget_bytes;  /* witness bytes held by unfinished jobs (0 = host/4) */
   uint64_t eviction_min_idle_ms;
   bool pin_keys;      /* load keys to PINNED (page-locked) rather than MAPPED */
@@ -146,6 +171,8 @@ typedef struct {
   /* TESTING and benchmarks: GPU slots keep their backends' spans (uploads
    * and kernel stretches, engine_timeline). */
   bool record_timeline;
+  /* TESTING ONLY (NULL in production): stand-in GPUs (engine_test_gpus). */
+  const engine_test_gpus *test_gpus;
 } engine_config;
 
 /* Defaults (documented values; the daemon prints them at start):
@@ -168,9 +195,13 @@ typedef struct engine engine;
  * ordinals, or every usable GPU; each gets gpu_workers_per_device slots,
  * planned at start on the slot's own thread (worker.c): its streams, an
  * NTT plan per registered domain size, MSM contexts for the largest
- * registered key and its page-locked vectors.  A slot that does not fit
- * is dropped (status notes why); a GPU none of whose slots fit fails
- * engine_new with the planner's status (NO_MEMORY). */
+ * registered key and its page-locked vectors.  With keys_on_device the
+ * plan also keeps room for one resident copy per GPU of the largest
+ * registered key (at most device_budget_bytes when that is set) beside the
+ * slots' scratch: a slot after the first that would leave less free (plus
+ * 512 MiB) is dropped.  A slot that does not fit is dropped (status notes
+ * why); a GPU none of whose slots fit fails engine_new with the planner's
+ * status (NO_MEMORY). */
 cuzk_status engine_new(engine **out, const engine_config *cfg, cuzk_err *err);
 
 /* Stops accepting (submissions get UNAVAILABLE), then either finishes or
@@ -242,7 +273,8 @@ cuzk_status engine_cancel(engine *e, const char *job_id, bool *was_running, cuzk
 /* Loads the key to the configured host tier now (PreloadSRS), in the
  * caller's thread, evicting idle keys if it must: EXHAUSTED when that does
  * not make room.  The DEVICE tier is reached on a key's first proof on a
- * GPU slot (each slot's backend makes its own resident copy). */
+ * GPU (its first slot to prove it uploads the copy that the GPU's other
+ * slots then use). */
 cuzk_status engine_preload(engine *e, const char *circuit_id, bool *already_loaded,
                            uint64_t *load_ms, cuzk_err *err);
 /* Drops a key back to DISK (EvictSRS): at once when idle (*freed_bytes is
@@ -254,7 +286,10 @@ cuzk_status engine_evict(engine *e, const char *circuit_id, bool *was_loaded,
 typedef struct {
   int ordinal;
   char name[64];
-  uint64_t vram_total, vram_free, budget, used; /* vram_*: cudaMemGetInfo at the call */
+  uint64_t vram_total, vram_free; /* cudaMemGetInfo at the call */
+  uint64_t budget, used; /* for resident keys; used: what each key its slots hold costs
+                            (file size plus a/b scratch), counted once per device */
+  uint64_t resident;     /* device bytes of the resident copies its slots share now */
   char current_job[ENGINE_ID_MAX]; /* "" when idle (one of its slots' jobs) */
   unsigned slots, busy_slots;
   char note[160]; /* why it has fewer slots than configured, or "" */

@@ -54,9 +54,9 @@ struct ekey {
   void *pinned;     /* PINNED: the file's bytes, zk points into them */
   bool pinned_cuda; /* pinned came from cuzk_cuda_host_alloc (else mmap) */
   bool locked;      /* PINNED on the CPU: mlock succeeded */
-  uint32_t refs;    /* partitions proving with it now */
-  uint32_t holds;   /* GPU slots keeping its bases resident */
-  uint64_t device_bytes; /* what one slot's resident copy costs its device */
+  uint32_t refs;    /* partitions proving with it now, plus one per hold */
+  uint32_t holds;   /* GPU slots holding it (all devices; a device's slots share one copy) */
+  uint64_t device_bytes; /* what its resident copy costs a device's budget (once per device) */
   bool evict_pending;    /* engine_evict while in use: drop when released */
   double last_used;      /* monotonic seconds of the last release (or load) */
 
@@ -169,7 +169,8 @@ typedef struct {
   ejob *job;            /* the job of the partition it proves, or NULL */
   double busy_s;        /* seconds it held partitions, finished ones (metrics) */
   double busy_since;    /* engine_now() when it took the current partition */
-  ekey *held;           /* GPU: the key whose bases its backend holds */
+  ekey *held;           /* GPU: the key whose bases its backend holds (written by the
+                           slot's thread with the lock held, so others read it locked) */
   engine_span *spans;   /* record_timeline: its backend's spans, oldest first */
   size_t nspans, spans_cap;
 } eworker;
@@ -177,8 +178,12 @@ typedef struct {
 typedef struct {
   int ordinal;
   char name[64];
-  uint64_t vram_total, budget, used; /* used: resident copies held by its slots */
+  uint64_t vram_total, budget;
+  uint64_t used;                     /* device_bytes of each key its slots hold, once each */
   uint64_t vram_free_planned;        /* free memory after its slots were planned */
+  uint64_t copy_reserve;             /* room planned for one resident copy (keys_on_device) */
+  backend_cuda_store *store;         /* the resident copies its slots share (made before
+                                        them, freed after them: engine_free) */
   unsigned slots;                    /* slots planned (K, or fewer when K did not fit) */
   char note[160];                    /* why it has fewer slots than asked, or "" */
 } edevice;
@@ -279,6 +284,11 @@ static inline uint64_t keys_bytes(const ekey *k) { return k->file_bytes; }
 /* ---- worker.c */
 cuzk_status workers_start(engine *e, cuzk_err *err);
 void workers_join(engine *e);
+/* After workers_join: frees the devices' stores and the device list. */
+void workers_free_devices(engine *e);
+/* Free and total memory of GPU `ordinal` (cuzk_cuda_mem_info, or the
+ * test stand-in's); zeros when unknown.  Without the lock. */
+void workers_gpu_mem_info(engine *e, int ordinal, uint64_t *free_bytes, uint64_t *total_bytes);
 
 /* ---- engine.c */
 double engine_now(void);

@@ -9,9 +9,10 @@
  * Tiers: DISK (nothing held), MAPPED (zkey_open: the file mapped, page
  * cache), PINNED (the file's bytes copied into page-locked memory: CUDA
  * host memory on a GPU engine, else anonymous memory mlock'ed when the
- * limit allows, and zkey_open_mem over it), DEVICE (a GPU slot's backend
- * holds the bases: worker.c; holds are counted here because a held key
- * must stay mapped).  Budget: every key above DISK, or loading, costs its
+ * limit allows, and zkey_open_mem over it), DEVICE (GPU slots hold the
+ * bases, one copy per GPU shared by its slots, counted once per GPU
+ * against that GPU's budget: worker.c; holds are counted here because a
+ * held key must stay mapped).  Budget: every key above DISK, or loading, costs its
  * file size against keys_budget (the host budget less the queue budget);
  * keys_used is the sum.  A load that finds no room evicts, least recently
  * used first, keys that are idle (refs = 0, no GPU hold, not loading, last
@@ -99,8 +100,11 @@ static cuzk_status read_shape(ekey *k, cuzk_err *err) {
   k->n_public = z.n_public;
   k->domain_size = z.domain_size;
   k->lg_domain = z.lg_domain;
-  /* One GPU slot's resident copy (bases and coefficients) is at most the file. */
-  k->device_bytes = k->file_bytes;
+  /* A GPU's resident copy (shared by its slots): the base and coefficient
+   * sections as the file holds them (at most the file), plus what the
+   * coefficients' copy adds (cuda/ab_gpu.h: a row index of n + 1 words and
+   * its run's witness, a and b, 32 bytes an element). */
+  k->device_bytes = k->file_bytes + 4 * (k->domain_size + 1) + 32 * (k->n_vars + 2 * k->domain_size);
   return CUZK_OK;
 }
 
@@ -212,7 +216,7 @@ static cuzk_status load_pinned(engine *e, ekey *k, zkey_file *zk, void **pinned,
   size_t len = (size_t)k->file_bytes;
   void *p = NULL;
   cuzk_status st;
-  if (e->ndevices > 0) {
+  if (e->ndevices > 0 && !e->cfg.test_gpus) {
     if ((st = cuzk_cuda_host_alloc(&p, len, err)) != CUZK_OK) {
       close(fd);
       return cuzk_err_prefix(err, "%s: page-locked copy of %zu bytes: ", k->path, len);

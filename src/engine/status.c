@@ -9,11 +9,11 @@
  * cuzk_running_jobs, cuzk_gpu_workers, cuzk_proof_duration_seconds), with
  * a circuit label where it had a proof kind. */
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuda/cuda.h"
 #include "engine/engine_impl.h"
 
 static engine_tier key_tier(const ekey *k) {
@@ -33,12 +33,13 @@ static engine_queue_status *queue_for(engine_status *s, const char *id) {
 
 cuzk_status engine_status_get(engine *e, engine_status *s, cuzk_err *err) {
   memset(s, 0, sizeof *s);
-  /* Free device memory now, before the lock (no CUDA call under it); the
-   * device list is fixed once engine_new returns. */
-  uint64_t vfree[16] = {0}, vtotal[16] = {0};
+  /* Free device memory and the resident copies' bytes now, before the
+   * lock (no CUDA call, no store's lock under it); the device list is
+   * fixed once engine_new returns. */
+  uint64_t vfree[16] = {0}, vtotal[16] = {0}, resident[16] = {0};
   for (size_t i = 0; i < e->ndevices && i < 16; i++) {
-    cuzk_err ignored = {0};
-    cuzk_cuda_mem_info(e->devices[i].ordinal, &vfree[i], &vtotal[i], &ignored);
+    workers_gpu_mem_info(e, e->devices[i].ordinal, &vfree[i], &vtotal[i]);
+    resident[i] = backend_cuda_store_bytes(e->devices[i].store);
   }
   pthread_mutex_lock(&e->mu);
   jobs_expire(e);
@@ -77,6 +78,7 @@ cuzk_status engine_status_get(engine *e, engine_status *s, cuzk_err *err) {
     snprintf(g->name, sizeof g->name, "%s", d->name);
     g->budget = d->budget;
     g->used = d->used;
+    g->resident = i < 16 ? resident[i] : 0;
     g->slots = d->slots;
     g->vram_total = i < 16 && vtotal[i] ? vtotal[i] : d->vram_total;
     g->vram_free = i < 16 ? vfree[i] : 0;
@@ -193,7 +195,18 @@ static void per_key(sbuf *b, const key_row *rows, size_t nk, int field, const ch
         (unsigned long long)rows[i].u[field]);
 }
 
+/* One GPU's residency: the store's bytes (read before the lock) and the
+ * budget's use (copied under it). */
+typedef struct {
+  int ordinal;
+  uint64_t resident, used, budget;
+} device_row;
+
 char *engine_metrics_text(engine *e) {
+  size_t nd = e->ndevices; /* fixed once engine_new returns */
+  device_row *drows = calloc(nd ? nd : 1, sizeof *drows);
+  for (size_t d = 0; drows && d < nd; d++)
+    drows[d].resident = backend_cuda_store_bytes(e->devices[d].store);
   /* Copy under the lock, format after. */
   pthread_mutex_lock(&e->mu);
   jobs_expire(e);
@@ -202,6 +215,7 @@ char *engine_metrics_text(engine *e) {
   key_row *rows = calloc(nk ? nk : 1, sizeof *rows);
   if (!rows) {
     pthread_mutex_unlock(&e->mu);
+    free(drows);
     return NULL;
   }
   size_t i = 0;
@@ -250,16 +264,23 @@ char *engine_metrics_text(engine *e) {
   const unsigned busy = e->busy;
   const size_t njobs = e->njobs;
   uint64_t dev_used = 0, dev_budget = 0;
-  for (size_t d = 0; d < e->ndevices; d++) dev_used += e->devices[d].used;
+  for (size_t d = 0; d < e->ndevices; d++) {
+    dev_used += e->devices[d].used;
+    if (drows) {
+      drows[d].ordinal = e->devices[d].ordinal;
+      drows[d].used = e->devices[d].used, drows[d].budget = e->devices[d].budget;
+    }
+  }
   if (e->ndevices)
     dev_budget = e->devices[0].budget;
   pthread_mutex_unlock(&e->mu);
 
   sbuf b = {malloc(4096), 0, 4096, false};
-  if (!b.p || !wrows) {
+  if (!b.p || !wrows || !drows) {
     free(b.p);
     free(rows);
     free(wrows);
+    free(drows);
     return NULL;
   }
   char l[2 * ENGINE_ID_MAX];
@@ -336,7 +357,8 @@ char *engine_metrics_text(engine *e) {
       {"cuzk_queue_budget_bytes", "gauge", "Witness bytes unfinished jobs may hold.",
        queue_budget},
       {"cuzk_queue_used_bytes", "gauge", "Witness bytes unfinished jobs hold.", queue_used},
-      {"cuzk_device_used_bytes", "gauge", "Resident key copies held by GPU slots.", dev_used},
+      {"cuzk_device_used_bytes", "gauge",
+       "Device budget used by resident keys, all GPUs (each key once per GPU).", dev_used},
       {"cuzk_device_budget_bytes", "gauge", "Per-device budget for resident keys.", dev_budget},
       {"cuzk_workers", "gauge", "Proving workers (CPU backends and GPU slots).", nworkers},
       {"cuzk_gpu_workers", "gauge", "GPU slots.", ngpu_workers},
@@ -358,8 +380,29 @@ char *engine_metrics_text(engine *e) {
     put(&b, "cuzk_worker_busy_seconds_total{worker=\"%u\",device=\"%s\"} %.6f\n", wrows[w].index,
         dev, wrows[w].busy_s);
   }
+  /* Per GPU: the copies its slots share, and its budget's use. */
+  const struct {
+    const char *name, *text;
+    size_t off;
+  } dm[] = {
+      {"cuzk_gpu_resident_bytes", "Device bytes of the resident key copies a GPU's slots share.",
+       offsetof(device_row, resident)},
+      {"cuzk_gpu_used_bytes", "A GPU's budget used by resident keys (each key once).",
+       offsetof(device_row, used)},
+      {"cuzk_gpu_budget_bytes", "A GPU's budget for resident keys.", offsetof(device_row, budget)},
+  };
+  for (size_t m = 0; nd && m < sizeof dm / sizeof *dm; m++) {
+    help(&b, dm[m].name, "gauge", dm[m].text);
+    for (size_t d = 0; d < nd; d++) {
+      uint64_t v;
+      memcpy(&v, (const char *)&drows[d] + dm[m].off, sizeof v);
+      put(&b, "%s{device=\"gpu%d\"} %llu\n", dm[m].name, drows[d].ordinal,
+          (unsigned long long)v);
+    }
+  }
   free(rows);
   free(wrows);
+  free(drows);
   if (b.oom) {
     free(b.p);
     return NULL;

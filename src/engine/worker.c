@@ -22,23 +22,29 @@
  * The GPU executor (DESIGN.md section 3).  Invariants:
  *   - A slot's thread owns its device context: it calls
  *     cuzk_cuda_use_device once, then makes and plans its backend there
- *     (backend_cuda_new_on: its two streams; reserve for the largest
- *     registered key and one NTT plan per registered domain size;
- *     host_vectors: page-locked a, b, c; host_staging: page-locked room
- *     for a witness, which each partition copies there before proving).
- *     Slots are planned one after another, at engine_new, which waits
- *     for each (done_cv): a slot that does not fit (NO_MEMORY) is dropped
- *     and the GPU keeps the slots planned before it, so K is lowered, not
- *     overcommitted.
+ *     (backend_cuda_new_shared over its device's store of resident
+ *     copies: its two streams; reserve for the largest registered key and
+ *     one NTT plan per registered domain size; host_vectors: page-locked
+ *     a, b, c; host_staging: page-locked room for a witness, which each
+ *     partition copies there before proving).  Slots are planned one
+ *     after another, at engine_new, which waits for each (done_cv): a
+ *     slot that does not fit (NO_MEMORY) is dropped and the GPU keeps the
+ *     slots planned before it, so K is lowered, not overcommitted.  With
+ *     keys_on_device the plan is one resident copy per GPU plus K slots'
+ *     scratch: a slot after the first must leave free the room of one
+ *     copy of the largest registered key (copy_reserve: its device_bytes,
+ *     at most a configured device budget) plus DEVICE_MARGIN, else it is
+ *     dropped the same way; the auto device budget is what is free after
+ *     the slots, less DEVICE_MARGIN, so it holds at least that copy.
  *   - After start-up a slot makes no device-global CUDA call (cuda/gcall.h
  *     counts them; tests/gpu/test_gpu_engine.c checks the count does not
  *     move over a run of jobs) as long as its keys were registered (a key
  *     found in param_dir of a new size makes its plan on first use),
  *     the key tier is not PINNED (its load and unload are
- *     cudaMallocHost/cudaFreeHost), and keys_on_device is off or each
- *     slot has made its resident copy (first proof of the key on that slot;
- *     the copy is freed when the slot drops the hold).  Each slot waits
- *     only on its own streams.
+ *     cudaMallocHost/cudaFreeHost), and keys_on_device is off or the
+ *     device's copy of the key is made (first proof of the key on that
+ *     GPU; the copy is freed when its last holder drops the hold).  Each
+ *     slot waits only on its own streams.
  *   - Overlap: the slots of one GPU run concurrently on their own streams,
  *     so one slot's uploads (copy engine) run while another's kernels run.
  *   - Priority ordering of kernel phases, per GPU: before each partition a
@@ -51,18 +57,26 @@
  *     and no extra synchronization.  A per-device token queue would order
  *     whole phases instead, but it serializes the slots' phases and is what
  *     the Rust daemon's GPU mutex did; stream priorities keep the overlap.
- *     Limit: the MSM contexts (cuda/msm_gpu) run on their own streams,
- *     made without a priority, so today only the NTT and a, b phases are
- *     ordered.
+ *     Every phase is ordered so: the NTTs, a and b, and the MSMs (the
+ *     backend runs its MSM contexts on its chosen stream).
  *
  * DEVICE tier (GPU slots with keys_on_device): a slot keeps the bases of
  * the key it last proved resident (backend hold_bases) and counts a hold
- * on the key (so the key stays mapped, as hold_bases requires) and the
- * key's device_bytes against its device's budget; with no room it proves
- * with streamed bases instead.  It drops the hold before proving with
- * another key, and when the key is to be evicted (evict_pending: engine_evict
- * or an LRU eviction that chose it), which an idle slot notices when
- * work_cv wakes it. */
+ * on the key (so the key stays mapped, as hold_bases requires).  The slots
+ * of one GPU share one copy (their backends share the device's store), so
+ * the key's device_bytes count against the device's budget once: when
+ * the first slot of the device takes a hold on it, given back when the
+ * last one drops its hold; a slot joining a key its device holds already
+ * needs no room.  With no room a slot proves with streamed bases instead.
+ * A slot drops its hold before proving with another key, and when the key
+ * is to be evicted (evict_pending: engine_evict or an LRU eviction that
+ * chose it), which an idle slot notices when work_cv wakes it and a busy
+ * one when its partition ends; the copy itself is freed by the store when
+ * the last slot using it lets go, so an eviction never takes a copy from
+ * under a slot that is proving with it.  w->held is written under the
+ * lock (other slots read it to count their device's holders); the
+ * backend call that lets go of the copy comes before the accounting, so
+ * the budget never shows room that is still taken. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,19 +134,32 @@ static edevice *device_of(engine *e, const eworker *w) {
   return NULL;
 }
 
-/* Drops the slot's hold (without the lock). */
+/* Whether a slot of w's device other than w holds k (e->mu held). */
+static bool device_holds(const engine *e, const eworker *w, const ekey *k) {
+  for (size_t i = 0; i < e->nworkers; i++) {
+    const eworker *o = &e->workers[i];
+    if (o != w && o->gpu && o->ordinal == w->ordinal && o->held == k)
+      return true;
+  }
+  return false;
+}
+
+/* Drops the slot's hold (without the lock): its backend lets go of the
+ * device's copy (freed there when no other slot holds it), then the
+ * device's budget gets the key's bytes back if no other slot of the
+ * device holds it. */
 static void hold_drop(eworker *w) {
   engine *e = w->e;
-  ekey *k = w->held;
+  ekey *k = w->held; /* only this thread writes it */
   if (!k)
     return;
   cuzk_err ignored = {0};
   if (w->be->ops->hold_bases)
     w->be->ops->hold_bases(w->be, false, &ignored);
-  w->held = NULL;
   pthread_mutex_lock(&e->mu);
+  w->held = NULL;
   edevice *d = device_of(e, w);
-  if (d)
+  if (d && !device_holds(e, w, k))
     d->used -= k->device_bytes;
   k->holds--;
   pthread_mutex_unlock(&e->mu);
@@ -140,7 +167,8 @@ static void hold_drop(eworker *w) {
 }
 
 /* Before proving with k (referenced): keep its bases on the device when
- * configured and there is room (without the lock). */
+ * configured and there is room - none needed when another slot of the
+ * device holds k already (without the lock). */
 static void hold_take(eworker *w, ekey *k) {
   engine *e = w->e;
   if (!w->gpu || !e->cfg.keys_on_device || !w->be->ops->hold_bases || w->held == k)
@@ -148,17 +176,21 @@ static void hold_take(eworker *w, ekey *k) {
   bool ok = false;
   pthread_mutex_lock(&e->mu);
   edevice *d = device_of(e, w);
-  if (d && !k->evict_pending && d->used + k->device_bytes <= d->budget) {
-    d->used += k->device_bytes;
-    k->holds++;
-    k->refs++; /* the hold's own reference, released by hold_drop */
-    ok = true;
+  if (d && !k->evict_pending) {
+    bool joined = device_holds(e, w, k);
+    if (joined || d->used + k->device_bytes <= d->budget) {
+      if (!joined)
+        d->used += k->device_bytes;
+      k->holds++;
+      k->refs++; /* the hold's own reference, released by hold_drop */
+      w->held = k;
+      ok = true;
+    }
   }
   pthread_mutex_unlock(&e->mu);
   if (!ok)
     return;
   cuzk_err err = {0};
-  w->held = k;
   if (w->be->ops->hold_bases(w->be, true, &err) != CUZK_OK)
     hold_drop(w);
 }
@@ -345,13 +377,67 @@ static void registered_shape(engine *e, plan_shape *p) {
   }
 }
 
+/* ------------------------------------------------------------ GPUs */
+
+/* The GPUs as the engine sees them: CUDA's (cuda/cuda.h), or the test's
+ * stand-ins (engine_test_gpus), which need no device calls. */
+static int gpu_count(const engine *e, char *why, size_t n) {
+  const engine_test_gpus *t = e->cfg.test_gpus;
+  if (t)
+    return (int)t->count;
+  if (!cuzk_cuda_compiled()) {
+    cuzk_cuda_available(why, n);
+    return 0;
+  }
+  return cuzk_cuda_device_count(why, n);
+}
+
+static bool gpu_usable(const engine *e, int g, char *why, size_t n) {
+  const engine_test_gpus *t = e->cfg.test_gpus;
+  if (!t)
+    return cuzk_cuda_device_usable(g, why, n);
+  if (g >= 0 && (unsigned)g < t->count)
+    return true;
+  snprintf(why, n, "no stand-in GPU %d (%u of them)", g, t->count);
+  return false;
+}
+
+static void gpu_name(const engine *e, int g, char *buf, size_t n) {
+  if (e->cfg.test_gpus)
+    snprintf(buf, n, "test GPU %d", g);
+  else
+    cuzk_cuda_device_name(g, buf, n);
+}
+
+void workers_gpu_mem_info(engine *e, int ordinal, uint64_t *free_bytes, uint64_t *total_bytes) {
+  *free_bytes = *total_bytes = 0;
+  const engine_test_gpus *t = e->cfg.test_gpus;
+  cuzk_err ignored = {0};
+  if (t)
+    t->mem_info(t->ctx, ordinal, free_bytes, total_bytes);
+  else if (cuzk_cuda_mem_info(ordinal, free_bytes, total_bytes, &ignored) != CUZK_OK)
+    *free_bytes = *total_bytes = 0;
+}
+
+/* What the planner keeps free beside the slots (and the auto budget leaves
+ * to the CUDA runtime and the MSM's fragmentation). */
+#define DEVICE_MARGIN ((uint64_t)512 << 20)
+
 /* A GPU slot's start-up, on its own thread: bind the device, make the
- * backend, plan its memory for the registered keys. */
+ * backend (over the device's store), plan its memory for the registered
+ * keys, and check that one resident copy still fits beside it. */
 static cuzk_status slot_plan(eworker *w, cuzk_err *err) {
   engine *e = w->e;
-  CUZK_TRY(cuzk_cuda_use_device(w->ordinal, err));
-  if (!(w->be = backend_cuda_new_on(w->ordinal, e->cfg.threads, err)))
-    return err && err->status != CUZK_OK ? err->status : CUZK_UNSUPPORTED;
+  const engine_test_gpus *t = e->cfg.test_gpus;
+  edevice *d = device_of(e, w); /* the device list is fixed before slots start */
+  if (t) {
+    if (!(w->be = t->backend_new(t->ctx, w->ordinal, w->slot, d->store, err)))
+      return err && err->status != CUZK_OK ? err->status : CUZK_INTERNAL;
+  } else {
+    CUZK_TRY(cuzk_cuda_use_device(w->ordinal, err));
+    if (!(w->be = backend_cuda_new_shared(w->ordinal, e->cfg.threads, d->store, err)))
+      return err && err->status != CUZK_OK ? err->status : CUZK_UNSUPPORTED;
+  }
   plan_shape p;
   registered_shape(e, &p); /* keys_init is done; keys are read-only until workers run */
   const backend_ops *o = w->be->ops;
@@ -364,6 +450,15 @@ static cuzk_status slot_plan(eworker *w, cuzk_err *err) {
     return err ? err->status : CUZK_NO_MEMORY;
   if (o->host_staging && p.max_witness && !o->host_staging(w->be, p.max_witness, err))
     return err ? err->status : CUZK_NO_MEMORY;
+  if (w->slot > 0 && d->copy_reserve) {
+    uint64_t vfree, vtotal;
+    workers_gpu_mem_info(e, w->ordinal, &vfree, &vtotal);
+    if (vfree < d->copy_reserve + DEVICE_MARGIN)
+      return cuzk_err_set(err, CUZK_NO_MEMORY,
+                          "slot %u would leave %.2f GiB free, less than one resident copy "
+                          "(%.2f GiB) and 0.5 GiB", w->slot, (double)vfree / 1073741824.0,
+                          (double)d->copy_reserve / 1073741824.0);
+  }
   return CUZK_OK;
 }
 
@@ -374,9 +469,8 @@ static void *worker_main(void *arg) {
     cuzk_err err = {0};
     cuzk_status st = slot_plan(w, &err);
     uint64_t vfree = 0, vtotal = 0;
-    cuzk_err ignored = {0};
     if (st == CUZK_OK)
-      cuzk_cuda_mem_info(w->ordinal, &vfree, &vtotal, &ignored);
+      workers_gpu_mem_info(e, w->ordinal, &vfree, &vtotal);
     pthread_mutex_lock(&e->mu);
     w->planned = true;
     w->plan_status = st;
@@ -447,7 +541,7 @@ static void *worker_main(void *arg) {
 static cuzk_status gpu_ordinals(engine *e, int **out, size_t *n, cuzk_err *err) {
   *out = NULL, *n = 0;
   char why[256] = "";
-  int count = cuzk_cuda_device_count(why, sizeof why);
+  int count = gpu_count(e, why, sizeof why);
   size_t want = e->cfg.ngpus ? e->cfg.ngpus : (size_t)(count > 0 ? count : 0);
   int *ord = calloc(want ? want : 1, sizeof *ord);
   if (!ord)
@@ -460,7 +554,7 @@ static cuzk_status gpu_ordinals(engine *e, int **out, size_t *n, cuzk_err *err) 
       free(ord);
       return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "GPU %d is listed twice", g);
     }
-    if (!cuzk_cuda_device_usable(g, why, sizeof why)) {
+    if (!gpu_usable(e, g, why, sizeof why)) {
       if (e->cfg.device == ENGINE_DEVICE_GPU) {
         free(ord);
         return cuzk_err_set(err, CUZK_UNSUPPORTED, "GPU %d is not usable: %s", g, why);
@@ -480,16 +574,39 @@ static cuzk_status start_thread(eworker *w, cuzk_err *err) {
   return CUZK_OK;
 }
 
-/* GPU slots: one device entry per ordinal, K slots each, planned one at a
+/* The room the plan keeps for one resident copy per device: the largest
+ * registered key's, at most a configured device budget (0 when keys stay
+ * off the device). */
+static uint64_t copy_reserve(const engine *e) {
+  if (!e->cfg.keys_on_device)
+    return 0;
+  uint64_t r = 0;
+  for (const ekey *k = e->keys; k; k = k->next)
+    if (k->device_bytes > r)
+      r = k->device_bytes;
+  if (e->cfg.device_budget_bytes && e->cfg.device_budget_bytes < r)
+    r = e->cfg.device_budget_bytes;
+  return r;
+}
+
+/* GPU slots: one device entry (with its store of resident copies) per
+ * ordinal, made before any slot starts; K slots each, planned one at a
  * time (each slot's thread plans, this thread waits for it). */
 static cuzk_status add_gpu_workers(engine *e, const int *ord, size_t nord, cuzk_err *err) {
   if (!(e->devices = calloc(nord, sizeof *e->devices)))
     return cuzk_err_set(err, CUZK_NO_MEMORY, "no memory");
-  const unsigned K = e->cfg.gpu_workers_per_device;
+  const uint64_t reserve = copy_reserve(e);
   for (size_t i = 0; i < nord; i++) {
     edevice *d = &e->devices[e->ndevices++];
     d->ordinal = ord[i];
-    cuzk_cuda_device_name(ord[i], d->name, sizeof d->name);
+    d->copy_reserve = reserve;
+    gpu_name(e, ord[i], d->name, sizeof d->name);
+    if (!(d->store = backend_cuda_store_new()))
+      return cuzk_err_set(err, CUZK_NO_MEMORY, "no memory");
+  }
+  const unsigned K = e->cfg.gpu_workers_per_device;
+  for (size_t i = 0; i < nord; i++) {
+    edevice *d = &e->devices[i];
     for (unsigned s = 0; s < K; s++) {
       eworker *w = &e->workers[e->nworkers++];
       w->e = e;
@@ -513,9 +630,8 @@ static cuzk_status add_gpu_workers(engine *e, const int *ord, size_t nord, cuzk_
       return cuzk_err_set(err, st, "GPU %d slot %u: %s", ord[i], s, w->plan_msg);
     }
     d->budget = e->cfg.device_budget_bytes ? e->cfg.device_budget_bytes
-                : d->vram_free_planned > ((uint64_t)512 << 20)
-                    ? d->vram_free_planned - ((uint64_t)512 << 20)
-                    : 0;
+                : d->vram_free_planned > DEVICE_MARGIN ? d->vram_free_planned - DEVICE_MARGIN
+                                                       : 0;
   }
   return CUZK_OK;
 }
@@ -526,7 +642,7 @@ cuzk_status workers_start(engine *e, cuzk_err *err) {
   size_t nord = 0;
   cuzk_status st;
   if (e->cfg.device != ENGINE_DEVICE_CPU) {
-    if (!cuzk_cuda_compiled() || cuzk_cuda_device_count(why, sizeof why) == 0) {
+    if (gpu_count(e, why, sizeof why) <= 0) {
       if (e->cfg.device == ENGINE_DEVICE_GPU)
         return cuzk_err_set(err, CUZK_UNSUPPORTED, "device = gpu, but no GPU is usable: %s", why);
     } else if ((st = gpu_ordinals(e, &ord, &nord, err)) != CUZK_OK) {
@@ -579,4 +695,10 @@ void workers_join(engine *e) {
     free(w->spans);
     w->spans = NULL, w->nspans = w->spans_cap = 0;
   }
+}
+
+void workers_free_devices(engine *e) {
+  for (size_t i = 0; i < e->ndevices; i++) backend_cuda_store_free(e->devices[i].store);
+  free(e->devices);
+  e->devices = NULL, e->ndevices = 0;
 }

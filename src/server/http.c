@@ -34,7 +34,8 @@ char *http_status_json(const engine_status *s) {
     ok = (o = cJSON_CreateObject()) != NULL && cJSON_AddItemToArray(a, o) && add_num(o, "ordinal", g->ordinal) &&
          cJSON_AddStringToObject(o, "name", g->name) && add_num(o, "vram_total_bytes", (double)g->vram_total) &&
          add_num(o, "vram_free_bytes", (double)g->vram_free) && add_num(o, "budget_bytes", (double)g->budget) &&
-         add_num(o, "used_bytes", (double)g->used) && add_num(o, "slots", g->slots) &&
+         add_num(o, "used_bytes", (double)g->used) &&
+         add_num(o, "resident_bytes", (double)g->resident) && add_num(o, "slots", g->slots) &&
          add_num(o, "busy_slots", g->busy_slots) && cJSON_AddStringToObject(o, "current_job", g->current_job);
   }
   ok = ok && (o = cJSON_AddObjectToObject(root, "cpu")) != NULL && add_num(o, "workers", s->cpu_workers) &&

@@ -3,7 +3,9 @@
  * slots' timeline: GPU busy fraction (the union of kernel stretches over
  * the batch's wall time), whether one slot's uploads overlapped another's
  * kernels, and the device-global CUDA calls made during the batch (want:
- * none).  Prints "summary: ..." lines for bench/gpu.sh's table.
+ * none); with resident keys, the resident bytes on GPU 0 (one copy that
+ * its K slots share) and its free memory after the warm-up, per K.
+ * Prints "summary: ..." lines for bench/gpu.sh's table.
  *
  *   bench_gpu_engine [-l LG] [-n JOBS] [-k 1,2,3] [-s]
  *     -l  key size 2^LG (default 20; the issue's target is 24)
@@ -52,6 +54,14 @@ static int run_k(const gx_key *k, unsigned lg, unsigned K, size_t njobs, bool re
   size_t nspans = 0;
   engine_timeline(e, &spans, &nspans, &err);
   free(spans);
+  /* Residency after the warm-up: one copy on the GPU whatever K. */
+  engine_gpu_status g;
+  if (gx_gpu0(e, &g, &err) != CUZK_OK)
+    memset(&g, 0, sizeof g);
+  printf("K=%u: resident on GPU 0: %.2f GiB (%s), budget used %.2f of %.2f GiB; "
+         "%.1f of %.1f GiB free after the warm-up\n",
+         K, gx_gib(g.resident), resident ? "one copy for the GPU's slots" : "streamed bases",
+         gx_gib(g.used), gx_gib(g.budget), gx_gib(g.vram_free), gx_gib(g.vram_total));
 
   cuzk_cuda_gcalls before, after;
   cuzk_cuda_global_calls(&before);
@@ -83,11 +93,13 @@ static int run_k(const gx_key *k, unsigned lg, unsigned K, size_t njobs, bool re
     printf("span K=%u slot %u %s %.6f %.6f\n", K, spans[i].slot,
            spans[i].upload ? "upload " : "compute", spans[i].t0 - a.t0, spans[i].t1 - a.t0);
   printf("summary: engine 2^%u K=%u (%u slots, %s): %.3f proofs/s, GPU busy %.1f%% (%.1f%% "
-         "of the span window), upload/compute overlap %s (%zu/%zu), global calls %s\n",
+         "of the span window), upload/compute overlap %s (%zu/%zu), global calls %s, "
+         "resident %.2f GiB, %.1f GiB free\n",
          lg, K, slots, c.keys_on_device ? "resident" : "streamed", njobs / wall, 100 * busy,
          100 * busy_win,
          a.uploads_overlapped ? "yes" : "no", a.uploads_overlapped, a.uploads,
-         cuzk_cuda_gcalls_delta(&before, &after, false) ? calls : "none");
+         cuzk_cuda_gcalls_delta(&before, &after, false) ? calls : "none", gx_gib(g.resident),
+         gx_gib(g.vram_free));
   free(spans);
   engine_free(e);
   return 0;

@@ -118,6 +118,19 @@ static inline cuzk_status gx_run_jobs(engine *e, const gx_key *k, size_t n, engi
   return st;
 }
 
+/* GPU 0's row of the engine's status (the first GPU's; zeros when none). */
+static inline cuzk_status gx_gpu0(engine *e, engine_gpu_status *g, cuzk_err *err) {
+  memset(g, 0, sizeof *g);
+  engine_status s;
+  CUZK_TRY(engine_status_get(e, &s, err));
+  if (s.ngpus)
+    *g = s.gpus[0];
+  engine_status_free(&s);
+  return CUZK_OK;
+}
+
+static inline double gx_gib(uint64_t bytes) { return (double)bytes / 1073741824.0; }
+
 typedef struct {
   size_t spans, uploads, computes;
   unsigned slots_seen;  /* slots with at least one span */

@@ -6,8 +6,12 @@
  * every kind), both slots in the timeline; prints the GPU busy fraction and
  * whether one slot's uploads overlapped the other's kernels.  Also the
  * ordinal checks (all GPUs by default, a missing ordinal refused) and
- * GetStatus's vram_*.  Skipped, with the reason, without a usable GPU. */
+ * GetStatus's vram_*.  With resident keys, K = 2 slots share one copy of
+ * the key: after both proved it, free VRAM has dropped by one copy (the
+ * status's resident bytes), not two, and an eviction gives it back.
+ * Skipped, with the reason, without a usable GPU. */
 #include <pthread.h>
+#include <sys/stat.h>
 
 #include "harness.h"
 
@@ -42,22 +46,45 @@ static void barrier_hook(void *ctx, const char *job, size_t part, engine_job_sta
   pthread_mutex_unlock(&b->mu);
 }
 
+/* An engine of K slots on GPU 0 whose warm-up barrier is b. */
+static engine *start_k_slots(const gx_key *k, unsigned K, bool resident, barrier *b) {
+  const int gpu0 = 0;
+  engine_config c;
+  engine_circuit circ;
+  gx_config(&c, &circ, &gpu0, k, K, resident);
+  *b = (barrier){PTHREAD_MUTEX_INITIALIZER, 0, K, true};
+  c.test_hook = barrier_hook;
+  c.test_hook_ctx = b;
+  engine *e = NULL;
+  cuzk_err err = {0};
+  cuzk_status st = engine_new(&e, &c, &err);
+  CHECK_MSG(st == CUZK_OK, "engine_new: %s: %s", cuzk_status_name(st), err.msg);
+  return e;
+}
+
+/* K jobs, one per slot (the barrier), so each slot has made what a first
+ * proof makes (the key's load; with resident keys the GPU's copy). */
+static void warm_up_each_slot(engine *e, const gx_key *k, barrier *b) {
+  double wall = 0;
+  cuzk_err err = {0};
+  cuzk_status st = gx_run_jobs(e, k, b->want, ENGINE_PRI_NORMAL, &wall, &err);
+  CHECK_MSG(st == CUZK_OK, "warm-up: %s: %s", cuzk_status_name(st), err.msg);
+  pthread_mutex_lock(&b->mu);
+  b->on = false;
+  unsigned arrived = b->arrived;
+  pthread_mutex_unlock(&b->mu);
+  CHECK_EQ_INT(arrived, b->want);
+}
+
 static void batch_without_global_calls(bool resident) {
   need_gpu();
   gx_key k;
   cuzk_err err = {0};
   CHECK_MSG(gx_key_make(&k, LG, &err) == CUZK_OK, "keygen: %s", err.msg);
-  const int gpu0 = 0;
   const unsigned K = 2;
-  engine_config c;
-  engine_circuit circ;
-  gx_config(&c, &circ, &gpu0, &k, K, resident);
-  barrier b = {PTHREAD_MUTEX_INITIALIZER, 0, K, true};
-  c.test_hook = barrier_hook;
-  c.test_hook_ctx = &b;
-  engine *e = NULL;
-  cuzk_status st = engine_new(&e, &c, &err);
-  CHECK_MSG(st == CUZK_OK, "engine_new: %s: %s", cuzk_status_name(st), err.msg);
+  barrier b;
+  engine *e = start_k_slots(&k, K, resident, &b);
+  cuzk_status st;
 
   engine_status es;
   CHECK(engine_status_get(e, &es, &err) == CUZK_OK);
@@ -72,16 +99,8 @@ static void batch_without_global_calls(bool resident) {
          es.gpus[0].vram_total / 1073741824.0, es.gpus[0].budget / 1073741824.0);
   engine_status_free(&es);
 
-  /* Warm-up: K jobs, one per slot (the barrier), so each slot has made what
-   * a first proof makes (the key's load; with resident keys its copy). */
+  warm_up_each_slot(e, &k, &b);
   double wall = 0;
-  st = gx_run_jobs(e, &k, K, ENGINE_PRI_NORMAL, &wall, &err);
-  CHECK_MSG(st == CUZK_OK, "warm-up: %s: %s", cuzk_status_name(st), err.msg);
-  pthread_mutex_lock(&b.mu);
-  b.on = false;
-  unsigned arrived = b.arrived;
-  pthread_mutex_unlock(&b.mu);
-  CHECK_EQ_INT(arrived, K);
   engine_span *spans = NULL;
   size_t nspans = 0;
   CHECK(engine_timeline(e, &spans, &nspans, &err) == CUZK_OK); /* drop the warm-up's */
@@ -198,6 +217,87 @@ TEST_TIMEOUT(engine_gpu_ordinals, 600) {
   CHECK_EQ_INT(es.ngpus, 0);
   CHECK(es.cpu_workers >= 1);
   engine_status_free(&es);
+  engine_free(e);
+  gx_key_free(&k);
+}
+
+/* Waits (bounded, 30 s) until GPU 0 holds no resident copy and its budget
+ * counts none (a slot frees its copy, then gives the budget back). */
+static void wait_nothing_resident(engine *e, engine_gpu_status *g) {
+  cuzk_err err = {0};
+  for (int i = 0; i < 3000; i++) {
+    CHECK(gx_gpu0(e, g, &err) == CUZK_OK);
+    if (g->resident == 0 && g->used == 0)
+      return;
+    usleep(10000);
+  }
+  TEST_FAIL("GPU 0: resident %llu bytes, budget used %llu, want none",
+            (unsigned long long)g->resident, (unsigned long long)g->used);
+}
+
+/* K = 2 slots with resident keys share one copy per GPU: once both have
+ * proved the key, GPU 0's free memory has dropped by about the copy's
+ * bytes (the store's, GetStatus's resident), not twice that; the budget
+ * counts the key once; more jobs add nothing; EvictSRS frees it. */
+#define LG_COPY 18
+TEST_TIMEOUT(engine_gpu_k2_one_resident_copy, 900) {
+  need_gpu();
+  gx_key k;
+  cuzk_err err = {0};
+  CHECK_MSG(gx_key_make(&k, LG_COPY, &err) == CUZK_OK, "keygen: %s", err.msg);
+  struct stat sb;
+  CHECK(stat(k.zkey, &sb) == 0);
+  const uint64_t key_bytes = (uint64_t)sb.st_size;
+  const unsigned K = 2;
+  barrier b;
+  engine *e = start_k_slots(&k, K, true, &b);
+  engine_gpu_status g0, g1, g2;
+  CHECK(gx_gpu0(e, &g0, &err) == CUZK_OK);
+  CHECK_EQ_INT(g0.slots, K);
+  CHECK_EQ_INT(g0.resident, 0);
+  CHECK_EQ_INT(g0.used, 0);
+
+  warm_up_each_slot(e, &k, &b); /* both slots prove the key */
+  CHECK(gx_gpu0(e, &g1, &err) == CUZK_OK);
+  const double drop = (double)g0.vram_free - (double)g1.vram_free;
+  printf("  2^%d key (%.3f GiB file), K = %u: resident %.3f GiB on GPU 0 (budget used %.3f of "
+         "%.1f GiB); free %.3f -> %.3f GiB after both slots proved: dropped %.3f GiB "
+         "(one copy %.3f, a copy per slot would be %.3f)\n",
+         LG_COPY, gx_gib(key_bytes), K, gx_gib(g1.resident), gx_gib(g1.used), gx_gib(g1.budget),
+         gx_gib(g0.vram_free), gx_gib(g1.vram_free), drop / 1073741824.0, gx_gib(g1.resident),
+         gx_gib(K * g1.resident));
+  /* the budget counts the key once (its file and the coefficients' scratch), not per slot */
+  CHECK(g1.used >= key_bytes && g1.used < 2 * key_bytes);
+  CHECK(g1.resident > 0 && g1.resident <= g1.used);
+  /* one copy: within a quarter of a copy (and 64 MiB of allocator rounding) */
+  const double slack = (double)g1.resident / 4 + (double)(64u << 20);
+  CHECK_MSG(drop > (double)g1.resident - slack && drop < (double)g1.resident + slack,
+            "free VRAM dropped %.0f bytes; one resident copy is %llu", drop,
+            (unsigned long long)g1.resident);
+
+  /* more proofs on both slots at once: no further copy */
+  double wall = 0;
+  cuzk_status st = gx_run_jobs(e, &k, 4 * K, ENGINE_PRI_NORMAL, &wall, &err);
+  CHECK_MSG(st == CUZK_OK, "batch: %s: %s", cuzk_status_name(st), err.msg);
+  CHECK(gx_gpu0(e, &g2, &err) == CUZK_OK);
+  CHECK_EQ_INT(g2.resident, g1.resident);
+  CHECK_MSG((double)g1.vram_free - (double)g2.vram_free < slack,
+            "free VRAM went on dropping: %llu -> %llu", (unsigned long long)g1.vram_free,
+            (unsigned long long)g2.vram_free);
+
+  /* EvictSRS: the idle slots let go, the copy goes, the memory comes back */
+  bool was = false;
+  uint64_t freed = 0;
+  CHECK(engine_evict(e, "chain", &was, &freed, &err) == CUZK_OK && was);
+  wait_nothing_resident(e, &g2);
+  printf("  evicted: free %.3f GiB (%.3f before the first proof)\n", gx_gib(g2.vram_free),
+         gx_gib(g0.vram_free));
+  CHECK_MSG((double)g0.vram_free - (double)g2.vram_free < slack,
+            "after the eviction %llu bytes free, %llu before the first proof",
+            (unsigned long long)g2.vram_free, (unsigned long long)g0.vram_free);
+  /* and it proves again (one slot uploads the copy anew) */
+  st = gx_run_jobs(e, &k, K, ENGINE_PRI_HIGH, &wall, &err);
+  CHECK_MSG(st == CUZK_OK, "after the eviction: %s: %s", cuzk_status_name(st), err.msg);
   engine_free(e);
   gx_key_free(&k);
 }

@@ -3,11 +3,19 @@
  * (groth16/keygen.h): proofs and their encodings, priority order, request
  * ids, cancel in each state, await timeouts, bad requests, failed jobs,
  * key tiers under a host budget, preload/evict, the queue budget, expiry,
- * shutdown, status and metrics, and a burst of concurrent clients.
+ * shutdown, status and metrics, and a burst of concurrent clients; the
+ * store of resident copies that a GPU's slots share, and the GPU executor's
+ * DEVICE tier and VRAM plan on stand-in GPUs (engine_config.test_gpus: CPU
+ * backends over the real store), so their accounting is tested without a
+ * GPU: one copy per GPU whatever K, counted once, kept while a slot proves
+ * with it, room for one copy beside K slots' scratch.
  *
  * Synchronisation is by the engine's test hook (a worker blocks in it at a
  * known state until the test lets it go) and by engine_set_paused, never
- * by sleeping; the only sleep waits for a TTL to pass. */
+ * by sleeping; the sleeps wait for a TTL to pass, slow a store's make down
+ * so that two askers meet (the checks hold whether they meet or not), and
+ * poll, bounded, for an idle slot letting go of an evicted key (work_cv
+ * wakes it; nothing else says when). */
 #include "harness.h"
 
 #include <pthread.h>
@@ -15,6 +23,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "backend/backend.h"
+#include "backend/cuda/cuda_store.h"
 #include "ec/encode.h"
 #include "engine/engine.h"
 #include "groth16/json.h"
@@ -184,8 +194,9 @@ typedef struct {
   char order[64][ENGINE_ID_MAX];
   size_t norder;
   unsigned taken; /* PREPARING events */
-  char hold_id[ENGINE_ID_MAX];
+  char hold_id[ENGINE_ID_MAX]; /* "*": every job */
   engine_job_state hold_state;
+  unsigned held; /* partitions held since hook_hold */
   bool holding, release;
 } hook_rec;
 
@@ -201,8 +212,10 @@ static void hook_fn(void *ctx, const char *job_id, size_t part, engine_job_state
       snprintf(h->order[h->norder++], ENGINE_ID_MAX, "%s", job_id);
     pthread_cond_broadcast(&h->cv);
   }
-  if (h->hold_id[0] && !strcmp(job_id, h->hold_id) && s == h->hold_state) {
+  if (h->hold_id[0] && (!strcmp(h->hold_id, "*") || !strcmp(job_id, h->hold_id)) &&
+      s == h->hold_state) {
     h->holding = true;
+    h->held++;
     pthread_cond_broadcast(&h->cv);
     while (!h->release) pthread_cond_wait(&h->cv, &h->mu);
   }
@@ -213,6 +226,7 @@ static void hook_hold(const char *id, engine_job_state s) {
   pthread_mutex_lock(&H.mu);
   snprintf(H.hold_id, sizeof H.hold_id, "%s", id);
   H.hold_state = s;
+  H.held = 0;
   H.holding = H.release = false;
   pthread_mutex_unlock(&H.mu);
 }
@@ -220,6 +234,13 @@ static void hook_hold(const char *id, engine_job_state s) {
 static void hook_wait_held(void) {
   pthread_mutex_lock(&H.mu);
   while (!H.holding) pthread_cond_wait(&H.cv, &H.mu);
+  pthread_mutex_unlock(&H.mu);
+}
+
+/* Waits until n partitions are held (hook_hold("*", ...)). */
+static void hook_wait_held_n(unsigned n) {
+  pthread_mutex_lock(&H.mu);
+  while (H.held < n) pthread_cond_wait(&H.cv, &H.mu);
   pthread_mutex_unlock(&H.mu);
 }
 
@@ -1140,5 +1161,603 @@ ETEST(engine_load_waits_for_key_in_use) {
   CHECK_EQ_INT(tier_of(e, "k"), ENGINE_TIER_DISK);
   CHECK_EQ_INT(tier_of(e, "k2"), ENGINE_TIER_MAPPED);
   fixture_free(&f2);
+  env_fini(&v);
+}
+
+/* ------------------------------------------------------------ resident copies, shared */
+
+/* The store of resident copies that a GPU's slots share
+ * (backend/cuda/cuda_store.h), without a GPU: its objects here are host
+ * buffers.  Two threads asking for one id at once get one make; the copy
+ * lives until its last holder lets go; a failed make fails its waiters
+ * and leaves nothing. */
+typedef struct {
+  pthread_mutex_t mu;
+  unsigned makes, frees;
+  int fail;            /* makes return NULL */
+  unsigned delay_ms;   /* each make takes this long (so that askers meet) */
+} store_rec;
+
+static store_rec SR = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+static void sleep_ms(unsigned ms) {
+  struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
+  nanosleep(&ts, NULL);
+}
+
+static void *sr_make(void *ctx, size_t *bytes) {
+  size_t n = *(const size_t *)ctx;
+  pthread_mutex_lock(&SR.mu);
+  SR.makes++;
+  int fail = SR.fail;
+  unsigned delay = SR.delay_ms;
+  pthread_mutex_unlock(&SR.mu);
+  sleep_ms(delay);
+  if (fail)
+    return NULL;
+  *bytes = n;
+  return calloc(1, n);
+}
+
+static void sr_free(void *obj) {
+  pthread_mutex_lock(&SR.mu);
+  SR.frees++;
+  pthread_mutex_unlock(&SR.mu);
+  free(obj);
+}
+
+typedef struct {
+  backend_cuda_store *s;
+  const char *id;
+  size_t n;
+  backend_cuda_res *got;
+} asker;
+
+static void *asker_main(void *arg) {
+  asker *a = arg;
+  a->got = cuda_store_acquire(a->s, a->id, strlen(a->id), sr_make, &a->n, sr_free);
+  return NULL;
+}
+
+/* Two askers of one id, started together; returns their entries. */
+static void ask_twice(backend_cuda_store *s, const char *id, size_t n, backend_cuda_res **r0,
+                      backend_cuda_res **r1) {
+  asker a[2] = {{s, id, n, NULL}, {s, id, n, NULL}};
+  pthread_t th[2];
+  for (int i = 0; i < 2; i++) CHECK(pthread_create(&th[i], NULL, asker_main, &a[i]) == 0);
+  for (int i = 0; i < 2; i++) pthread_join(th[i], NULL);
+  *r0 = a[0].got, *r1 = a[1].got;
+}
+
+ETEST(engine_resident_store_shares_one_copy) {
+  backend_cuda_store *s = backend_cuda_store_new();
+  CHECK(s);
+  SR.delay_ms = 50;
+  backend_cuda_res *r0, *r1;
+  ask_twice(s, "bases-A", 1000, &r0, &r1);
+  CHECK(r0 && r0 == r1);
+  CHECK_EQ_INT(SR.makes, 1); /* the second asker waited for the first's upload */
+  cuda_store_stats st;
+  cuda_store_stats_get(s, &st);
+  CHECK_EQ_INT(st.entries, 1);
+  CHECK_EQ_INT(st.bytes, 1000);
+  CHECK_EQ_INT(backend_cuda_store_bytes(s), 1000);
+  /* another set is another entry; a third holder of the first finds it */
+  SR.delay_ms = 0;
+  backend_cuda_res *b = cuda_store_acquire(s, "bases-B", 7, sr_make, &(size_t){24}, sr_free);
+  backend_cuda_res *r2 = cuda_store_acquire(s, "bases-A", 7, sr_make, &(size_t){1000}, sr_free);
+  CHECK(b && b != r0 && r2 == r0);
+  CHECK_EQ_INT(SR.makes, 2);
+  CHECK_EQ_INT(backend_cuda_store_bytes(s), 1024);
+  /* the copy goes with its last holder, not before */
+  cuda_store_release(s, r0);
+  cuda_store_release(s, r1);
+  CHECK_EQ_INT(SR.frees, 0);
+  CHECK_EQ_INT(backend_cuda_store_bytes(s), 1024);
+  CHECK(cuda_res_object(r2) != NULL);
+  cuda_store_release(s, r2);
+  CHECK_EQ_INT(SR.frees, 1);
+  CHECK_EQ_INT(backend_cuda_store_bytes(s), 24);
+  cuda_store_release(s, b);
+  CHECK_EQ_INT(SR.frees, 2);
+  cuda_store_stats_get(s, &st);
+  CHECK_EQ_INT(st.entries, 0);
+  CHECK_EQ_INT(st.bytes, 0);
+  /* a make that fails (no room) fails both askers, once, and leaves nothing */
+  SR.fail = 1, SR.delay_ms = 50;
+  ask_twice(s, "bases-C", 64, &r0, &r1);
+  CHECK(!r0 && !r1);
+  CHECK_EQ_INT(SR.makes, 3);
+  cuda_store_stats_get(s, &st);
+  CHECK_EQ_INT(st.failures, 1);
+  CHECK_EQ_INT(st.entries, 0);
+  /* and a later ask tries again */
+  SR.fail = 0, SR.delay_ms = 0;
+  r0 = cuda_store_acquire(s, "bases-C", 7, sr_make, &(size_t){64}, sr_free);
+  CHECK(r0);
+  CHECK_EQ_INT(SR.makes, 4);
+  cuda_store_release(s, r0);
+  CHECK_EQ_INT(SR.frees, 3);
+  backend_cuda_store_free(s);
+}
+
+/* ------------------------------------------------------------ stand-in GPUs */
+
+/* GPU slots without a GPU (engine_config.test_gpus): each slot's backend
+ * is the CPU backend plus hold_bases over its device's store (the real
+ * one, as the CUDA backend uses it), whose copies are host records of the
+ * base sets; memory is modelled: each GPU has `total` bytes, a planned
+ * slot takes slot_bytes (at its first reserve) and the store its copies'
+ * bytes.  Counters per GPU and slot show which MSMs ran over a resident
+ * copy and when a slot let go of its copies. */
+#define FG_GPUS 2
+#define FG_SLOTS 4
+#define FG_LIVE 0x11fe11fe11fe11feull
+
+typedef struct {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  uint64_t total, slot_bytes;
+  uint64_t planned[FG_GPUS];
+  backend_cuda_store *store[FG_GPUS];
+  unsigned resident_msms[FG_GPUS][FG_SLOTS], streamed_msms[FG_GPUS][FG_SLOTS];
+  unsigned drops[FG_GPUS][FG_SLOTS]; /* hold_bases(false) with copies held */
+} fake_gpus;
+
+static fake_gpus FG = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+
+typedef struct {
+  uint64_t magic; /* FG_LIVE until freed */
+  bool g2;
+  size_t nparts;
+  const void *bases[4];
+  size_t n[4];
+} fake_set;
+
+typedef struct {
+  backend *cpu;
+  int ordinal;
+  unsigned slot;
+  backend_cuda_store *store;
+  bool hold, reserved;
+  backend_cuda_res *res[8];
+  unsigned nres;
+} fake_impl;
+
+static bool fake_set_match(const fake_set *f, bool g2, const msm_part *parts, size_t nparts) {
+  if (f->g2 != g2 || f->nparts != nparts)
+    return false;
+  for (size_t i = 0; i < nparts; i++)
+    if (f->bases[i] != parts[i].bases || f->n[i] != parts[i].n)
+      return false;
+  return true;
+}
+
+typedef struct {
+  bool g2;
+  const msm_part *parts;
+  size_t nparts;
+} fake_req;
+
+static void *fake_set_make(void *ctx, size_t *bytes) {
+  const fake_req *q = ctx;
+  fake_set *f = calloc(1, sizeof *f);
+  CHECK(f);
+  f->magic = FG_LIVE, f->g2 = q->g2, f->nparts = q->nparts;
+  *bytes = 0;
+  for (size_t i = 0; i < q->nparts; i++) {
+    f->bases[i] = q->parts[i].bases, f->n[i] = q->parts[i].n;
+    *bytes += q->parts[i].n * (q->g2 ? 192 : 96); /* zkey affine points */
+  }
+  return f;
+}
+
+static void fake_set_free(void *obj) {
+  fake_set *f = obj;
+  f->magic = 0;
+  free(f);
+}
+
+/* The resident set for parts, as the CUDA backend's resident_for: held
+ * already, or from the store. */
+static const fake_set *fake_resident(fake_impl *im, bool g2, const msm_part *parts,
+                                     size_t nparts) {
+  cuda_bases_id id;
+  const size_t id_len = cuda_bases_id_make(&id, g2 ? 2 : 1, parts, nparts);
+  if (!im->hold || !id_len || nparts > 4)
+    return NULL;
+  for (unsigned i = 0; i < im->nres; i++)
+    if (fake_set_match(cuda_res_object(im->res[i]), g2, parts, nparts))
+      return cuda_res_object(im->res[i]);
+  CHECK(im->nres < 8);
+  fake_req q = {g2, parts, nparts};
+  backend_cuda_res *r = cuda_store_acquire(im->store, &id, id_len, fake_set_make, &q,
+                                           fake_set_free);
+  if (!r)
+    return NULL;
+  im->res[im->nres++] = r;
+  return cuda_res_object(r);
+}
+
+/* Before an MSM: its resident set (alive: under ASan a freed one is a use
+ * after free), counted as a resident or a streamed MSM of the slot. */
+static void fake_msm_start(backend *b, bool g2, const msm_part *parts, size_t nparts) {
+  fake_impl *im = b->impl;
+  const fake_set *set = fake_resident(im, g2, parts, nparts);
+  CHECK(!set || set->magic == FG_LIVE);
+  pthread_mutex_lock(&FG.mu);
+  if (set)
+    FG.resident_msms[im->ordinal][im->slot]++;
+  else
+    FG.streamed_msms[im->ordinal][im->slot]++;
+  pthread_mutex_unlock(&FG.mu);
+}
+
+static cuzk_status fake_msm_g1(backend *b, bls12_381_g1_jac *out, const msm_part *parts,
+                               size_t nparts, cuzk_err *err) {
+  backend *cpu = ((fake_impl *)b->impl)->cpu;
+  fake_msm_start(b, false, parts, nparts);
+  return cpu->ops->msm_g1(cpu, out, parts, nparts, err);
+}
+
+static cuzk_status fake_msm_g2(backend *b, bls12_381_g2_jac *out, const msm_part *parts,
+                               size_t nparts, cuzk_err *err) {
+  backend *cpu = ((fake_impl *)b->impl)->cpu;
+  fake_msm_start(b, true, parts, nparts);
+  return cpu->ops->msm_g2(cpu, out, parts, nparts, err);
+}
+
+static void fake_drop(fake_impl *im) {
+  if (im->nres) {
+    pthread_mutex_lock(&FG.mu);
+    FG.drops[im->ordinal][im->slot]++;
+    pthread_cond_broadcast(&FG.cv);
+    pthread_mutex_unlock(&FG.mu);
+  }
+  for (unsigned i = 0; i < im->nres; i++) cuda_store_release(im->store, im->res[i]);
+  im->nres = 0;
+}
+
+static cuzk_status fake_hold_bases(backend *b, bool on, cuzk_err *err) {
+  fake_impl *im = b->impl;
+  (void)err;
+  if (!on)
+    fake_drop(im);
+  im->hold = on;
+  return CUZK_OK;
+}
+
+static cuzk_status fake_reserve(backend *b, size_t g1, size_t g2, unsigned lg, cuzk_err *err) {
+  fake_impl *im = b->impl;
+  (void)g1, (void)g2, (void)lg, (void)err;
+  if (!im->reserved) { /* the slot's scratch, once */
+    pthread_mutex_lock(&FG.mu);
+    FG.planned[im->ordinal] += FG.slot_bytes;
+    pthread_mutex_unlock(&FG.mu);
+    im->reserved = true;
+  }
+  return CUZK_OK;
+}
+
+static bool fake_supports(const backend *b, cuzk_curve curve, backend_op op) {
+  return backend_supports(((const fake_impl *)b->impl)->cpu, curve, op);
+}
+
+static cuzk_status fake_zkey_ab(backend *b, bls12_381_fr *a, bls12_381_fr *bv, size_t n,
+                                const void *entries, size_t n_entries, const void *witness,
+                                size_t n_witness, cuzk_err *err) {
+  backend *cpu = ((fake_impl *)b->impl)->cpu;
+  return cpu->ops->zkey_ab(cpu, a, bv, n, entries, n_entries, witness, n_witness, err);
+}
+
+static cuzk_status fake_quotient(backend *b, void *h, bls12_381_fr *a, bls12_381_fr *bv,
+                                 bls12_381_fr *c, unsigned lg_n, cuzk_err *err) {
+  backend *cpu = ((fake_impl *)b->impl)->cpu;
+  return cpu->ops->quotient(cpu, h, a, bv, c, lg_n, err);
+}
+
+static void fake_destroy(backend *b) {
+  fake_impl *im = b->impl;
+  fake_drop(im);
+  if (im->reserved) {
+    pthread_mutex_lock(&FG.mu);
+    FG.planned[im->ordinal] -= FG.slot_bytes;
+    pthread_mutex_unlock(&FG.mu);
+  }
+  backend_free(im->cpu);
+  free(im);
+  free(b);
+}
+
+static const backend_ops fake_ops = {
+    .name = "fake-gpu",
+    .supports = fake_supports,
+    .reserve = fake_reserve,
+    .hold_bases = fake_hold_bases,
+    .zkey_ab = fake_zkey_ab,
+    .quotient = fake_quotient,
+    .msm_g1 = fake_msm_g1,
+    .msm_g2 = fake_msm_g2,
+    .destroy = fake_destroy,
+};
+
+static backend *fake_backend_new(void *ctx, int ordinal, unsigned slot, backend_cuda_store *store,
+                                 cuzk_err *err) {
+  (void)ctx, (void)err;
+  CHECK(ordinal >= 0 && ordinal < FG_GPUS && slot < FG_SLOTS && store);
+  pthread_mutex_lock(&FG.mu);
+  CHECK(!FG.store[ordinal] || FG.store[ordinal] == store); /* one store per GPU */
+  FG.store[ordinal] = store;
+  pthread_mutex_unlock(&FG.mu);
+  backend *b = calloc(1, sizeof *b);
+  fake_impl *im = calloc(1, sizeof *im);
+  CHECK(b && im && (im->cpu = backend_cpu_new(1)));
+  im->ordinal = ordinal, im->slot = slot, im->store = store;
+  b->ops = &fake_ops, b->threads = 1, b->impl = im;
+  return b;
+}
+
+static void fake_mem_info(void *ctx, int ordinal, uint64_t *free_bytes, uint64_t *total_bytes) {
+  (void)ctx;
+  pthread_mutex_lock(&FG.mu);
+  uint64_t used = FG.planned[ordinal] + backend_cuda_store_bytes(FG.store[ordinal]);
+  *total_bytes = FG.total;
+  *free_bytes = FG.total > used ? FG.total - used : 0;
+  pthread_mutex_unlock(&FG.mu);
+}
+
+static const engine_test_gpus FAKE = {.backend_new = fake_backend_new, .mem_info = fake_mem_info};
+
+/* The env's engine on `ngpus` stand-in GPUs of K slots, keys on the device
+ * with a budget of `budget` bytes per GPU (0: auto). */
+static engine_test_gpus fake_on(env *v, unsigned ngpus, unsigned K, uint64_t budget) {
+  engine_test_gpus t = FAKE;
+  t.count = ngpus;
+  FG.total = (uint64_t)64 << 30, FG.slot_bytes = (uint64_t)1 << 30;
+  v->c.device = ENGINE_DEVICE_GPU;
+  v->c.gpu_workers_per_device = K;
+  v->c.keys_on_device = true;
+  v->c.device_budget_bytes = budget;
+  return t;
+}
+
+/* Submits one job of n partitions of the env's key. */
+static void submit_parts(env *v, const char *id, size_t n) {
+  const uint8_t *w[8];
+  size_t wl[8];
+  CHECK(n <= 8);
+  for (size_t i = 0; i < n; i++) w[i] = v->f.wtns, wl[i] = v->f.wtns_len;
+  engine_ticket t;
+  cuzk_err err = {0};
+  cuzk_status st = submit_full(v->e, id, "k", ENGINE_PRI_NORMAL, w, wl, n, false, &t, &err);
+  CHECK_MSG(st == CUZK_OK, "submit %s: %s", id, err.msg);
+}
+
+/* One copy's bytes: the key's MSM base sets (A, B1, B2, C and H), as the
+ * stand-in counts them, from the key's shape. */
+static uint64_t one_copy_bytes(const fixture *f) {
+  zkey_file zk;
+  cuzk_err err = {0};
+  CHECK(zkey_open(&zk, f->zkey, &err) == CUZK_OK);
+  uint64_t nv = zk.n_vars, n = zk.domain_size, priv = zk.n_vars - zk.n_public - 1;
+  zkey_close(&zk);
+  return nv * 96 /* A */ + nv * 96 /* B1 */ + nv * 192 /* B2 */ + (priv + n) * 96 /* C, H */;
+}
+
+/* What a resident key costs a GPU's budget (keys.c: the file, plus the
+ * coefficients' row index and a/b scratch of a GPU's copy). */
+static uint64_t device_bytes(const fixture *f) {
+  zkey_file zk;
+  cuzk_err err = {0};
+  CHECK(zkey_open(&zk, f->zkey, &err) == CUZK_OK);
+  uint64_t nv = zk.n_vars, n = zk.domain_size;
+  zkey_close(&zk);
+  return f->zkey_bytes + 4 * (n + 1) + 32 * (nv + 2 * n);
+}
+
+static void check_gpu(const engine_status *s, size_t i, uint64_t used, uint64_t resident) {
+  CHECK(i < s->ngpus);
+  CHECK_MSG(s->gpus[i].used == used, "GPU %d: used %llu, want %llu (one copy per GPU)",
+            s->gpus[i].ordinal, (unsigned long long)s->gpus[i].used, (unsigned long long)used);
+  CHECK_MSG(s->gpus[i].resident == resident, "GPU %d: resident %llu, want %llu",
+            s->gpus[i].ordinal, (unsigned long long)s->gpus[i].resident,
+            (unsigned long long)resident);
+}
+
+/* K = 2 slots on each of 2 GPUs, all four proving the one key at once, with
+ * a device budget of 1.5 keys: each GPU holds one copy that both of its
+ * slots use (a copy per slot would not fit), counted once against its
+ * budget; GetStatus and the metrics say so; every proof verifies. */
+ETEST(engine_device_copy_shared_by_slots) {
+  env v;
+  env_init(&v, 5, 40, 1, false);
+  engine_test_gpus t = fake_on(&v, 2, 2, 0);
+  const uint64_t dev = device_bytes(&v.f);
+  v.c.device_budget_bytes = dev * 3 / 2;
+  v.c.test_gpus = &t;
+  with_hook(&v.c);
+  hook_hold("*", ENGINE_JOB_FINALIZING); /* after the MSMs */
+  engine *e = env_start(&v);
+  submit_parts(&v, "four", 4);
+  hook_wait_held_n(4); /* each slot holds a partition past its MSMs */
+  const uint64_t copy = one_copy_bytes(&v.f);
+  engine_status s;
+  CHECK(engine_status_get(e, &s, NULL) == CUZK_OK);
+  CHECK_EQ_INT(s.ngpus, 2);
+  for (size_t i = 0; i < 2; i++) {
+    CHECK_EQ_INT(s.gpus[i].slots, 2);
+    CHECK_EQ_INT(s.gpus[i].busy_slots, 2);
+    CHECK_EQ_INT(s.gpus[i].budget, dev * 3 / 2);
+    check_gpu(&s, i, dev, copy);
+    /* free memory: 2 slots' scratch and one copy */
+    CHECK_EQ_INT(s.gpus[i].vram_free, FG.total - 2 * FG.slot_bytes - copy);
+  }
+  CHECK_EQ_INT(key_status(&s, "k")->tier, ENGINE_TIER_DEVICE);
+  CHECK_EQ_INT(key_status(&s, "k")->refcount, 4);
+  engine_status_free(&s);
+  for (int g = 0; g < 2; g++) {
+    cuda_store_stats st;
+    cuda_store_stats_get(FG.store[g], &st);
+    CHECK_EQ_INT(st.entries, 4); /* A, B1, B2, C+H: once, for both slots */
+    CHECK_EQ_INT(st.makes, 4);
+    for (int sl = 0; sl < 2; sl++) {
+      CHECK_MSG(FG.resident_msms[g][sl] == 4 && FG.streamed_msms[g][sl] == 0,
+                "GPU %d slot %d: %u resident MSMs, %u streamed (want 4 and 0)", g, sl,
+                FG.resident_msms[g][sl], FG.streamed_msms[g][sl]);
+    }
+  }
+  char l0[96], l1[96];
+  snprintf(l0, sizeof l0, "cuzk_gpu_resident_bytes{device=\"gpu1\"} %llu\n",
+           (unsigned long long)copy);
+  snprintf(l1, sizeof l1, "cuzk_gpu_used_bytes{device=\"gpu0\"} %llu\n",
+           (unsigned long long)dev);
+  char l2[96];
+  snprintf(l2, sizeof l2, "cuzk_device_used_bytes %llu\n",
+           (unsigned long long)(2 * dev));
+  const char *m[] = {l0, l1, l2, NULL};
+  check_metrics(e, m);
+  hook_release();
+  check_done_and_valid(e, "four", &v.f);
+  /* the slots keep holding the key after the job: still one copy each */
+  wait_workers_idle(e);
+  CHECK(engine_status_get(e, &s, NULL) == CUZK_OK);
+  for (size_t i = 0; i < 2; i++) check_gpu(&s, i, dev, copy);
+  engine_status_free(&s);
+  env_fini(&v);
+}
+
+/* Waits (bounded) until `slot` of GPU 0 has let go of its copies n times. */
+static void wait_drops(unsigned slot, unsigned n) {
+  pthread_mutex_lock(&FG.mu);
+  for (int i = 0; i < 1000 && FG.drops[0][slot] < n; i++) {
+    struct timespec dl;
+    clock_gettime(CLOCK_REALTIME, &dl);
+    dl.tv_nsec += 10000000;
+    if (dl.tv_nsec >= 1000000000)
+      dl.tv_sec++, dl.tv_nsec -= 1000000000;
+    pthread_cond_timedwait(&FG.cv, &FG.mu, &dl);
+  }
+  unsigned got = FG.drops[0][slot];
+  pthread_mutex_unlock(&FG.mu);
+  CHECK_MSG(got >= n, "slot %u let go %u times, want %u", slot, got, n);
+}
+
+/* Eviction of a key that one slot proves with and another holds idle: the
+ * idle slot lets go at once, the copy stays (and the budget stays used)
+ * while the busy slot proves, its MSMs still run over it, and both go
+ * when it is done. */
+ETEST(engine_device_evict_waits_for_busy_slot) {
+  env v;
+  env_init(&v, 5, 41, 1, false);
+  engine_test_gpus t = fake_on(&v, 1, 2, 0);
+  v.c.test_gpus = &t;
+  with_hook(&v.c);
+  hook_hold("*", ENGINE_JOB_FINALIZING);
+  engine *e = env_start(&v);
+  submit_parts(&v, "warm", 2); /* both slots hold the key */
+  hook_wait_held_n(2);
+  hook_release();
+  check_done_and_valid(e, "warm", &v.f);
+  wait_workers_idle(e);
+  const uint64_t copy = one_copy_bytes(&v.f), dev = device_bytes(&v.f);
+  engine_status s;
+  CHECK(engine_status_get(e, &s, NULL) == CUZK_OK);
+  check_gpu(&s, 0, dev, copy);
+  engine_status_free(&s);
+
+  /* one slot proves "busy", held before its MSMs; the other is idle */
+  hook_hold("busy", ENGINE_JOB_PROVING);
+  submit_parts(&v, "busy", 1);
+  hook_wait_held();
+  unsigned busy_slot = 2;
+  CHECK(engine_status_get(e, &s, NULL) == CUZK_OK);
+  CHECK_EQ_INT(s.gpus[0].busy_slots, 1);
+  engine_status_free(&s);
+  pthread_mutex_lock(&FG.mu);
+  unsigned before[2] = {FG.resident_msms[0][0], FG.resident_msms[0][1]};
+  pthread_mutex_unlock(&FG.mu);
+
+  bool was = false;
+  uint64_t freed = 1;
+  cuzk_err err = {0};
+  CHECK(engine_evict(e, "k", &was, &freed, &err) == CUZK_OK);
+  CHECK(was && freed == 0); /* in use: dropped when released */
+  /* the idle slot lets go; which one is idle: the one not in the hook */
+  for (unsigned sl = 0; sl < 2 && busy_slot == 2; sl++) {
+    pthread_mutex_lock(&FG.mu);
+    unsigned d = FG.drops[0][sl];
+    pthread_mutex_unlock(&FG.mu);
+    if (d)
+      busy_slot = 1 - sl;
+  }
+  if (busy_slot == 2) { /* not yet: wait for either */
+    for (int i = 0; i < 1000 && busy_slot == 2; i++) {
+      sleep_ms(10);
+      pthread_mutex_lock(&FG.mu);
+      if (FG.drops[0][0] || FG.drops[0][1])
+        busy_slot = FG.drops[0][0] ? 1 : 0;
+      pthread_mutex_unlock(&FG.mu);
+    }
+  }
+  CHECK_MSG(busy_slot < 2, "no slot let go of the evicted key's copy");
+  wait_drops(1 - busy_slot, 1);
+  CHECK(engine_status_get(e, &s, NULL) == CUZK_OK);
+  check_gpu(&s, 0, dev, copy); /* the busy slot still holds it */
+  CHECK_EQ_INT(key_status(&s, "k")->tier, ENGINE_TIER_DEVICE);
+  engine_status_free(&s);
+  CHECK_EQ_INT(FG.drops[0][busy_slot], 0);
+
+  hook_release();
+  check_done_and_valid(e, "busy", &v.f);
+  pthread_mutex_lock(&FG.mu);
+  unsigned after = FG.resident_msms[0][busy_slot];
+  unsigned streamed = FG.streamed_msms[0][busy_slot];
+  pthread_mutex_unlock(&FG.mu);
+  CHECK_MSG(after == before[busy_slot] + 4 && streamed == 0,
+            "the busy slot's MSMs after the eviction: %u resident, %u streamed (want 4, 0)",
+            after - before[busy_slot], streamed);
+  wait_drops(busy_slot, 1); /* its partition ended: it lets go, the key leaves */
+  for (int i = 0; i < 1000 && tier_of(e, "k") != ENGINE_TIER_DISK; i++) sleep_ms(10);
+  CHECK_EQ_INT(tier_of(e, "k"), ENGINE_TIER_DISK);
+  CHECK(engine_status_get(e, &s, NULL) == CUZK_OK);
+  check_gpu(&s, 0, 0, 0);
+  engine_status_free(&s);
+  env_fini(&v);
+}
+
+/* The VRAM plan with keys on the device: one copy per GPU plus K slots'
+ * scratch.  Room for the copy beside 2 slots but not 3: K = 3 plans 2
+ * slots and says why; with keys off the device all 3 fit; the auto budget
+ * holds the copy. */
+ETEST(engine_device_plan_keeps_room_for_one_copy) {
+  env v;
+  env_init(&v, 4, 42, 1, false);
+  engine_test_gpus t = fake_on(&v, 1, 3, 0);
+  v.c.test_gpus = &t;
+  const uint64_t margin = (uint64_t)512 << 20;
+  const uint64_t dev = device_bytes(&v.f);
+  FG.total = 3 * FG.slot_bytes + margin + dev - 1;
+  engine *e = env_start(&v);
+  engine_status s;
+  CHECK(engine_status_get(e, &s, NULL) == CUZK_OK);
+  CHECK_EQ_INT(s.gpus[0].slots, 2);
+  CHECK_MSG(strstr(s.gpus[0].note, "2 of 3 slots fit") && strstr(s.gpus[0].note, "resident copy"),
+            "note: %s", s.gpus[0].note);
+  CHECK_MSG(s.gpus[0].budget >= dev, "budget %llu < key %llu",
+            (unsigned long long)s.gpus[0].budget, (unsigned long long)dev);
+  engine_status_free(&s);
+  engine_ticket tk;
+  submit_ok(e, "a", "k", ENGINE_PRI_NORMAL, &v.f, &tk);
+  check_done_and_valid(e, "a", &v.f);
+  engine_free(e);
+  v.e = NULL;
+  memset(FG.store, 0, sizeof FG.store);
+
+  v.c.keys_on_device = false;
+  e = env_start(&v);
+  CHECK(engine_status_get(e, &s, NULL) == CUZK_OK);
+  CHECK_EQ_INT(s.gpus[0].slots, 3);
+  CHECK_EQ_STR(s.gpus[0].note, "");
+  engine_status_free(&s);
   env_fini(&v);
 }

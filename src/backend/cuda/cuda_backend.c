@@ -1,5 +1,5 @@
 /* The CUDA backend: backend.h's operations on one GPU (GPU 0, or the
- * ordinal given to backend_cuda_new_on).
+ * ordinal given to backend_cuda_new_on / _shared).
  *
  * DESIGN: the heavy steps run on the GPU through the C entry points of
  * src/cuda (the NTT plan of cuda/ntt_gpu.h for the quotient, one MSM
@@ -9,38 +9,62 @@
  * front by `reserve`, from the key's sizes, before the first stage: the NTT
  * plan with its three vectors and the MSM contexts with their input buffers
  * and scratch, so that no operation allocates - except, with hold_bases on,
- * the resident copies, made once on a key's first proof.  A later `reserve` for a larger key frees and
- * remakes what is too small; one for a smaller key keeps what is there.
- * Results are the CPU backend's, bit for bit (tests/gpu).  Errors from CUDA
- * come back as statuses with file and line; the backend does not fall back
- * to the CPU on its own (the caller chooses: `cuzk prove --device`).
- * With hold_bases on, each MSM's base arrays get a device copy the first
- * time they come (msm_gpu_resident_new) and later MSMs over the same arrays
- * upload only their scalars, and zkey_ab runs on the GPU from a resident
- * copy of the coefficient section (cuda/ab_gpu.h, when the entries are
- * sorted by row): a key resident on the GPU between proofs, as
- * `cuzk bench prove --resident` measures.  When the device has no room for
- * a copy, that MSM uploads its bases as usual.  The prover's a, b, c
- * vectors live in page-locked memory from host_vectors (kept between
- * proofs), so the quotient's copies, on the backend's own non-blocking
- * stream, run at the bus's speed; host_staging offers the same for the
- * witness (the engine copies each partition's witness there).
+ * the resident copies, made once on a key's first proof.  A later `reserve`
+ * for a larger key frees and remakes what is too small; one for a smaller
+ * key keeps what is there.  Results are the CPU backend's, bit for bit
+ * (tests/gpu).  Errors from CUDA come back as statuses with file and line;
+ * the backend does not fall back to the CPU on its own (the caller chooses:
+ * `cuzk prove --device`).
+ *
+ * Resident copies (hold_bases on): each MSM's base arrays get a device copy
+ * the first time they come (msm_gpu_resident_new) and later MSMs over the
+ * same arrays upload only their scalars, and zkey_ab runs on the GPU from a
+ * resident copy of the coefficient section (cuda/ab_gpu.h, when the entries
+ * are sorted by row): a key resident on the GPU between proofs, as
+ * `cuzk bench prove --resident` measures.  The copies live in a store
+ * (cuda_store.h): the backend's own, or one shared by every backend of the
+ * GPU (backend_cuda_new_shared: the engine's K slots of a device), so that
+ * a key is resident once per GPU, not once per slot.  The backend keeps a
+ * reference on each entry it has used (at most CUDA_MAX_RES base sets, the
+ * oldest let go first, and one coefficient set) until hold_bases off or
+ * destroy; an entry is freed when its last holder lets go, so no backend
+ * frees a copy another still uses.  Base sets are only read by the MSM's
+ * kernels, so several slots run over one at once; a coefficient set holds
+ * its run's scratch (witness, a, b on the device), so slots take turns
+ * with it (cuda_res_use_begin: one zkey_ab at a time per key and GPU, a
+ * few per cent of a proof).  A copy is made by synchronous copies on the
+ * legacy default stream, which may return before the last DMA lands; the
+ * maker waits for that stream before publishing the entry, so every
+ * slot's non-blocking streams see the whole copy.  When the device has no
+ * room for a copy, that MSM uploads its bases as usual.  The prover's a,
+ * b, c vectors live in page-locked memory from host_vectors (kept between
+ * proofs), so the quotient's copies run at the bus's speed; host_staging
+ * offers the same for the witness (the engine copies each partition's
+ * witness there).
  *
  * Executor duties (DESIGN.md section 3; engine/worker.c makes one backend
  * per slot): every operation first makes the backend's GPU the calling
  * thread's device (a no-op on the slot's own thread, bound at start); the
  * backend's two streams, one at the device's highest stream priority and
  * one at the normal priority, are made at creation and chosen per proof by
- * set_priority; NTT plans are kept per domain size (up to CUDA_MAX_PLANS),
- * so that keys of several sizes, planned at start by `reserve`, do not
- * remake each other's on the job path.  Each upload of a proof's vectors
- * and each stretch of kernels ends with a wait on the backend's own
- * stream (never the device) and is recorded as a span (take_spans). */
+ * set_priority, and every operation runs all its device work on the chosen
+ * one: the quotient's NTTs, zkey_ab and the MSMs (msm_gpu_g1_parts_on; the
+ * MSM contexts' own streams stay idle).  Each operation ends with that
+ * stream synchronized (its results are host memory), so no device data
+ * passes from one stream to another and a priority change between
+ * operations needs no event.  NTT plans are kept per domain size (up to
+ * CUDA_MAX_PLANS), so that keys of several sizes, planned at start by
+ * `reserve`, do not remake each other's on the job path.  Each upload of a
+ * proof's vectors and each stretch of kernels ends with a wait on the
+ * backend's own stream (never the device) and is recorded as a span
+ * (take_spans). */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backend/backend.h"
+#include "backend/cuda/cuda_store.h"
 #include "base/clock.h"
 #include "cuda/ab_gpu.h"
 #include "cuda/cuda.h"
@@ -48,9 +72,169 @@
 #include "cuda/ntt_gpu.h"
 #include "poly/ntt.h"
 
-#define CUDA_MAX_RES 8   /* resident base sets: a key's A, B1, B2 and C+H, twice */
+#define CUDA_MAX_RES 8   /* resident base sets held: a key's A, B1, B2 and C+H, twice */
 #define CUDA_MAX_PLANS 6 /* NTT plans kept, one per domain size */
 #define CUDA_MAX_SPANS 4096
+
+
+/* ------------------------------------------------------------ the store */
+
+struct backend_cuda_res {
+  backend_cuda_res *next; /* the store's list, while linked */
+  void *id;               /* the name, id_len bytes (a copy) */
+  size_t id_len;
+  void *obj;              /* made: the copy; NULL while being made */
+  size_t bytes;
+  cuda_res_free_fn free_fn;
+  unsigned refs;          /* holders, and askers waiting while it is made */
+  bool making, failed;
+  pthread_mutex_t use;    /* cuda_res_use_begin/_end */
+};
+
+struct backend_cuda_store {
+  pthread_mutex_t mu;
+  pthread_cond_t made; /* an entry was made, or its make failed */
+  backend_cuda_res *list;
+  uint64_t bytes, makes, failures;
+  unsigned entries;
+};
+
+backend_cuda_store *backend_cuda_store_new(void) {
+  backend_cuda_store *s = calloc(1, sizeof *s);
+  if (!s)
+    return NULL;
+  pthread_mutex_init(&s->mu, NULL);
+  pthread_cond_init(&s->made, NULL);
+  return s;
+}
+
+static void res_free(backend_cuda_res *r) {
+  if (r->obj)
+    r->free_fn(r->obj);
+  pthread_mutex_destroy(&r->use);
+  free(r->id);
+  free(r);
+}
+
+/* Takes r off the store's list (s->mu held). */
+static void res_unlink(backend_cuda_store *s, backend_cuda_res *r) {
+  for (backend_cuda_res **p = &s->list; *p; p = &(*p)->next)
+    if (*p == r) {
+      *p = r->next;
+      s->entries--;
+      s->bytes -= r->bytes;
+      return;
+    }
+}
+
+void backend_cuda_store_free(backend_cuda_store *s) {
+  if (!s)
+    return;
+  /* Every backend let go of its entries when destroyed; what is left (a
+   * caller that broke that rule) is freed on this thread. */
+  for (backend_cuda_res *r = s->list, *next; r; r = next) {
+    next = r->next;
+    res_free(r);
+  }
+  pthread_cond_destroy(&s->made);
+  pthread_mutex_destroy(&s->mu);
+  free(s);
+}
+
+uint64_t backend_cuda_store_bytes(backend_cuda_store *s) {
+  cuda_store_stats st;
+  cuda_store_stats_get(s, &st);
+  return st.bytes;
+}
+
+void cuda_store_stats_get(backend_cuda_store *s, cuda_store_stats *out) {
+  memset(out, 0, sizeof *out);
+  if (!s)
+    return;
+  pthread_mutex_lock(&s->mu);
+  out->bytes = s->bytes, out->entries = s->entries;
+  out->makes = s->makes, out->failures = s->failures;
+  pthread_mutex_unlock(&s->mu);
+}
+
+backend_cuda_res *cuda_store_acquire(backend_cuda_store *s, const void *id, size_t id_len,
+                                     cuda_res_make_fn make, void *make_ctx,
+                                     cuda_res_free_fn free_fn) {
+  pthread_mutex_lock(&s->mu);
+  for (backend_cuda_res *r = s->list; r; r = r->next) {
+    if (r->id_len != id_len || memcmp(r->id, id, id_len) != 0)
+      continue;
+    r->refs++;
+    while (r->making) pthread_cond_wait(&s->made, &s->mu);
+    if (!r->failed) {
+      pthread_mutex_unlock(&s->mu);
+      return r;
+    }
+    /* Its make failed (and unlinked it): so does this asker. */
+    bool last = --r->refs == 0;
+    pthread_mutex_unlock(&s->mu);
+    if (last)
+      res_free(r);
+    return NULL;
+  }
+  backend_cuda_res *r = calloc(1, sizeof *r);
+  void *idc = malloc(id_len ? id_len : 1);
+  if (!r || !idc) {
+    pthread_mutex_unlock(&s->mu);
+    free(r), free(idc);
+    return NULL;
+  }
+  memcpy(idc, id, id_len);
+  r->id = idc, r->id_len = id_len;
+  r->free_fn = free_fn;
+  r->refs = 1;
+  r->making = true;
+  pthread_mutex_init(&r->use, NULL);
+  r->next = s->list;
+  s->list = r;
+  s->entries++;
+  pthread_mutex_unlock(&s->mu);
+
+  size_t bytes = 0;
+  void *obj = make(make_ctx, &bytes); /* the upload, without the lock */
+
+  pthread_mutex_lock(&s->mu);
+  r->making = false;
+  bool last = false;
+  if (obj) {
+    r->obj = obj, r->bytes = bytes;
+    s->bytes += bytes;
+    s->makes++;
+  } else {
+    r->failed = true;
+    res_unlink(s, r);
+    s->failures++;
+    last = --r->refs == 0;
+  }
+  pthread_cond_broadcast(&s->made);
+  pthread_mutex_unlock(&s->mu);
+  if (last)
+    res_free(r);
+  return obj ? r : NULL;
+}
+
+void cuda_store_release(backend_cuda_store *s, backend_cuda_res *r) {
+  if (!r)
+    return;
+  pthread_mutex_lock(&s->mu);
+  bool last = --r->refs == 0;
+  if (last)
+    res_unlink(s, r);
+  pthread_mutex_unlock(&s->mu);
+  if (last)
+    res_free(r); /* cudaFree, after the lock: other slots' lookups go on */
+}
+
+void *cuda_res_object(const backend_cuda_res *r) { return r ? r->obj : NULL; }
+void cuda_res_use_begin(backend_cuda_res *r) { pthread_mutex_lock(&r->use); }
+void cuda_res_use_end(backend_cuda_res *r) { pthread_mutex_unlock(&r->use); }
+
+/* ------------------------------------------------------------ the backend */
 
 typedef struct {
   backend *cpu;           /* zkey_ab when the key is not held */
@@ -66,10 +250,12 @@ typedef struct {
   size_t vec_n;
   void *stage;                      /* host_staging: page-locked, stage_bytes */
   size_t stage_bytes;
-  cuda_ab *ab;                      /* hold_bases on: the resident coefficients */
-  const void *ab_refused;           /* entries cuda_ab_new refused (not row-sorted) */
+  backend_cuda_store *store;        /* the resident copies: shared, or own_store */
+  bool own_store;
+  backend_cuda_res *ab;             /* hold_bases on: the resident coefficients held */
+  const void *ab_refused;           /* entries not made resident (not row-sorted, no room) */
   bool hold;                        /* hold_bases on: keep base sets resident */
-  msm_gpu_bases *res[CUDA_MAX_RES]; /* the resident sets, oldest first */
+  backend_cuda_res *res[CUDA_MAX_RES]; /* the base sets held, oldest first */
   unsigned nres;
   backend_span spans[CUDA_MAX_SPANS]; /* a ring: nspans newest end at span_end */
   size_t nspans, span_end;
@@ -92,6 +278,8 @@ static size_t cuda_take_spans(backend *be, backend_span *out, size_t cap) {
   return n;
 }
 
+/* The stream of every operation that follows, the MSMs' included (each
+ * operation leaves its stream idle, so the switch needs no event). */
 static void cuda_set_priority(backend *be, backend_priority p) {
   cuda_impl *im = be->impl;
   im->stream = im->streams[p == BACKEND_PRI_HIGH ? 1 : 0];
@@ -181,25 +369,66 @@ static void *cuda_host_staging(backend *be, size_t bytes, cuzk_err *err) {
   return pinned_grow(im, &im->stage, &im->stage_bytes, bytes, err);
 }
 
+/* The store's entries: a key's coefficients (named by ab_req) and its
+ * MSM base sets (cuda_bases_id), made by the first backend that asks. */
+typedef struct {
+  const void *entries;
+  size_t n_entries, n, n_witness;
+} ab_req;
+
+/* A made object (st: its maker's status), returned once the copies that
+ * made it, on the legacy default stream, have landed (see DESIGN); NULL,
+ * obj freed, when either failed. */
+static void *published(cuzk_status st, void *obj, size_t obj_bytes, cuda_res_free_fn free_fn,
+                       size_t *bytes) {
+  cuzk_err e = {0};
+  if (st != CUZK_OK)
+    return NULL;
+  if (cuzk_cuda_stream_sync(NULL, &e) != CUZK_OK) {
+    free_fn(obj);
+    return NULL;
+  }
+  *bytes = obj_bytes;
+  return obj;
+}
+
+static void ab_free(void *obj) { cuda_ab_free(obj); }
+
+static void *ab_make(void *ctx, size_t *bytes) {
+  const ab_req *q = ctx;
+  cuda_ab *ab = NULL;
+  cuzk_err e = {0};
+  cuzk_status st = cuda_ab_new(&ab, q->entries, q->n_entries, q->n, q->n_witness, false, &e);
+  return published(st, ab, cuda_ab_bytes(ab), ab_free, bytes);
+}
+
 /* With hold_bases on, a and b come from the resident coefficients on the
- * GPU (only the witness is uploaded); otherwise, or when the entries are
- * not sorted by row or the device has no room, from the host's cores. */
+ * GPU (only the witness is uploaded), found in the store or made there;
+ * otherwise, or when the entries are not sorted by row or the device has
+ * no room, from the host's cores. */
 static cuzk_status cuda_zkey_ab(backend *be, bls12_381_fr *a, bls12_381_fr *b, size_t n,
                                 const void *entries, size_t n_entries, const void *witness,
                                 size_t n_witness, cuzk_err *err) {
   cuda_impl *im = be->impl;
   CUZK_TRY(cuzk_cuda_use_device(im->ordinal, err));
   if (im->hold && entries != im->ab_refused) {
-    if (!cuda_ab_match(im->ab, entries, n_entries, n, n_witness)) {
-      cuda_ab_free(im->ab);
-      im->ab = NULL;
-      cuzk_err e = {0};
-      if (cuda_ab_new(&im->ab, entries, n_entries, n, n_witness, false, &e) != CUZK_OK)
-        im->ab = NULL, im->ab_refused = entries;
+    if (!cuda_ab_match(cuda_res_object(im->ab), entries, n_entries, n, n_witness)) {
+      cuda_store_release(im->store, im->ab);
+      ab_req q = {entries, n_entries, n, n_witness};
+      struct {
+        char kind;
+        ab_req q;
+      } id;
+      memset(&id, 0, sizeof id); /* padding too: the id is compared bytewise */
+      id.kind = 'A', id.q = q;
+      if (!(im->ab = cuda_store_acquire(im->store, &id, sizeof id, ab_make, &q, ab_free)))
+        im->ab_refused = entries;
     }
     if (im->ab) { /* one stretch: the witness up, the kernels, a and b down */
       double t0 = cuzk_now_s();
-      cuzk_status st = cuda_ab_run(im->ab, a, b, witness, im->stream, err);
+      cuda_res_use_begin(im->ab); /* its device scratch: one run at a time */
+      cuzk_status st = cuda_ab_run(cuda_res_object(im->ab), a, b, witness, im->stream, err);
+      cuda_res_use_end(im->ab);
       span_add(im, BACKEND_SPAN_COMPUTE, t0);
       return st;
     }
@@ -241,10 +470,11 @@ static size_t parts_total(const msm_part *parts, size_t nparts) {
   return n;
 }
 
+/* Lets go of every entry the backend holds (freed when it was the last). */
 static void drop_resident(cuda_impl *im) {
-  for (unsigned i = 0; i < im->nres; i++) msm_gpu_bases_free(im->res[i]);
+  for (unsigned i = 0; i < im->nres; i++) cuda_store_release(im->store, im->res[i]);
   im->nres = 0;
-  cuda_ab_free(im->ab);
+  cuda_store_release(im->store, im->ab);
   im->ab = NULL, im->ab_refused = NULL;
 }
 
@@ -257,27 +487,47 @@ static cuzk_status cuda_hold_bases(backend *be, bool on, cuzk_err *err) {
   return CUZK_OK;
 }
 
-/* With hold_bases on, the resident set for parts' bases: found, or made
- * now (the oldest set makes room when all slots are taken).  NULL when off,
- * or when the device has no room for it: the MSM then uploads its bases. */
+typedef struct {
+  msm_gpu_group g;
+  const msm_part *parts;
+  size_t nparts;
+} bases_req;
+
+static void bases_free(void *obj) { msm_gpu_bases_free(obj); }
+
+static void *bases_make(void *ctx, size_t *bytes) {
+  const bases_req *q = ctx;
+  msm_gpu_bases *b = NULL;
+  cuzk_err e = {0};
+  cuzk_status st = msm_gpu_resident_new(&b, q->g, q->parts, q->nparts, 0, &e);
+  return published(st, b, msm_gpu_bases_bytes(b), bases_free, bytes);
+}
+
+/* With hold_bases on, the resident set for parts' bases: one this backend
+ * holds, or one from the store (found there, or made now), which it then
+ * holds (its oldest set is let go when it holds CUDA_MAX_RES).  NULL when
+ * off, or when the device has no room for it: the MSM then uploads its
+ * bases. */
 static const msm_gpu_bases *resident_for(cuda_impl *im, msm_gpu_group g, const msm_part *parts,
                                          size_t nparts) {
-  if (!im->hold)
+  cuda_bases_id id;
+  const size_t id_len = cuda_bases_id_make(&id, g, parts, nparts);
+  if (!im->hold || !id_len)
     return NULL;
   for (unsigned i = 0; i < im->nres; i++)
-    if (msm_gpu_resident_match(im->res[i], parts, nparts))
-      return im->res[i];
+    if (msm_gpu_resident_match(cuda_res_object(im->res[i]), parts, nparts))
+      return cuda_res_object(im->res[i]);
   if (im->nres == CUDA_MAX_RES) {
-    msm_gpu_bases_free(im->res[0]);
+    cuda_store_release(im->store, im->res[0]);
     memmove(im->res, im->res + 1, (CUDA_MAX_RES - 1) * sizeof *im->res);
     im->nres--;
   }
-  cuzk_err e = {0};
-  msm_gpu_bases *b;
-  if (msm_gpu_resident_new(&b, g, parts, nparts, 0, &e) != CUZK_OK)
+  bases_req q = {g, parts, nparts};
+  backend_cuda_res *r = cuda_store_acquire(im->store, &id, id_len, bases_make, &q, bases_free);
+  if (!r)
     return NULL;
-  im->res[im->nres++] = b;
-  return b;
+  im->res[im->nres++] = r;
+  return cuda_res_object(r);
 }
 
 static cuzk_status cuda_msm_g1(backend *be, bls12_381_g1_jac *out, const msm_part *parts,
@@ -288,8 +538,7 @@ static cuzk_status cuda_msm_g1(backend *be, bls12_381_g1_jac *out, const msm_par
     return st;
   const msm_gpu_bases *res = resident_for(im, MSM_GPU_G1, parts, nparts);
   double t0 = cuzk_now_s(); /* the scalars (and bases) go up inside: one stretch */
-  st = res ? msm_gpu_g1_parts_resident(im->g1, out, res, parts, nparts, NULL, err)
-           : msm_gpu_g1_parts(im->g1, out, parts, nparts, NULL, err);
+  st = msm_gpu_g1_parts_on(im->g1, out, res, parts, nparts, NULL, im->stream, err);
   span_add(im, BACKEND_SPAN_COMPUTE, t0);
   return st;
 }
@@ -302,8 +551,7 @@ static cuzk_status cuda_msm_g2(backend *be, bls12_381_g2_jac *out, const msm_par
     return st;
   const msm_gpu_bases *res = resident_for(im, MSM_GPU_G2, parts, nparts);
   double t0 = cuzk_now_s();
-  st = res ? msm_gpu_g2_parts_resident(im->g2, out, res, parts, nparts, NULL, err)
-           : msm_gpu_g2_parts(im->g2, out, parts, nparts, NULL, err);
+  st = msm_gpu_g2_parts_on(im->g2, out, res, parts, nparts, NULL, im->stream, err);
   span_add(im, BACKEND_SPAN_COMPUTE, t0);
   return st;
 }
@@ -314,6 +562,8 @@ static void cuda_destroy(backend *b) {
     cuzk_err ignored = {0};
     cuzk_cuda_use_device(im->ordinal, &ignored);
     drop_resident(im);
+    if (im->own_store)
+      backend_cuda_store_free(im->store);
     cuzk_cuda_host_free(im->vec);
     cuzk_cuda_host_free(im->stage);
     for (unsigned i = 0; i < 2; i++) cuzk_cuda_stream_free(im->streams[i]);
@@ -347,6 +597,11 @@ backend *backend_cuda_new(unsigned threads, cuzk_err *err) {
 }
 
 backend *backend_cuda_new_on(int ordinal, unsigned threads, cuzk_err *err) {
+  return backend_cuda_new_shared(ordinal, threads, NULL, err);
+}
+
+backend *backend_cuda_new_shared(int ordinal, unsigned threads, backend_cuda_store *store,
+                                 cuzk_err *err) {
   char why[256];
   if (!cuzk_cuda_device_usable(ordinal, why, sizeof why)) {
     cuzk_err_set(err, CUZK_UNSUPPORTED, "no usable GPU %d: %s", ordinal, why);
@@ -355,13 +610,16 @@ backend *backend_cuda_new_on(int ordinal, unsigned threads, cuzk_err *err) {
   backend *b = calloc(1, sizeof *b);
   cuda_impl *im = calloc(1, sizeof *im);
   backend *cpu = backend_cpu_new(threads);
-  if (!b || !im || !cpu) {
-    free(b), free(im), backend_free(cpu);
+  backend_cuda_store *own = store ? NULL : backend_cuda_store_new();
+  if (!b || !im || !cpu || (!store && !own)) {
+    free(b), free(im), backend_free(cpu), backend_cuda_store_free(own);
     cuzk_err_set(err, CUZK_NO_MEMORY, "cuda backend: no host memory");
     return NULL;
   }
   im->cpu = cpu;
   im->ordinal = ordinal;
+  im->store = store ? store : own;
+  im->own_store = !store;
   b->ops = &cuda_ops;
   b->threads = cpu->threads;
   b->impl = im;
