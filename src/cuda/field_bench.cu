@@ -80,6 +80,24 @@ struct field_ops_of {
   static __device__ __forceinline__ F sqr(const F &a) { return F::sqr(a); }
 };
 
+/* the lazily reduced product (field_ops.h CUDA_FOP_MUL_WIDE) */
+template <class C>
+static __device__ __forceinline__ mont<C> mul_wide(const mont<C> &a, const mont<C> &b) {
+  uint32_t t[2 * mont<C>::N];
+  mont<C>::wide_mul(a, b, t);
+  return mont<C>::redc_wide(t);
+}
+template <class F>
+static __device__ __forceinline__ fp2<F> mul_wide(const fp2<F> &a, const fp2<F> &b) {
+  return fp2<F>::mul_lazy(a, b);
+}
+template <class F>
+struct wide_ops_of {
+  typedef F T;
+  static __device__ __forceinline__ F mul(const F &a, const F &b) { return mul_wide(a, b); }
+  static __device__ __forceinline__ F sqr(const F &a) { return mul_wide(a, a); }
+};
+
 template <class O, class T, int ILP, bool SQR>
 __global__ void __launch_bounds__(256) field_chain_kernel(T *out, const T *x, const T *y,
                                                           size_t threads, unsigned iters) {
@@ -122,17 +140,24 @@ extern "C" cuzk_status cuda_field_bench(cuda_field f, cuda_field_op op,
                                         const cuda_field_bench_cfg *cfg, void *out,
                                         const void *x, const void *y, double *ms,
                                         cuzk_err *err) {
-  if ((unsigned)f >= CUDA_FIELD_COUNT || (op != CUDA_FOP_MUL && op != CUDA_FOP_SQR) || !cfg ||
-      !out || !x || (op == CUDA_FOP_MUL && !y) || !ms || cfg->threads == 0 || cfg->reps == 0 || cfg->reps > 63 ||
+  if ((unsigned)f >= CUDA_FIELD_COUNT ||
+      (op != CUDA_FOP_MUL && op != CUDA_FOP_SQR && op != CUDA_FOP_MUL_WIDE) || !cfg || !out ||
+      !x || (op != CUDA_FOP_SQR && !y) || !ms || cfg->threads == 0 || cfg->reps == 0 || cfg->reps > 63 ||
       (cfg->ilp != 1 && cfg->ilp != 2 && cfg->ilp != 4) ||
       (cfg->limb64 && f != CUDA_FIELD_BLS12_381_FP))
     return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
-                        "cuda_field_bench: want MUL or SQR, ilp 1, 2 or 4, threads > 0, reps 1..63, "
+                        "cuda_field_bench: want MUL, SQR or MUL_WIDE, ilp 1, 2 or 4, threads > 0, reps 1..63, "
                         "all buffers, limb64 only for Fp");
   const bool sqr = op == CUDA_FOP_SQR;
   chain_launch fn;
   if (cfg->limb64)
     fn = pick<fp64_ops, fp64_baseline>(cfg->ilp, sqr);
+  else if (op == CUDA_FOP_MUL_WIDE && f == CUDA_FIELD_BLS12_381_FP)
+    fn = pick<wide_ops_of<bls12_381_fp_t>, bls12_381_fp_t>(cfg->ilp, false);
+  else if (op == CUDA_FOP_MUL_WIDE && f == CUDA_FIELD_BLS12_381_FR)
+    fn = pick<wide_ops_of<bls12_381_fr_t>, bls12_381_fr_t>(cfg->ilp, false);
+  else if (op == CUDA_FOP_MUL_WIDE)
+    fn = pick<wide_ops_of<bls12_381_fp2_t>, bls12_381_fp2_t>(cfg->ilp, false);
   else if (f == CUDA_FIELD_BLS12_381_FP)
     fn = pick<field_ops_of<bls12_381_fp_t>, bls12_381_fp_t>(cfg->ilp, sqr);
   else if (f == CUDA_FIELD_BLS12_381_FR)

@@ -37,6 +37,9 @@ typedef enum {
   CUDA_FOP_SQR,
   CUDA_FOP_FROM_CANON,
   CUDA_FOP_TO_CANON,
+  CUDA_FOP_MUL_WIDE, /* the product through the lazily reduced path: Fp, Fr
+                      * REDC(wide_mul(a, b)), Fp2 mul_lazy (mont.cuh, fp2.cuh);
+                      * equal to mul */
   CUDA_FOP_COUNT
 } cuda_field_op;
 
@@ -46,7 +49,7 @@ static inline const char *cuda_field_name(cuda_field f) {
 }
 static inline const char *cuda_field_op_name(cuda_field_op op) {
   static const char *const names[] = {"add", "sub", "dbl", "neg",
-                                      "mul", "sqr", "from_canon", "to_canon"};
+                                      "mul", "sqr", "from_canon", "to_canon", "mul_wide"};
   return (unsigned)op < CUDA_FOP_COUNT ? names[op] : "?";
 }
 /* Bytes per element: 48, 32, 96. */

@@ -13,6 +13,13 @@
 
 #include "cuda/ptx.cuh"
 
+/* 1: Fp2 products lazily reduced (fp2::mul_lazy) and out of line on the
+ * device, squares through them; 0 (the default): Karatsuba over F::mul.
+ * Not measured yet on a GPU: an A/B for the next device session. */
+#ifndef CZ_FP2_LAZY
+#define CZ_FP2_LAZY 0
+#endif
+
 template <class F>
 struct fp2 {
   F c0, c1;
@@ -29,17 +36,66 @@ struct fp2 {
   static CZ_HD fp2 conj(const fp2 &a) { return {a.c0, F::neg(a.c1)}; }
 
   /* (a0 + a1 u)(b0 + b1 u) = (a0 b0 - a1 b1) + ((a0 + a1)(b0 + b1) - a0 b0 - a1 b1) u.
-   * Karatsuba: 3M + 5A. */
+   * Karatsuba: 3M + 5A.  With CZ_FP2_LAZY (see mul_lazy) the lazily reduced
+   * form, out of line on the device, and sqr = mul: one hot body. */
   static CZ_HD fp2 mul(const fp2 &a, const fp2 &b) {
+#if CZ_FP2_LAZY
+#ifdef __CUDA_ARCH__
+    return mul_call(a, b);
+#else
+    return mul_lazy(a, b);
+#endif
+#else
     const F t0 = F::mul(a.c0, b.c0);
     const F t1 = F::mul(a.c1, b.c1);
     const F s = F::mul(F::add(a.c0, a.c1), F::add(b.c0, b.c1));
     return {F::sub(t0, t1), F::sub(F::sub(s, t0), t1)};
+#endif
+  }
+#if CZ_FP2_LAZY && defined(__CUDA_ARCH__)
+  static __device__ __noinline__ fp2 mul_call(const fp2 a, const fp2 b) { return mul_lazy(a, b); }
+#endif
+  /* Karatsuba on 2N-word products with two reductions instead of three:
+   * T0 = a0 b0, T1 = a1 b1, T2 = (a0 + a1)(b0 + b1) (sums not reduced,
+   * < 2p), c0 = REDC(T0 - T1, + p R when negative), c1 = REDC(T2 - T0 -
+   * T1) = REDC(a0 b1 + a1 b0).  REDC needs its input below p R: T0 - T1 +
+   * p R < p R when T0 < T1, and a0 b1 + a1 b0 < 2 p^2 < p R.  Products
+   * 3 N^2 and reductions 2 N^2 multiply-adds, against 3 (N^2 + N^2). */
+  static CZ_HD fp2 mul_lazy(const fp2 &a, const fp2 &b) {
+    constexpr int N = F::N;
+    uint32_t t0[2 * N], t1[2 * N], t2[2 * N];
+    F::wide_mul(a.c0, b.c0, t0);
+    F::wide_mul(a.c1, b.c1, t1);
+    F::wide_mul(F::add_raw(a.c0, a.c1), F::add_raw(b.c0, b.c1), t2);
+    carry_chain c;
+    /* t2 -= t0 + t1 (never negative) */
+    t2[0] = c.sub_cc(t2[0], t0[0]);
+#pragma unroll
+    for (int k = 1; k < 2 * N - 1; k++) t2[k] = c.subc_cc(t2[k], t0[k]);
+    t2[2 * N - 1] = c.subc(t2[2 * N - 1], t0[2 * N - 1]);
+    t2[0] = c.sub_cc(t2[0], t1[0]);
+#pragma unroll
+    for (int k = 1; k < 2 * N - 1; k++) t2[k] = c.subc_cc(t2[k], t1[k]);
+    t2[2 * N - 1] = c.subc(t2[2 * N - 1], t1[2 * N - 1]);
+    /* t0 -= t1, then + p R (p into the high half) on a borrow */
+    t0[0] = c.sub_cc(t0[0], t1[0]);
+#pragma unroll
+    for (int k = 1; k < 2 * N; k++) t0[k] = c.subc_cc(t0[k], t1[k]);
+    const uint32_t mask = c.subc(0, 0);
+    t0[N] = c.add_cc(t0[N], F::modulus()[0] & mask);
+#pragma unroll
+    for (int k = 1; k < N - 1; k++) t0[N + k] = c.addc_cc(t0[N + k], F::modulus()[k] & mask);
+    t0[2 * N - 1] = c.addc(t0[2 * N - 1], F::modulus()[N - 1] & mask);
+    return {F::redc_wide(t0), F::redc_wide(t2)};
   }
   /* (a0 + a1 u)^2 = (a0 + a1)(a0 - a1) + 2 a0 a1 u.  2M + 3A. */
   static CZ_HD fp2 sqr(const fp2 &a) {
+#if CZ_FP2_LAZY
+    return mul(a, a);
+#else
     const F m = F::mul(a.c0, a.c1);
     return {F::mul(F::add(a.c0, a.c1), F::sub(a.c0, a.c1)), F::dbl(m)};
+#endif
   }
   /* a * b for b in the base field.  2M. */
   static CZ_HD fp2 mul_base(const fp2 &a, const F &b) { return {F::mul(a.c0, b), F::mul(a.c1, b)}; }

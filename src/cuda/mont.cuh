@@ -118,6 +118,7 @@ struct alignas((4 * C::N) % 16 == 0 ? 16 : 4) mont {
     for (int i = 0; i < N; i++) r.l[i] = C::one()[i];
     return r;
   }
+  static CZ_HD constexpr const limbs32<N> &modulus() { return C::p(); }
   static CZ_HD bool is_zero(const mont &a) {
     uint32_t acc = 0;
 #pragma unroll
@@ -283,41 +284,64 @@ struct alignas((4 * C::N) % 16 == 0 ? 16 : 4) mont {
       }
       /* t += m p */
       const uint32_t m = X[0] * C::n0;
-      (void)c.mad_lo_cc(m, C::p()[0], X[0]); /* = 0; only its carry matters */
-      X[1] = c.madc_hi_cc(m, C::p()[0], X[1]);
-#pragma unroll
-      for (int j = 2; j < N; j += 2) {
-        X[j] = c.madc_lo_cc(m, C::p()[j], X[j]);
-        X[j + 1] = c.madc_hi_cc(m, C::p()[j], X[j + 1]);
-      }
-      X[N] = c.addc(X[N], 0);
-      Y[0] = c.mad_lo_cc(m, C::p()[1], Y[0]);
-      Y[1] = c.madc_hi_cc(m, C::p()[1], Y[1]);
-#pragma unroll
-      for (int j = 3; j < N - 1; j += 2) {
-        Y[j - 1] = c.madc_lo_cc(m, C::p()[j], Y[j - 1]);
-        Y[j] = c.madc_hi_cc(m, C::p()[j], Y[j]);
-      }
-      Y[N - 2] = c.madc_lo_cc(m, C::p()[N - 1], Y[N - 2]);
-      Y[N - 1] = c.madc_hi(m, C::p()[N - 1], Y[N - 1]);
-      /* t >>= 32 */
-      z = X[1];
-      uint32_t nx[N];
-#pragma unroll
-      for (int k = 0; k < N; k++) nx[k] = Y[k];
-#pragma unroll
-      for (int k = 0; k + 2 <= N; k++) Y[k] = X[k + 2];
-      Y[N - 1] = 0;
-#pragma unroll
-      for (int k = 0; k < N; k++) X[k] = nx[k];
-      X[N] = 0;
+      add_mp_even(c, X, m);
+      add_mp_odd(c, Y, m, false);
+      shift_word(X, Y, z);
     }
     uint32_t r[N];
+    fold(c, X, Y, z, r);
+    return reduce_once(r);
+  }
+
+  /* mul_eo's and redc_wide's pieces, on t = X + 2^32 Y + z (see mul_eo).
+   * add_mp_even: X += m p_even (pairs (j, j+1), j even; X[0] becomes 0,
+   * its carry goes on), the chain's carry into X[N]. */
+  static CZ_HD void add_mp_even(carry_chain &c, uint32_t (&X)[N + 1], uint32_t m) {
+    (void)c.mad_lo_cc(m, C::p()[0], X[0]); /* = 0; only its carry matters */
+    X[1] = c.madc_hi_cc(m, C::p()[0], X[1]);
+#pragma unroll
+    for (int j = 2; j < N; j += 2) {
+      X[j] = c.madc_lo_cc(m, C::p()[j], X[j]);
+      X[j + 1] = c.madc_hi_cc(m, C::p()[j], X[j + 1]);
+    }
+    X[N] = c.addc(X[N], 0);
+  }
+  /* Y += m p_odd (p_j at Y[j-1], Y[j]); carry_in: the chain takes the
+   * carry left by the instruction before it (z added to X[0]) */
+  static CZ_HD void add_mp_odd(carry_chain &c, uint32_t (&Y)[N], uint32_t m, bool carry_in) {
+    if (carry_in)
+      Y[0] = c.madc_lo_cc(m, C::p()[1], Y[0]);
+    else
+      Y[0] = c.mad_lo_cc(m, C::p()[1], Y[0]);
+    Y[1] = c.madc_hi_cc(m, C::p()[1], Y[1]);
+#pragma unroll
+    for (int j = 3; j < N - 1; j += 2) {
+      Y[j - 1] = c.madc_lo_cc(m, C::p()[j], Y[j - 1]);
+      Y[j] = c.madc_hi_cc(m, C::p()[j], Y[j]);
+    }
+    Y[N - 2] = c.madc_lo_cc(m, C::p()[N - 1], Y[N - 2]);
+    Y[N - 1] = c.madc_hi(m, C::p()[N - 1], Y[N - 1]);
+  }
+  /* t >>= 32 once X[0] is 0: X <- Y, Y <- X[2..N], z <- X[1] (renamings) */
+  static CZ_HD void shift_word(uint32_t (&X)[N + 1], uint32_t (&Y)[N], uint32_t &z) {
+    z = X[1];
+    uint32_t nx[N];
+#pragma unroll
+    for (int k = 0; k < N; k++) nx[k] = Y[k];
+#pragma unroll
+    for (int k = 0; k + 2 <= N; k++) Y[k] = X[k + 2];
+    Y[N - 1] = 0;
+#pragma unroll
+    for (int k = 0; k < N; k++) X[k] = nx[k];
+    X[N] = 0;
+  }
+  /* r = X + z + 2^32 Y, N words (the caller knows it fits) */
+  static CZ_HD void fold(carry_chain &c, const uint32_t (&X)[N + 1], const uint32_t (&Y)[N],
+                         uint32_t z, uint32_t (&r)[N]) {
     r[0] = c.add_cc(X[0], z);
 #pragma unroll
     for (int k = 1; k < N - 1; k++) r[k] = c.addc_cc(X[k], Y[k - 1]);
     r[N - 1] = c.addc(X[N - 1], Y[N - 2]);
-    return reduce_once(r);
   }
 
   /* a * a * R^-1 mod p.  A dedicated squaring (products a_i a_j, i < j,
@@ -327,6 +351,114 @@ struct alignas((4 * C::N) % 16 == 0 ? 16 : 4) mont {
    * instruction cache (bench/RESULTS.md, 2026-12-01; the code is in the
    * history, commit "mont.cuh: sqr_eo"). */
   static CZ_HD mont sqr(const mont &a) { return mul(a, a); }
+
+  /* ---- lazily reduced products (fp2.cuh's CZ_FP2_LAZY) ----
+   *
+   * wide_mul: T = a b as a 2N-word integer (no reduction).  Pair-aligned as
+   * mul_eo: products with i + j even go to E (words i + j, i + j + 1),
+   * those with i + j odd to O (O[k] is word k + 1); row i's chains carry
+   * through the words above them that earlier rows wrote and end in a new
+   * top word, E's N (row 0) or N + i + 1, O's N + i (none past the end:
+   * E < 2^(64N) and O < 2^(64N-32), so those carries are 0).  Then
+   * T = E + 2^32 O. */
+  static CZ_HD void wide_mul(const mont &x, const mont &y, uint32_t (&T)[2 * N]) {
+    const uint32_t *a = x.l, *b = y.l;
+    uint32_t O[2 * N - 1];
+#pragma unroll
+    for (int k = 0; k < 2 * N; k++) T[k] = 0;
+#pragma unroll
+    for (int k = 0; k < 2 * N - 1; k++) O[k] = 0;
+    carry_chain c;
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+      const int odd = i & 1;
+      /* E: j = odd, odd + 2, ...: pair T[i+j], T[i+j+1] */
+#pragma unroll
+      for (int j = 0; j < N; j++) {
+        if ((i + j) & 1)
+          continue;
+        if (j == odd) {
+          T[i + j] = c.mad_lo_cc(a[i], b[j], T[i + j]);
+        } else {
+          T[i + j] = c.madc_lo_cc(a[i], b[j], T[i + j]);
+        }
+        T[i + j + 1] = c.madc_hi_cc(a[i], b[j], T[i + j + 1]);
+      }
+      {
+        const int he = i + N - 1 + odd, te = i == 0 ? N : N + i + 1;
+#pragma unroll
+        for (int k = 0; k < 2 * N; k++)
+          if (k > he && k < te)
+            T[k] = c.addc_cc(T[k], 0);
+        if (te < 2 * N)
+          T[te] = c.addc(T[te], 0);
+      }
+      /* O: j = 1 - odd, 3 - odd, ...: pair O[i+j-1], O[i+j] */
+#pragma unroll
+      for (int j = 0; j < N; j++) {
+        if (!((i + j) & 1))
+          continue;
+        if (j == 1 - odd) {
+          O[i + j - 1] = c.mad_lo_cc(a[i], b[j], O[i + j - 1]);
+        } else {
+          O[i + j - 1] = c.madc_lo_cc(a[i], b[j], O[i + j - 1]);
+        }
+        O[i + j] = c.madc_hi_cc(a[i], b[j], O[i + j]);
+      }
+      {
+        const int ho = i + N - 1 - odd, to = N + i;
+#pragma unroll
+        for (int k = 0; k < 2 * N - 1; k++)
+          if (k > ho && k < to)
+            O[k] = c.addc_cc(O[k], 0);
+        if (to < 2 * N - 1)
+          O[to] = c.addc(O[to], 0);
+      }
+    }
+    T[1] = c.add_cc(T[1], O[0]);
+#pragma unroll
+    for (int k = 2; k < 2 * N - 1; k++) T[k] = c.addc_cc(T[k], O[k - 1]);
+    T[2 * N - 1] = c.addc(T[2 * N - 1], O[2 * N - 2]);
+  }
+
+  /* T R^-1 mod p for T < p R (Montgomery reduction of a 2N-word value):
+   * t = (T_lo + M p) / R by N rounds of mul_eo's reduction half (t = X +
+   * 2^32 Y + z), then t + T_hi.  (T_lo + M p) / R < 1 + p, so t <= p, and
+   * T_hi < p: the sum is below 2p, one conditional subtraction. */
+  static CZ_HD mont redc_wide(const uint32_t (&T)[2 * N]) {
+    uint32_t X[N + 1], Y[N], z = 0;
+#pragma unroll
+    for (int k = 0; k < N; k++) X[k] = T[k], Y[k] = 0;
+    X[N] = 0;
+    carry_chain c;
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+      const uint32_t m = (X[0] + z) * C::n0;
+      if (i)
+        X[0] = c.add_cc(X[0], z); /* carry to position 1: Y[0] */
+      add_mp_odd(c, Y, m, i != 0);
+      add_mp_even(c, X, m);
+      shift_word(X, Y, z);
+    }
+    uint32_t r[N];
+    fold(c, X, Y, z, r);
+    r[0] = c.add_cc(r[0], T[N]);
+#pragma unroll
+    for (int k = 1; k < N - 1; k++) r[k] = c.addc_cc(r[k], T[N + k]);
+    r[N - 1] = c.addc(r[N - 1], T[2 * N - 1]);
+    return reduce_once(r);
+  }
+
+  /* a + b < 2p as N words, not reduced (p < 2^(32N-1): no carry out) */
+  static CZ_HD mont add_raw(const mont &a, const mont &b) {
+    carry_chain c;
+    mont r;
+    r.l[0] = c.add_cc(a.l[0], b.l[0]);
+#pragma unroll
+    for (int i = 1; i < N - 1; i++) r.l[i] = c.addc_cc(a.l[i], b.l[i]);
+    r.l[N - 1] = c.addc(a.l[N - 1], b.l[N - 1]);
+    return r;
+  }
 
   /* Conversions.  from_canon: x (canonical limbs, x < p) -> x*R mod p, a
    * multiplication by R^2.  to_canon: a -> a*R^-1, a multiplication by 1. */

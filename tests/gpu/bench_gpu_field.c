@@ -87,6 +87,11 @@ static const row rows[] = {
     {"fr mul", CUDA_FIELD_BLS12_381_FR, CUDA_FOP_MUL, 4, 0, 264},
     {"fp2 mul", CUDA_FIELD_BLS12_381_FP2, CUDA_FOP_MUL, 1, 0, 3 * 588},
     {"fp2 mul", CUDA_FIELD_BLS12_381_FP2, CUDA_FOP_MUL, 2, 0, 3 * 588},
+    /* the lazily reduced products (mont wide_mul + redc_wide, fp2 mul_lazy;
+     * the ceiling stays the plain product's) */
+    {"fp mul wide+redc", CUDA_FIELD_BLS12_381_FP, CUDA_FOP_MUL_WIDE, 1, 0, 588},
+    {"fp2 mul lazy", CUDA_FIELD_BLS12_381_FP2, CUDA_FOP_MUL_WIDE, 1, 0, 3 * 588},
+    {"fp2 mul lazy", CUDA_FIELD_BLS12_381_FP2, CUDA_FOP_MUL_WIDE, 2, 0, 3 * 588},
 };
 #define NROWS (sizeof rows / sizeof rows[0])
 
