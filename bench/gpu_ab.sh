@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# A/B runs of compile-time variants on the GPU machine, in one device call.
+#
+#   bench/gpu_ab.sh stage NAME [-DMACRO[=V] ...]   here: build the GPU binaries
+#       with those defines (NAME "base": none) in build-ab/NAME, strip them
+#       and pack them into build-pkg/NAME.tgz (build* is git-ignored)
+#   bench/gpu_ab.sh run ROUNDS BIN [ARGS...]       there: unpack every
+#       build-pkg/*.tgz, then ROUNDS times run build-ab/NAME/gpu/BIN ARGS
+#       for each variant in turn (interleaved, so drift hits all alike);
+#       the whole output in $OUT/ab.log, its summary: lines tagged with the
+#       variant last
+#
+# Example (the G2 lazy Fp2 product against the default):
+#   bench/gpu_ab.sh stage base
+#   bench/gpu_ab.sh stage lazy -DCZ_FP2_LAZY=1
+#   device run, carry ["build-pkg"]:
+#     bench/gpu_ab.sh run 2 bench_gpu_msm --g1 1 0 --g2 24 24 --acc both --reps 3
+#
+# Why packed: the device call carries at most 64 MiB, and the GPU binaries
+# of one build are ~90 MB unstripped; a variant's stripped, compressed
+# binaries are 2-12 MB.  A call returns at most 8 files under $OUT, so
+# everything goes to one log.  GPU_AB_TARGETS picks the binaries (default
+# below); the engine binaries also need libcjson, which `stage` copies.
+set -uo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+cd "$here"
+targets=${GPU_AB_TARGETS:-"bench_gpu_msm bench_gpu_field bench_gpu_ntt test_gpu_field test_gpu_msm"}
+
+case "${1:-}" in
+stage)
+  name=${2:?"stage NAME [-DMACRO ...]"}
+  shift 2
+  [[ "$name" =~ ^[A-Za-z0-9_-]+$ ]] || { echo "gpu_ab: NAME: letters, digits, - and _"; exit 2; }
+  for d in "$@"; do
+    [[ "$d" =~ ^-D[A-Za-z_][A-Za-z0-9_]*(=[A-Za-z0-9_.]*)?$ ]] || { echo "gpu_ab: not a define: $d"; exit 2; }
+  done
+  b=build-ab/$name
+  nvcc=${NVCC:-/usr/local/cuda/bin/nvcc}
+  goals=()
+  for t in $targets; do goals+=("$b/gpu/$t"); done
+  make -s -j"$(nproc)" CUDA=1 BUILD="$b" NVCC="$nvcc $*" "${goals[@]}" || exit 1
+  mkdir -p "$b/pkg/gpu/lib" build-pkg
+  for t in $targets; do
+    cp "$b/gpu/$t" "$b/pkg/gpu/" && strip --strip-debug "$b/pkg/gpu/$t"
+  done
+  lib=$(ldd "$b/gpu/${targets%% *}" 2>/dev/null | awk '/libcjson/{print $3}')
+  [ -n "$lib" ] && cp -L "$lib" "$b/pkg/gpu/lib/"
+  echo "variant $name: ${*:-no defines}; commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src tests Makefile || echo '+changes')" \
+    >"$b/pkg/gpu/VARIANT"
+  tar czf "build-pkg/$name.tgz" -C "$b/pkg" gpu || exit 1
+  ls -l "build-pkg/$name.tgz"
+  du -ch build-pkg/*.tgz | tail -n 1 | sed 's/total/in build-pkg (the carry limit is 64 MiB)/'
+  ;;
+run)
+  rounds=${2:?"run ROUNDS BIN [ARGS...]"}
+  bin=${3:?"run ROUNDS BIN [ARGS...]"}
+  shift 3
+  out=${OUT:-build-ab/logs}
+  mkdir -p "$out"
+  log=$out/ab.log
+  names=()
+  for p in build-pkg/*.tgz; do
+    n=$(basename "$p" .tgz)
+    mkdir -p "build-ab/$n" && tar xzf "$p" -C "build-ab/$n" || exit 1
+    names+=("$n")
+    sed 's/^/== /' "build-ab/$n/gpu/VARIANT" >>"$log"
+  done
+  status=0
+  for ((r = 1; r <= rounds; r++)); do
+    for n in "${names[@]}"; do
+      echo "== round $r variant $n: $bin $*" >>"$log"
+      LD_LIBRARY_PATH="build-ab/$n/gpu/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+        "build-ab/$n/gpu/$bin" "$@" >"$out/ab.tmp" 2>&1 || status=1
+      cat "$out/ab.tmp" >>"$log"
+      sed -n "s/^summary: /summary: [$n round $r] /p" "$out/ab.tmp" >>"$out/ab.summary"
+    done
+  done
+  rm -f "$out/ab.tmp"
+  cat "$out/ab.summary" >>"$log" && rm -f "$out/ab.summary"
+  grep '^summary: \[' "$log"
+  exit $status
+  ;;
+*)
+  sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'
+  exit 2
+  ;;
+esac
