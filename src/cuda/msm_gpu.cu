@@ -155,7 +155,7 @@ cuzk_status plan_for(plan *p, size_t n, const msm_gpu_opts *o, const caps &k, un
 }
 
 /* CUB's scratch for the sort of k.items pairs and, with MSM_GPU_BATCH_AFFINE,
- * the scan of k.ba_threads counts (0 when a query fails). */
+ * the scan of k.ba_excl counts (one per pair slot; 0 when a query fails). */
 size_t cub_bytes(const caps &k, unsigned flags) {
   cub::DoubleBuffer<uint32_t> dk(nullptr, nullptr), dv(nullptr, nullptr);
   size_t bytes = 0, scan = 0;
@@ -163,7 +163,7 @@ size_t cub_bytes(const caps &k, unsigned flags) {
     return 0;
   if (flags & MSM_GPU_BATCH_AFFINE) {
     if (cub::DeviceScan::InclusiveSum(nullptr, scan, (const uint64_t *)nullptr, (uint64_t *)nullptr,
-                                      (int)k.ba_threads) != cudaSuccess)
+                                      (int)k.ba_excl) != cudaSuccess)
       return 0;
   }
   return std::max(bytes, scan);
@@ -194,7 +194,7 @@ void layout_for(layout *l, msm_gpu_group g, size_t n_max, unsigned flags, size_t
   b[B_BA_POOL0] = b[B_BA_POOL1] = ba ? as * k.ba_pool : 0;
   b[B_BA_EXCL] = ba ? fs * k.ba_excl : 0;
   b[B_BA_TREE] = ba ? fs * 2 * k.ba_threads : 0;
-  b[B_BA_TCNT] = b[B_BA_TOFF] = ba ? 8 * k.ba_threads : 0;
+  b[B_BA_TCNT] = b[B_BA_TOFF] = ba ? 8 * k.ba_excl : 0;
   b[B_BA_KMASK] = ba ? 4 * k.ba_threads : 0;
   b[B_BA_LEN] = ba ? 8 : 0;
 }
@@ -264,9 +264,9 @@ cuzk_status exec::sort(size_t items, unsigned bits, const uint32_t **K,
   return CUZK_OK;
 }
 cuzk_status exec::scan(const uint64_t *in, uint64_t *out, size_t n) const {
-  if (n > ctx->k.ba_threads)
+  if (n > ctx->k.ba_excl)
     return cuzk_err_set(err, CUZK_INTERNAL, "msm_gpu: a scan of %zu counts, the context holds %zu",
-                        n, ctx->k.ba_threads);
+                        n, ctx->k.ba_excl);
   if (ctx->host) {
     uint64_t s = 0;
     for (size_t i = 0; i < n; i++) out[i] = s += in[i];

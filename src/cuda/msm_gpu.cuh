@@ -36,8 +36,9 @@
  *      binary tree one level per round for all buckets of the group: pair
  *      (2j, 2j+1) of one key becomes its affine sum, every other entry
  *      passes (entries at infinity, zero digits and P + (-P) sums are
- *      dropped), and the list is compacted in order (the scan of per-thread
- *      counts gives each thread its output range).  The sums' denominators
+ *      dropped), and the list is compacted in order (the scan of per-pair
+ *      counts gives each pair its output range; a warp's threads take
+ *      adjacent pairs).  The sums' denominators
  *      share one inversion per block of 128 threads x k pairs (k = 8:
  *      1,024 additions): a prefix product per thread, a product tree over
  *      the block in shared memory, one thread per block inverting in a
@@ -448,9 +449,9 @@ namespace msmg {
 /* ---- plans and capacities (msm_gpu.cu) ---- */
 /* Batch-affine memory (MSM_GPU_BATCH_AFFINE), for items = the sort's
  * capacity: two pools of items/2 affine points, items/2 prefix products,
- * 2 field elements per thread of a round (items / 2 / ba_kmin threads), 20
- * bytes of counts, scan and mask per thread: ~135 B per item for G1, ~265
- * for G2 (G1 2^27: 18 GB). */
+ * 16 bytes of counts and scan per pair (items/2), 2 field elements and a
+ * 4-byte mask per thread of a round (items / 2 / ba_kmin threads): ~140 B
+ * per item for G1, ~270 for G2 (G1 2^27: 19 GB). */
 
 inline size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
 unsigned nwin_of(unsigned c);
@@ -598,7 +599,7 @@ struct exec {
   /* Sorts ctx's keys[0], vals[0] (items pairs) by the key bits [0, bits);
    * *K, *V: the sorted arrays (in either buffer). */
   cuzk_status sort(size_t items, unsigned bits, const uint32_t **K, const uint32_t **V) const;
-  /* out[i] = in[0] + ... + in[i], i < n (n at most the context's ba_threads) */
+  /* out[i] = in[0] + ... + in[i], i < n (n at most the context's ba_excl) */
   cuzk_status scan(const uint64_t *in, uint64_t *out, size_t n) const;
   /* counts_host[0..2] = scalars equal to 0, 1, other; idx1, idx2: the
    * indices of the ones and of the others.  Waits for the counts (a stream
@@ -652,7 +653,7 @@ cuzk_status ba_accumulate(const exec &ex, const plan &pl, const typename P::aff 
   typedef typename P::aff A;
   typedef typename P::field F;
   msm_gpu *ctx = ex.ctx;
-  const size_t blocks = ba_blocks(m, pl.ba_k), nthr = blocks * BA_T;
+  const size_t blocks = ba_blocks(m, pl.ba_k), nslots = blocks * BA_T * pl.ba_k;
   ba_round<P> r = {{bases, nullptr}, K, V, nullptr, (uint32_t)m, pl.ba_k, pl.c,
                    (F *)ctx->ba_excl, (F *)ctx->ba_tree, ctx->ba_kmask, ctx->ba_tcnt};
   for (unsigned round = 0; round < pl.ba_rounds; round++) {
@@ -662,9 +663,9 @@ cuzk_status ba_accumulate(const exec &ex, const plan &pl, const typename P::aff 
     A *po = (A *)ctx->ba_pool[round & 1];
     uint32_t *lo = ctx->ba_len + (round & 1);
     CUZK_TRY(ex.run_blocks(ba_prep_fn<P>{r}, blocks));
-    CUZK_TRY(ex.scan(ctx->ba_tcnt, ctx->ba_toff, nthr));
+    CUZK_TRY(ex.scan(ctx->ba_tcnt, ctx->ba_toff, nslots));
     CUZK_TRY(ex.run(ba_inv_fn<P>{r}, blocks));
-    CUZK_TRY(ex.run_blocks(ba_finish_fn<P>{r, ctx->ba_toff, (uint32_t)nthr, ko, vo, lo, po},
+    CUZK_TRY(ex.run_blocks(ba_finish_fn<P>{r, ctx->ba_toff, (uint32_t)nslots, ko, vo, lo, po},
                            blocks));
     r.src.pool = po;
     r.keys = ko;

@@ -24,22 +24,25 @@
  *
  *   One inversion per block of BA_T threads x k pairs (Montgomery's trick
  *   in two levels), in three launches:
- *     ba_prep_fn (per thread, its k consecutive pairs): the running
- *       product of its denominators, the product before each pair saved
- *       (excl, coalesced: slot (b k + i) BA_T + t), the thread's total to
- *       shared memory; then a product tree over the block's BA_T totals
- *       (BA_LOG_T barrier phases), saved to `tree` (node 1 = the block's
- *       product).  Also counts what the thread will write (entries, pool
- *       points) for the scan, and a mask of its pairs that need an
- *       inversion.
+ *     ba_prep_fn (per thread, its k pairs): the running product of its
+ *       denominators, the product before each pair saved (excl), the
+ *       thread's total to shared memory; then a product tree over the
+ *       block's BA_T totals (BA_LOG_T barrier phases), saved to `tree`
+ *       (node 1 = the block's product).  Also counts what each pair will
+ *       write (entries, pool points) for the scan, and a mask of the
+ *       thread's pairs that need an inversion.  Thread t of block b takes
+ *       pairs (b k + i) BA_T + t, i < k: the threads of a warp read
+ *       adjacent pairs (coalesced keys and values, where k consecutive
+ *       pairs per thread made every load of a warp touch 32 sectors), and
+ *       the pair index is also the slot of excl and of the counts.
  *     ba_inv_fn (one thread per block): node 1 <- its inverse
  *       (field_inv.cuh, binary Euclid).
  *     ba_finish_fn: the tree walked down (inv(left) = inv(node) right,
  *       inv(right) = inv(node) left), then each thread runs its pairs
  *       backwards: 1/den_i = inv_acc excl_i, inv_acc = inv_acc den_i, the
- *       affine sum (ec_aff::add_given_inv), and writes entries and pool
- *       points from the end of its range (an inclusive scan of the counts,
- *       msm_gpu.cu) downwards.
+ *       affine sum (ec_aff::add_given_inv), and writes each pair's entries
+ *       and pool points from the end of the pair's range (an inclusive scan
+ *       of the per-pair counts in pair order, msm_gpu.cu) downwards.
  *   Cost per addition: 1M (prefix) + 2M (back) + 3M (the sum), plus
  *   ~3M per thread for the tree and ~100M-equivalent per block for the
  *   inversion: ~6.3M at k = 8, against 10M for the XYZZ mixed addition.
@@ -121,13 +124,14 @@ struct ba_round {
   unsigned c;
   F *excl, *tree; /* prefix products; 2 BA_T tree nodes per block */
   uint32_t *kmask;
-  uint64_t *tcnt; /* per thread: entries << 32 | pool points it writes */
+  uint64_t *tcnt; /* per pair (slot): entries << 32 | pool points it writes */
 
   CZ_HD uint32_t len() const { return len_in ? *len_in : len0; }
   CZ_HD bool sentinel(uint32_t key) const { return (key >> (c - 1)) & 1; }
   /* pairs of a list of n entries (the last may be a single entry) */
   static CZ_HD uint32_t pairs_of(uint32_t n) { return n / 2 + (n & 1); }
   CZ_HD bool idle(uint32_t b, uint32_t pairs) const { return (size_t)b * BA_T * k >= pairs; }
+  /* pair i of thread t of block b: also its slot in excl and the counts */
   CZ_HD size_t slot(uint32_t b, uint32_t i, uint32_t t) const {
     return ((size_t)b * k + i) * BA_T + t;
   }
@@ -154,11 +158,6 @@ struct ba_round {
   CZ_HD int kind_of(const pair &pr, F &x1, F &x2, F &den) const {
     return pr.same ? ba_kind<P>(src, pr.v0, pr.v1, x1, x2, den) : BA_SPLIT;
   }
-  /* how many of its k pairs thread gt has */
-  CZ_HD uint32_t thread_pairs(uint32_t gt, uint32_t pairs) const {
-    const size_t j0 = (size_t)gt * k;
-    return j0 >= pairs ? 0 : pairs - j0 < k ? (uint32_t)(pairs - j0) : k;
-  }
 };
 
 /* Round, first launch (see DESIGN): phase 0 the threads' chains, phases
@@ -180,11 +179,15 @@ struct ba_prep_fn {
     const uint32_t gt = b * BA_T + t;
     F acc = F::one();
     uint32_t mask = 0;
-    uint64_t cnt = 0;
-    const uint32_t np = r.thread_pairs(gt, pairs);
 #pragma unroll 1
-    for (uint32_t i = 0; i < np; i++) {
-      const typename ba_round<P>::pair pr = r.pair_at((size_t)gt * r.k + i, n);
+    for (uint32_t i = 0; i < r.k; i++) {
+      const size_t j = r.slot(b, i, t);
+      uint64_t cnt = 0;
+      if (j >= pairs) {
+        r.tcnt[j] = 0;
+        continue;
+      }
+      const typename ba_round<P>::pair pr = r.pair_at(j, n);
       F x1, x2, den;
       switch (r.kind_of(pr, x1, x2, den)) {
       case BA_ADD:
@@ -196,21 +199,21 @@ struct ba_prep_fn {
           acc = den;
         }
         mask |= 1u << i;
-        cnt += BA_ENTRY | 1; /* the sum: an entry and a pool point */
+        cnt = BA_ENTRY | 1; /* the sum: an entry and a pool point */
         break;
       case BA_KEEP_P:
-        cnt += src.count(pr.v0);
+        cnt = src.count(pr.v0);
         break;
       case BA_KEEP_Q:
-        cnt += src.count(pr.v1);
+        cnt = src.count(pr.v1);
         break;
       case BA_SPLIT:
-        cnt += (r.passes(pr.key0, pr.v0) ? src.count(pr.v0) : 0) +
-               (pr.two && r.passes(pr.key1, pr.v1) ? src.count(pr.v1) : 0);
+        cnt = (r.passes(pr.key0, pr.v0) ? src.count(pr.v0) : 0) +
+              (pr.two && r.passes(pr.key1, pr.v1) ? src.count(pr.v1) : 0);
         break;
       }
+      r.tcnt[j] = cnt;
     }
-    r.tcnt[gt] = cnt;
     r.kmask[gt] = mask;
     sh.node[BA_T + t] = acc;
   }
@@ -219,7 +222,7 @@ struct ba_prep_fn {
     const uint32_t n = r.len(), pairs = ba_round<P>::pairs_of(n);
     if (r.idle(b, pairs)) {
       if (ph == 0)
-        r.tcnt[b * BA_T + t] = 0;
+        for (uint32_t i = 0; i < r.k; i++) r.tcnt[r.slot(b, i, t)] = 0;
       return;
     }
     if (ph == 0) {
@@ -266,8 +269,8 @@ struct ba_finish_fn {
   static constexpr unsigned phases = BA_LOG_T + 2;
   typedef typename ba_prep_fn<P>::shared shared;
   ba_round<P> r;
-  const uint64_t *toff; /* inclusive scan of tcnt over nthr threads */
-  uint32_t nthr;
+  const uint64_t *toff; /* inclusive scan of tcnt over nslots pairs (slots) */
+  uint32_t nslots;
   uint32_t *keys_out, *vals_out, *len_out;
   A *pool_out;
 
@@ -277,11 +280,14 @@ struct ba_finish_fn {
     const uint32_t gt = b * BA_T + t;
     F inv = sh.node[BA_T + t]; /* 1 / (the product of the dens not yet undone) */
     const uint32_t mask = r.kmask[gt];
-    const uint64_t end = toff[gt];
-    uint32_t le = (uint32_t)(end >> 32), pe = (uint32_t)end;
 #pragma unroll 1
-    for (uint32_t i = r.thread_pairs(gt, pairs); i-- > 0;) {
-      const typename ba_round<P>::pair pr = r.pair_at((size_t)gt * r.k + i, n);
+    for (uint32_t i = r.k; i-- > 0;) {
+      const size_t j = r.slot(b, i, t);
+      if (j >= pairs)
+        continue;
+      const uint64_t end = toff[j]; /* this pair's outputs end here */
+      uint32_t le = (uint32_t)(end >> 32), pe = (uint32_t)end;
+      const typename ba_round<P>::pair pr = r.pair_at(j, n);
       F x1, x2, den;
       const int kind = r.kind_of(pr, x1, x2, den);
       if (kind == BA_ADD || kind == BA_DBL) {
@@ -318,7 +324,7 @@ struct ba_finish_fn {
 
   CZ_HD void operator()(uint32_t b, uint32_t t, unsigned ph, shared &sh) const {
     if (ph == 0 && b == 0 && t == 0)
-      *len_out = (uint32_t)(toff[nthr - 1] >> 32);
+      *len_out = (uint32_t)(toff[nslots - 1] >> 32);
     const uint32_t n = r.len(), pairs = ba_round<P>::pairs_of(n);
     if (r.idle(b, pairs))
       return;
