@@ -1,6 +1,15 @@
 /* cuzk status codes: defined once, here.  Each row gives the enum suffix,
  * a stable lower-case name (used in logs, metrics and replies) and a message.
- * A later table maps each to a gRPC code and an exit status. */
+ * A later table maps each to a gRPC code and an exit status
+ * (src/server/rpc_status.h).  New rows go last: the numbers of the others
+ * stay as they were.
+ *
+ * DEVICE_LOST: a "sticky" CUDA error (an illegal address, a kernel fault,
+ * an uncorrectable ECC error, ...: src/cuda/device.cu cuda_fail lists them)
+ * corrupted the GPU's context, so every later CUDA call on that GPU in this
+ * process fails too; the engine takes the GPU out of service.  Only a new
+ * process (a daemon restart), after the GPU is checked or reset, gets it
+ * back. */
 #ifndef CUZK_STATUS_H
 #define CUZK_STATUS_H
 
@@ -22,7 +31,8 @@ extern "C" {
   X(NOT_FOUND, "not_found", "not found")                                     \
   X(TIMEOUT, "timeout", "timed out")                                         \
   X(EXHAUSTED, "exhausted", "resource budget exhausted")                     \
-  X(UNAVAILABLE, "unavailable", "service unavailable (shutting down)")
+  X(UNAVAILABLE, "unavailable", "service unavailable (shutting down, or no worker left)") \
+  X(DEVICE_LOST, "device_lost", "GPU lost: a CUDA error left its context unusable")
 
 typedef enum {
 #define CUZK_STATUS_ENUM(name, str, msg) CUZK_##name,

@@ -19,8 +19,15 @@ extern "C" {
 }
 
 /* Fills err from a failed CUDA call and returns its status:
- * out of memory -> CUZK_NO_MEMORY; no device, no driver, no code for the
- * device -> CUZK_UNSUPPORTED; anything else -> CUZK_INTERNAL. */
+ * a sticky error, one that leaves the device's context unusable (an illegal
+ * address, a kernel fault or assert, an uncorrectable ECC error, ...: the
+ * list and the reasons are in device.cu) -> CUZK_DEVICE_LOST, on which the
+ * engine takes the GPU out of service; out of memory -> CUZK_NO_MEMORY; no
+ * device, no driver, no code for the device -> CUZK_UNSUPPORTED; anything
+ * else -> CUZK_INTERNAL.  The message ends with the error's name, e.g.
+ * "(cudaErrorIllegalAddress)".  After a sticky error a caller makes no
+ * CUDA call on that device beyond freeing what it holds (those fail too,
+ * and are ignored). */
 cuzk_status cuda_fail(cudaError_t e, const char *file, int line, const char *what, cuzk_err *err);
 
 #define CUDA_TRY(err, call)                                        \

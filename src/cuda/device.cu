@@ -13,23 +13,92 @@
 #include "cuda/check.cuh"
 #include "cuda/cuda.h"
 
+/* Whether a CUDA error is "sticky": it leaves the context of the device in
+ * use unusable, so that every later call on that device in this process
+ * fails too (CUZK_DEVICE_LOST; the engine then takes the GPU out of
+ * service, engine/worker.c).  The list is the CUDA 13 runtime's
+ * driver_types.h: the errors documented as "This leaves the process in an
+ * inconsistent state and any further CUDA work will return the same error.
+ * To continue using CUDA, the process must be terminated and relaunched"
+ * (or, for cudaErrorAssert, "The device cannot be used again"), plus:
+ *   cudaErrorECCUncorrectable: documented only as "an uncorrectable ECC
+ *     error was detected during execution"; the memory of the context is
+ *     corrupt, the driver reports it as a fatal Xid (48) and the GPU needs
+ *     a reset to retire the page, so no result from it can be trusted.
+ *   cudaErrorContextIsDestroyed: the context of the device is gone (another
+ *     caller reset the device under us): every stream, event and allocation
+ *     the slots hold on it is invalid.
+ * Not sticky, decided so:
+ *   cudaErrorLaunchOutOfResources, cudaErrorInvalidConfiguration: the
+ *     launch was refused before it ran; the context is intact (a bug of
+ *     ours: INTERNAL).
+ *   cudaErrorDevicesUnavailable: the device is busy or prohibited (compute
+ *     mode exclusive-process, another process's kernels): a state of the
+ *     machine that can pass, not a corrupt context.  INTERNAL fails the one
+ *     job.
+ *   cudaErrorUnknown: not documented as sticky, and returned for failures
+ *     that leave the context usable.  Taking a GPU out of service is for
+ *     good (until a restart), so it is not done on a guess: a GPU that is
+ *     really dead and answers only this fails each job it takes with
+ *     INTERNAL - the daemon stays up and says why - until the operator
+ *     restarts it (docs/daemon.md).
+ * cudaErrorContained and cudaErrorTensorMemoryLeak are in the runtime's
+ * enum from CUDA 12.8 on (both sticky by the same wording). */
+static bool cuda_sticky(cudaError_t e) {
+  switch (e) {
+  case cudaErrorIllegalAddress:       /* 700 */
+  case cudaErrorLaunchTimeout:        /* 702: a kernel ran past the watchdog */
+  case cudaErrorAssert:               /* 710 */
+  case cudaErrorHardwareStackError:   /* 714 */
+  case cudaErrorIllegalInstruction:   /* 715 */
+  case cudaErrorMisalignedAddress:    /* 716 */
+  case cudaErrorInvalidAddressSpace:  /* 717 */
+  case cudaErrorInvalidPc:            /* 718 */
+  case cudaErrorLaunchFailure:        /* 719 */
+  case cudaErrorECCUncorrectable:     /* 214 */
+  case cudaErrorContextIsDestroyed:   /* 709 */
+  case cudaErrorMpsClientTerminated:  /* 810 */
+  case cudaErrorExternalDevice:       /* 911 */
+#if CUDART_VERSION >= 12080
+  case cudaErrorContained:            /* 226 */
+  case cudaErrorTensorMemoryLeak:     /* 721 */
+#endif
+    return true;
+  default:
+    return false;
+  }
+}
+
 cuzk_status cuda_fail(cudaError_t e, const char *file, int line, const char *what, cuzk_err *err) {
   cuzk_status s = CUZK_INTERNAL;
-  switch (e) {
-  case cudaErrorMemoryAllocation:
-    s = CUZK_NO_MEMORY;
-    break;
-  case cudaErrorNoDevice:
-  case cudaErrorInsufficientDriver:
-  case cudaErrorNoKernelImageForDevice:
-  case cudaErrorInvalidDeviceFunction:
-    s = CUZK_UNSUPPORTED;
-    break;
-  default:
-    break;
+  if (cuda_sticky(e)) {
+    s = CUZK_DEVICE_LOST;
+  } else {
+    switch (e) {
+    case cudaErrorMemoryAllocation:
+      s = CUZK_NO_MEMORY;
+      break;
+    case cudaErrorNoDevice:
+    case cudaErrorInsufficientDriver:
+    case cudaErrorNoKernelImageForDevice:
+    case cudaErrorInvalidDeviceFunction:
+      s = CUZK_UNSUPPORTED;
+      break;
+    default:
+      break;
+    }
   }
+  /* cudaGetErrorString and cudaGetErrorName are tables in the runtime:
+   * they need no driver and no context, so they are safe on a lost one. */
   return cuzk_err_set(err, s, "%s:%d: %s: %s (%s)", file, line, what, cudaGetErrorString(e),
                       cudaGetErrorName(e));
+}
+
+/* For tests (tests/gpu/test_gpu_errors.c, which is C and runs without a
+ * GPU): what cuda_fail makes of CUDA error `code`.  Declared there, not in
+ * cuda.h: no caller of the library needs it. */
+extern "C" cuzk_status cuzk_cuda_status_of_error(int code, const char *what, cuzk_err *err) {
+  return cuda_fail((cudaError_t)code, __FILE__, __LINE__, what, err);
 }
 
 /* Launched never; its attributes say whether this build has code the device can run. */

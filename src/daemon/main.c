@@ -20,6 +20,11 @@
  *   second SIGTERM/SIGINT, which exits at once (status 1) after removing
  *   the socket files.  The stopper wakes the main thread with SIGUSR1.
  *
+ *   A GPU lost to a sticky CUDA error is the engine's to handle (it takes
+ *   the GPU out of service and retries its work elsewhere: engine.h); the
+ *   daemon logs what the engine reports (engine_config.log) and keeps
+ *   serving, answering UNAVAILABLE once no worker is left.
+ *
  *   Exit status: 0 stopped cleanly; 1 could not start (address in use,
  *   another daemon on the socket) or a second signal; 2 bad usage or
  *   config, including a config the engine refuses (a key file missing or
@@ -99,6 +104,16 @@ static void *stop_thread(void *arg) {
 }
 
 static char *rpc_metrics(void *ctx) { return rpc_server_metrics_text(ctx); }
+
+/* The engine's reports (a GPU lost, the CPU fallback, no worker left) as
+ * log lines. */
+static void engine_log_line(void *ctx, engine_log_level level, const char *msg) {
+  (void)ctx;
+  dlog(level == ENGINE_LOG_ERROR  ? DAEMON_LOG_ERROR
+       : level == ENGINE_LOG_WARN ? DAEMON_LOG_WARN
+                                  : DAEMON_LOG_INFO,
+       "%s", msg);
+}
 
 /* Jobs not yet finished, for the drain's progress lines. */
 static unsigned jobs_in_flight(engine *e) {
@@ -210,6 +225,7 @@ int main(int argc, char **argv) {
 
   stopper st = {0};
   st.main_thread = pthread_self();
+  cfg.engine.log = engine_log_line;
   struct timespec ts0, ts1;
   clock_gettime(CLOCK_MONOTONIC, &ts0);
   cuzk_status s = engine_new(&st.e, &cfg.engine, &err);

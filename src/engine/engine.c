@@ -6,10 +6,13 @@
  * queue budget under it, then takes the lock again to insert the job; a
  * repeated request id that raced in meanwhile is found at that second look
  * and attaches.  Await holds a reference on the job while it waits on
- * done_cv, so an expiry during the wait cannot free it.  Shutdown is
+ * done_cv, so an expiry during the wait cannot free it.  A submission
+ * when no worker is left to prove (every GPU lost, no CPU fallback:
+ * worker.c) is refused at once with UNAVAILABLE and the reason.  Shutdown is
  * one-shot: the first caller drains or cancels and joins the workers;
  * later or concurrent callers wait on done_cv for `joined`. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +53,22 @@ const char *engine_tier_name(engine_tier t) {
 const char *engine_priority_name(engine_priority p) {
   static const char *const n[] = {"normal", "low", "normal", "high", "critical"};
   return (unsigned)p < sizeof n / sizeof *n ? n[p] : "unknown";
+}
+
+const char *engine_gpu_state_name(engine_gpu_state s) {
+  static const char *const n[] = {"up", "failed"};
+  return (unsigned)s < sizeof n / sizeof *n ? n[s] : "unknown";
+}
+
+void engine_log(engine *e, engine_log_level level, const char *fmt, ...) {
+  if (!e->cfg.log)
+    return;
+  char line[2 * CUZK_ERR_MSG_MAX];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  e->cfg.log(e->cfg.log_ctx, level, line);
 }
 
 /* ------------------------------------------------------------ config */
@@ -333,6 +352,12 @@ static cuzk_status check_request(const engine_request *rq, cuzk_err *err) {
   return CUZK_OK;
 }
 
+/* UNAVAILABLE with the reason no worker is left (locked). */
+static cuzk_status no_worker(const engine *e, cuzk_err *err) {
+  return cuzk_err_set(err, CUZK_UNAVAILABLE, "%s",
+                      e->unavailable[0] ? e->unavailable : "no worker can prove any more");
+}
+
 static cuzk_status refuse(engine *e, cuzk_status st) {
   if (st != CUZK_OK && (unsigned)st < CUZK_STATUS_COUNT)
     e->errors[st]++;
@@ -368,6 +393,10 @@ cuzk_status engine_submit(engine *e, const engine_request *rq, engine_ticket *t,
     st = cuzk_err_set(err, CUZK_UNAVAILABLE, "the engine is shutting down");
     goto refused;
   }
+  if (!workers_serving(e)) {
+    st = no_worker(e, err);
+    goto refused;
+  }
   ejob *j = attachable(e, rq, hash, &st, err);
   if (st != CUZK_OK)
     goto refused;
@@ -398,6 +427,8 @@ cuzk_status engine_submit(engine *e, const engine_request *rq, engine_ticket *t,
   pthread_mutex_lock(&e->mu);
   if (st == CUZK_OK && !e->accepting)
     st = cuzk_err_set(err, CUZK_UNAVAILABLE, "the engine is shutting down");
+  if (st == CUZK_OK && !workers_serving(e))
+    st = no_worker(e, err); /* the last worker went while we parsed */
   ejob *other = NULL;
   if (st == CUZK_OK)
     other = attachable(e, rq, hash, &st, err); /* a same-id submit raced in */

@@ -60,6 +60,27 @@
  *   them (expired lazily, on the engine's next call), then forgotten:
  *   NOT_FOUND, and their request ids prove afresh.
  *
+ *   Lost GPUs: a GPU slot whose backend fails with CUZK_DEVICE_LOST (a
+ *   sticky CUDA error: the device's context is unusable, every later call
+ *   on it fails) takes its whole GPU out of service: none of its slots
+ *   takes another partition, each lets go of its resident copies (the
+ *   device's budget gets them back) and frees its backend on its own
+ *   thread, where the CUDA frees on the dead context fail and are ignored,
+ *   and its thread ends; no other CUDA call is made on that GPU (status
+ *   skips its memory query).  The partition that met the loss (and any
+ *   other partition of the GPU that fails while it is lost) goes back to
+ *   the queue once, ahead of later submissions, for another worker:
+ *   another GPU's slot, or, with device = AUTO, the cpu_workers CPU
+ *   workers the engine starts when its last GPU is lost.  A partition
+ *   that meets a second loss, or finds no worker left, fails its job with
+ *   DEVICE_LOST and a message naming the GPU and the CUDA error.  The GPU
+ *   stays listed in the status as FAILED with that reason
+ *   (engine_gpu_status); the loss is logged once (engine_config.log, at
+ *   ERROR).  When no worker is left at all (device = GPU, every GPU lost),
+ *   queued jobs fail and submissions are refused at once with UNAVAILABLE
+ *   saying why, rather than queueing for ever.  Nothing brings a lost GPU
+ *   back short of a new process.
+ *
  *   Threads: engine_* functions are safe to call from any thread
  *   concurrently.  Workers are started by engine_new and stopped by
  *   engine_shutdown.  engine_await blocks the calling thread only.
@@ -70,7 +91,10 @@
  *                      request id already naming a different request)
  *   FORMAT             a witness that is not a valid .wtns for the key
  *   EXHAUSTED          over the queue or memory budget
- *   UNAVAILABLE        the engine is shutting down
+ *   UNAVAILABLE        the engine is shutting down, or no worker is left (every
+ *                      GPU lost and no CPU fallback)
+ *   DEVICE_LOST        (a job's status) its partition met a lost GPU and could
+ *                      not be retried
  *   TIMEOUT            engine_await's timeout passed (the job goes on)
  *   NO_MEMORY, IO, INTERNAL as usual. */
 #ifndef CUZK_ENGINE_ENGINE_H
@@ -110,10 +134,14 @@ typedef enum { ENGINE_TIER_DISK, ENGINE_TIER_MAPPED, ENGINE_TIER_PINNED, ENGINE_
 
 /* Where workers prove. */
 typedef enum {
-  ENGINE_DEVICE_AUTO, /* GPUs when any is usable, else the CPU */
+  ENGINE_DEVICE_AUTO, /* GPUs when any is usable, else the CPU; and the CPU once
+                         every GPU used has been lost */
   ENGINE_DEVICE_CPU,
-  ENGINE_DEVICE_GPU /* an error at engine_new when no GPU is usable */
+  ENGINE_DEVICE_GPU /* an error at engine_new when no GPU is usable; no CPU
+                       fallback when the GPUs are lost */
 } engine_device_mode;
+
+typedef enum { ENGINE_LOG_ERROR, ENGINE_LOG_WARN, ENGINE_LOG_INFO } engine_log_level;
 
 typedef struct {
   const char *id;   /* circuit id, e.g. "chain-64k" */
@@ -173,6 +201,11 @@ typedef struct {
   bool record_timeline;
   /* TESTING ONLY (NULL in production): stand-in GPUs (engine_test_gpus). */
   const engine_test_gpus *test_gpus;
+  /* Where the engine reports what an operator must know (a GPU lost, the
+   * CPU fallback started, no worker left): one line, no newline.  Called
+   * from a worker thread without the engine's lock; NULL: not reported. */
+  void (*log)(void *ctx, engine_log_level level, const char *msg);
+  void *log_ctx;
 } engine_config;
 
 /* Defaults (documented values; the daemon prints them at start):
@@ -283,10 +316,16 @@ cuzk_status engine_preload(engine *e, const char *circuit_id, bool *already_load
 cuzk_status engine_evict(engine *e, const char *circuit_id, bool *was_loaded,
                          uint64_t *freed_bytes, cuzk_err *err);
 
+/* A GPU's service state: UP proves; FAILED was lost (a sticky CUDA error)
+ * and takes no more work until the process is restarted. */
+typedef enum { ENGINE_GPU_UP, ENGINE_GPU_FAILED } engine_gpu_state;
+
 typedef struct {
   int ordinal;
   char name[64];
-  uint64_t vram_total, vram_free; /* cudaMemGetInfo at the call */
+  engine_gpu_state state;
+  char reason[CUZK_ERR_MSG_MAX]; /* FAILED: the CUDA error that lost it, else "" */
+  uint64_t vram_total, vram_free; /* cudaMemGetInfo at the call (FAILED: not asked, 0) */
   uint64_t budget, used; /* for resident keys; used: what each key its slots hold costs
                             (file size plus a/b scratch), counted once per device */
   uint64_t resident;     /* device bytes of the resident copies its slots share now */
@@ -319,6 +358,9 @@ typedef struct {
   uint64_t uptime_s;
   uint64_t host_budget, host_used, queue_budget, queue_used;
   unsigned cpu_workers, busy_workers;
+  unsigned serving_workers; /* workers that can take a partition (0: submissions
+                               fail with UNAVAILABLE) */
+  uint64_t retried;         /* partitions sent to another worker after a GPU loss */
 } engine_status;
 
 /* A consistent snapshot (taken under the engine's lock). */
@@ -327,7 +369,8 @@ void engine_status_free(engine_status *s);
 
 /* Prometheus text exposition format (malloc'd, NUL-terminated): counters
  * of proofs by outcome, queue depths, key tiers and sizes, budgets, proof
- * duration sums and counts by circuit, uptime.  NULL on allocation failure. */
+ * duration sums and counts by circuit, uptime, each GPU's state
+ * (cuzk_gpu_up{device="gpu0"} 1 or 0).  NULL on allocation failure. */
 char *engine_metrics_text(engine *e);
 
 /* A stretch of one GPU slot's device work (record_timeline): host
@@ -351,5 +394,6 @@ void engine_set_paused(engine *e, bool paused);
 const char *engine_job_state_name(engine_job_state s); /* "queued", ... */
 const char *engine_tier_name(engine_tier t);           /* "disk", ... */
 const char *engine_priority_name(engine_priority p);   /* "low", ... */
+const char *engine_gpu_state_name(engine_gpu_state s); /* "up", "failed" */
 
 #endif

@@ -14,7 +14,9 @@
  * across a proof, a key load or unload, a witness parse or copy, the test
  * hook, or any backend call: those run on the calling or worker thread with
  * the lock dropped, on objects a reference keeps alive (a job's refs, a
- * key's refs).  There is no other lock, so there is no lock order.
+ * key's refs) - except the CPU fallback's start after the last GPU is lost
+ * (worker.c: an allocation and pthread_create).  There is no other lock,
+ * so there is no lock order.
  *
  * Lifetimes: a job is owned by its references: the table's (from submit to
  * expiry), one per awaiter while it waits, one per worker while it proves
@@ -83,6 +85,8 @@ typedef struct {
 
 typedef struct {
   engine_job_state state; /* QUEUED, PREPARING, PROVING, FINALIZING, DONE; FAILED/CANCELLED when dropped */
+  bool requeued;          /* back in the queue after its GPU was lost, not taken again yet */
+  bool retried;           /* it was requeued once: a second loss fails the job */
   uint8_t *wit;           /* the copied .wtns image, freed when the partition ends */
   size_t wit_len;
   wtns_file w;            /* parsed over wit */
@@ -101,6 +105,7 @@ struct ejob {
   size_t nparts;
   epart *parts;
   size_t next_part;       /* first partition no worker has taken */
+  size_t nrequeued;       /* partitions below next_part that are requeued */
   size_t nrunning, ndone; /* partitions on a worker now; proved */
   uint64_t wit_bytes;     /* witness bytes still held (count in queue_used) */
 
@@ -131,6 +136,23 @@ static inline void elist_push(elist *l, ejob *j, size_t off) {
   else
     l->head = j;
   l->tail = j;
+  l->n++;
+}
+
+/* Links j before `at` (a member of l), or at the tail when at is NULL. */
+static inline void elist_insert_before(elist *l, ejob *j, ejob *at, size_t off) {
+  if (!at) {
+    elist_push(l, j, off);
+    return;
+  }
+  elink *k = elink_at(j, off), *a = elink_at(at, off);
+  k->next = at;
+  k->prev = a->prev;
+  if (a->prev)
+    elink_at(a->prev, off)->next = j;
+  else
+    l->head = j;
+  a->prev = j;
   l->n++;
 }
 
@@ -166,6 +188,8 @@ typedef struct {
   cuzk_status plan_status;
   char plan_msg[CUZK_ERR_MSG_MAX];
   bool retired;         /* planning failed: the thread has exited, no proofs */
+  bool lost;            /* its GPU was lost: it left its loop, freed its backend, ended */
+  bool exited;          /* it left its loop (shutdown, or its GPU lost): takes no work */
   ejob *job;            /* the job of the partition it proves, or NULL */
   double busy_s;        /* seconds it held partitions, finished ones (metrics) */
   double busy_since;    /* engine_now() when it took the current partition */
@@ -186,6 +210,9 @@ typedef struct {
                                         them, freed after them: engine_free) */
   unsigned slots;                    /* slots planned (K, or fewer when K did not fit) */
   char note[160];                    /* why it has fewer slots than asked, or "" */
+  bool lost;                         /* a sticky CUDA error: out of service for good */
+  char lost_reason[CUZK_ERR_MSG_MAX]; /* the error that lost it */
+  unsigned lost_live;                /* its slots that have not freed their backends yet */
 } edevice;
 
 /* ------------------------------------------------------------ the engine */
@@ -214,7 +241,7 @@ struct engine {
 
   /* Workers. */
   eworker *workers;
-  size_t nworkers;
+  size_t nworkers, workers_cap; /* cap: room for the CPU fallback's workers (AUTO) */
   unsigned busy;
   edevice *devices;
   size_t ndevices;
@@ -223,9 +250,12 @@ struct engine {
   bool draining;   /* shutdown: workers exit when nothing is left */
   bool shutting;   /* shutdown began (one caller joins) */
   bool joined;     /* the workers are joined */
+  unsigned ngpus_lost; /* devices out of service (edevice.lost) */
+  bool fallback;   /* AUTO: the CPU workers started after the last GPU was lost */
+  char unavailable[CUZK_ERR_MSG_MAX]; /* why no worker is left ("" while one is) */
 
   /* Counters. */
-  uint64_t completed, failed, cancelled, attached, refused_exhausted, expired;
+  uint64_t completed, failed, cancelled, attached, refused_exhausted, expired, retried;
   uint64_t errors[CUZK_STATUS_COUNT];
   double stage_s[5]; /* queue wait, key load, prepare, gpu, finalize: sums over partitions */
 };
@@ -255,8 +285,12 @@ uint64_t jobs_witness_hash(const engine_request *rq);
 void sched_push(engine *e, ejob *j);
 void sched_remove(engine *e, ejob *j);
 /* The next partition to prove: the oldest job of the highest priority that
- * has one left; NULL when none.  *part receives its index. */
+ * has one left (a requeued one first); NULL when none.  *part receives its
+ * index. */
 ejob *sched_take(engine *e, size_t *part);
+/* Puts taken partition p of unfinished job j back to be taken again (its
+ * GPU was lost), the job at its submission-order place in its list. */
+void sched_requeue(engine *e, ejob *j, size_t p);
 /* Jobs queued ahead of a job of priority p submitted now. */
 uint32_t sched_ahead(const engine *e, engine_priority p);
 
@@ -289,9 +323,15 @@ void workers_free_devices(engine *e);
 /* Free and total memory of GPU `ordinal` (cuzk_cuda_mem_info, or the
  * test stand-in's); zeros when unknown.  Without the lock. */
 void workers_gpu_mem_info(engine *e, int ordinal, uint64_t *free_bytes, uint64_t *total_bytes);
+/* Workers that can take a partition now: started, not retired, not on a
+ * lost GPU, not gone (e->mu held). */
+unsigned workers_serving(const engine *e);
 
 /* ---- engine.c */
 double engine_now(void);
+/* Reports a line through cfg.log (without the lock). */
+void engine_log(engine *e, engine_log_level level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* Fills a timespec deadline `ms` milliseconds from now (CLOCK_MONOTONIC). */
 void engine_deadline(struct timespec *ts, double seconds_from_now);
 

@@ -117,13 +117,19 @@ void jobs_finish(engine *e, ejob *j, engine_job_state state, cuzk_status st, con
     return;
   if (j->in_queue)
     sched_remove(e, j);
-  /* Partitions no worker took are dropped now; running ones stop at their
-   * next stage boundary and their worker frees their witness. */
-  for (size_t p = j->next_part; p < j->nparts; p++) {
-    j->parts[p].state = state;
+  /* Partitions no worker took (or requeued ones waiting to be taken again)
+   * are dropped now; running ones stop at their next stage boundary and
+   * their worker frees their witness. */
+  for (size_t p = 0; p < j->nparts; p++) {
+    epart *pt = &j->parts[p];
+    if (p < j->next_part && !pt->requeued)
+      continue;
+    pt->requeued = false;
+    pt->state = state;
     jobs_drop_witness(e, j, p);
   }
   j->next_part = j->nparts;
+  j->nrequeued = 0;
   j->stop = true;
   j->finished = true;
   j->state = state;

@@ -9,7 +9,8 @@
  * Tiers: DISK (nothing held), MAPPED (zkey_open: the file mapped, page
  * cache), PINNED (the file's bytes copied into page-locked memory: CUDA
  * host memory on a GPU engine, else anonymous memory mlock'ed when the
- * limit allows, and zkey_open_mem over it), DEVICE (GPU slots hold the
+ * limit allows - also on a GPU engine once one of its GPUs is lost - and
+ * zkey_open_mem over it), DEVICE (GPU slots hold the
  * bases, one copy per GPU shared by its slots, counted once per GPU
  * against that GPU's budget: worker.c; holds are counted here because a
  * held key must stay mapped).  Budget: every key above DISK, or loading, costs its
@@ -200,8 +201,11 @@ cuzk_status keys_lookup(engine *e, const char *id, ekey **out, cuzk_err *err) {
 
 /* ------------------------------------------------------------ loading */
 
-/* A copy of the file in page-locked memory, and zkey_open_mem over it. */
-static cuzk_status load_pinned(engine *e, ekey *k, zkey_file *zk, void **pinned, bool *cuda,
+/* A copy of the file in page-locked memory, and zkey_open_mem over it:
+ * CUDA host memory when use_cuda (a GPU engine none of whose GPUs is lost:
+ * cudaMallocHost acts in the calling thread's current context, which may
+ * be a lost GPU's), else an anonymous mlock'ed copy. */
+static cuzk_status load_pinned(ekey *k, bool use_cuda, zkey_file *zk, void **pinned, bool *cuda,
                                bool *locked, cuzk_err *err) {
   *pinned = NULL, *cuda = *locked = false;
   int fd = open(k->path, O_RDONLY | O_CLOEXEC);
@@ -216,7 +220,7 @@ static cuzk_status load_pinned(engine *e, ekey *k, zkey_file *zk, void **pinned,
   size_t len = (size_t)k->file_bytes;
   void *p = NULL;
   cuzk_status st;
-  if (e->ndevices > 0 && !e->cfg.test_gpus) {
+  if (use_cuda) {
     if ((st = cuzk_cuda_host_alloc(&p, len, err)) != CUZK_OK) {
       close(fd);
       return cuzk_err_prefix(err, "%s: page-locked copy of %zu bytes: ", k->path, len);
@@ -350,12 +354,13 @@ cuzk_status keys_acquire(engine *e, ekey *k, ejob *job, bool wait, double *load_
     /* Reserve, then load without the lock. */
     e->keys_used += size;
     k->loading = true;
+    const bool use_cuda = e->ndevices > 0 && !e->cfg.test_gpus && !e->ngpus_lost;
     pthread_mutex_unlock(&e->mu);
     double t0 = engine_now();
     zkey_file zk;
     void *pinned = NULL;
     bool cuda = false, locked = false;
-    st = e->cfg.pin_keys ? load_pinned(e, k, &zk, &pinned, &cuda, &locked, err)
+    st = e->cfg.pin_keys ? load_pinned(k, use_cuda, &zk, &pinned, &cuda, &locked, err)
                          : zkey_open(&zk, k->path, err);
     if (st == CUZK_OK && (zk.n_vars != k->n_vars || zk.domain_size != k->domain_size ||
                           zk.n_public != k->n_public || zk.bf.map.size != k->file_bytes)) {

@@ -7,7 +7,12 @@
  * takes them one at a time, in index order, so the partitions of one job
  * spread over free workers while a job of higher priority submitted later
  * still goes first at the next take.  Running work is never preempted.
- * Removal is O(1) (doubly linked), which cancel and failure use.  All
+ * Removal is O(1) (doubly linked), which cancel and failure use.  A
+ * partition whose GPU was lost under it is requeued (worker.c): it is taken
+ * again before the job's untaken ones, and a job that had left its list
+ * goes back at its submission-order place, so the retry is not sent behind
+ * work submitted after it.  A job is in its list exactly while it is
+ * unfinished and has a partition to take (untaken or requeued).  All
  * functions run with engine.mu held. */
 #include "engine/engine_impl.h"
 
@@ -28,12 +33,34 @@ ejob *sched_take(engine *e, size_t *part) {
     ejob *j = e->queue[p].head;
     if (!j)
       continue;
-    *part = j->next_part++;
-    if (j->next_part >= j->nparts)
+    if (j->nrequeued) {
+      size_t i = 0;
+      while (!j->parts[i].requeued) i++; /* one is, below next_part */
+      j->parts[i].requeued = false;
+      j->nrequeued--;
+      *part = i;
+    } else {
+      *part = j->next_part++;
+    }
+    if (j->next_part >= j->nparts && !j->nrequeued)
       sched_remove(e, j);
     return j;
   }
   return NULL;
+}
+
+void sched_requeue(engine *e, ejob *j, size_t p) {
+  epart *pt = &j->parts[p];
+  pt->requeued = true;
+  pt->state = ENGINE_JOB_QUEUED;
+  j->nrequeued++;
+  if (j->in_queue)
+    return;
+  elist *l = &e->queue[j->pri];
+  ejob *at = l->head;
+  while (at && at->seq < j->seq) at = at->q.next;
+  elist_insert_before(l, j, at, offsetof(ejob, q));
+  j->in_queue = true;
 }
 
 uint32_t sched_ahead(const engine *e, engine_priority pri) {

@@ -7,7 +7,9 @@
  * Rust daemon's where it had one (cuzk_proofs_completed_total,
  * cuzk_proofs_failed_total, cuzk_uptime_seconds, cuzk_queue_depth,
  * cuzk_running_jobs, cuzk_gpu_workers, cuzk_proof_duration_seconds), with
- * a circuit label where it had a proof kind. */
+ * a circuit label where it had a proof kind.  A lost GPU stays in both,
+ * FAILED with its reason (cuzk_gpu_up 0); its memory is not asked for (no
+ * CUDA call on a dead context). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -35,10 +37,17 @@ cuzk_status engine_status_get(engine *e, engine_status *s, cuzk_err *err) {
   memset(s, 0, sizeof *s);
   /* Free device memory and the resident copies' bytes now, before the
    * lock (no CUDA call, no store's lock under it); the device list is
-   * fixed once engine_new returns. */
+   * fixed once engine_new returns.  A lost GPU is not asked (no CUDA call
+   * on its dead context; one lost between the two looks is asked once,
+   * and its error only leaves the figures 0). */
   uint64_t vfree[16] = {0}, vtotal[16] = {0}, resident[16] = {0};
+  bool lost[16] = {false};
+  pthread_mutex_lock(&e->mu);
+  for (size_t i = 0; i < e->ndevices && i < 16; i++) lost[i] = e->devices[i].lost;
+  pthread_mutex_unlock(&e->mu);
   for (size_t i = 0; i < e->ndevices && i < 16; i++) {
-    workers_gpu_mem_info(e, e->devices[i].ordinal, &vfree[i], &vtotal[i]);
+    if (!lost[i])
+      workers_gpu_mem_info(e, e->devices[i].ordinal, &vfree[i], &vtotal[i]);
     resident[i] = backend_cuda_store_bytes(e->devices[i].store);
   }
   pthread_mutex_lock(&e->mu);
@@ -76,6 +85,8 @@ cuzk_status engine_status_get(engine *e, engine_status *s, cuzk_err *err) {
     engine_gpu_status *g = &s->gpus[s->ngpus++];
     g->ordinal = d->ordinal;
     snprintf(g->name, sizeof g->name, "%s", d->name);
+    g->state = d->lost ? ENGINE_GPU_FAILED : ENGINE_GPU_UP;
+    snprintf(g->reason, sizeof g->reason, "%s", d->lost ? d->lost_reason : "");
     g->budget = d->budget;
     g->used = d->used;
     g->resident = i < 16 ? resident[i] : 0;
@@ -102,6 +113,8 @@ cuzk_status engine_status_get(engine *e, engine_status *s, cuzk_err *err) {
   s->queue_used = e->queue_used;
   for (size_t w = 0; w < e->nworkers; w++) s->cpu_workers += !e->workers[w].gpu;
   s->busy_workers = e->busy;
+  s->serving_workers = workers_serving(e);
+  s->retried = e->retried;
   pthread_mutex_unlock(&e->mu);
   return CUZK_OK;
 }
@@ -199,7 +212,7 @@ static void per_key(sbuf *b, const key_row *rows, size_t nk, int field, const ch
  * budget's use (copied under it). */
 typedef struct {
   int ordinal;
-  uint64_t resident, used, budget;
+  uint64_t resident, used, budget, up;
 } device_row;
 
 char *engine_metrics_text(engine *e) {
@@ -261,7 +274,8 @@ char *engine_metrics_text(engine *e) {
     wrows[nw++] = (worker_row){wk->index, wk->gpu ? wk->ordinal : -1,
                                wk->busy_s + (wk->job ? engine_now() - wk->busy_since : 0)};
   }
-  const unsigned busy = e->busy;
+  const unsigned busy = e->busy, serving = workers_serving(e);
+  const uint64_t retried = e->retried;
   const size_t njobs = e->njobs;
   uint64_t dev_used = 0, dev_budget = 0;
   for (size_t d = 0; d < e->ndevices; d++) {
@@ -269,6 +283,7 @@ char *engine_metrics_text(engine *e) {
     if (drows) {
       drows[d].ordinal = e->devices[d].ordinal;
       drows[d].used = e->devices[d].used, drows[d].budget = e->devices[d].budget;
+      drows[d].up = !e->devices[d].lost;
     }
   }
   if (e->ndevices)
@@ -363,6 +378,10 @@ char *engine_metrics_text(engine *e) {
       {"cuzk_workers", "gauge", "Proving workers (CPU backends and GPU slots).", nworkers},
       {"cuzk_gpu_workers", "gauge", "GPU slots.", ngpu_workers},
       {"cuzk_busy_workers", "gauge", "Workers proving a partition now.", busy},
+      {"cuzk_serving_workers", "gauge",
+       "Workers that can take work (0: submissions are refused as unavailable).", serving},
+      {"cuzk_partitions_retried_total", "counter",
+       "Partitions sent to another worker after their GPU was lost.", retried},
       {"cuzk_uptime_seconds", "gauge", "Seconds since the engine started.", (uint64_t)uptime},
   };
   for (size_t k = 0; k < sizeof scalars / sizeof *scalars; k++) {
@@ -380,11 +399,14 @@ char *engine_metrics_text(engine *e) {
     put(&b, "cuzk_worker_busy_seconds_total{worker=\"%u\",device=\"%s\"} %.6f\n", wrows[w].index,
         dev, wrows[w].busy_s);
   }
-  /* Per GPU: the copies its slots share, and its budget's use. */
+  /* Per GPU: whether it is in service, the copies its slots share, and its
+   * budget's use. */
   const struct {
     const char *name, *text;
     size_t off;
   } dm[] = {
+      {"cuzk_gpu_up", "1 while a GPU is in service, 0 once a sticky CUDA error lost it.",
+       offsetof(device_row, up)},
       {"cuzk_gpu_resident_bytes", "Device bytes of the resident key copies a GPU's slots share.",
        offsetof(device_row, resident)},
       {"cuzk_gpu_used_bytes", "A GPU's budget used by resident keys (each key once).",

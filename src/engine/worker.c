@@ -76,7 +76,34 @@
  * under a slot that is proving with it.  w->held is written under the
  * lock (other slots read it to count their device's holders); the
  * backend call that lets go of the copy comes before the accounting, so
- * the budget never shows room that is still taken. */
+ * the budget never shows room that is still taken.
+ *
+ * Lost GPUs (DESIGN.md section 3: "a GPU fault fails the job, not the
+ * daemon").  A partition that ends in CUZK_DEVICE_LOST on a slot (cuda_fail
+ * gives it for the sticky CUDA errors: every later call on that GPU fails
+ * too), or in any failure on a slot whose GPU is lost already, calls
+ * device_lose under the lock: the first call marks the device lost (for
+ * good), logs it once at ERROR, wakes the idle slots, and - device AUTO,
+ * no GPU left in service - starts the CPU fallback: cpu_workers CPU
+ * workers, in entries set aside at start (the worker array never moves).
+ * Then the partition is requeued (sched_requeue, keeping its witness) if
+ * it was not requeued before and a worker is left to take it; else its
+ * job fails with DEVICE_LOST naming the GPU and the CUDA error.  A slot of
+ * a lost GPU takes nothing more: at the top of its loop it leaves, drops
+ * its hold (the device's budget gets the key's bytes back once its last
+ * holder lets go), frees its backend on its own thread - the only CUDA
+ * calls made on the dead context after the loss: frees, whose errors the
+ * backend ignores, so the host memory they own is not leaked - and ends.
+ * A slot that took a partition just before the loss does not start
+ * proving it (device_lost_before) but hands it back the same way, which
+ * does not use up the partition's one retry (it never ran there).  When no
+ * worker is left at all, e->unavailable says why: submissions are refused
+ * with it (UNAVAILABLE) and jobs with no partition on a worker fail at
+ * once (fail_stranded) instead of waiting for ever.  The lock is held
+ * across the fallback's backend_cpu_new (an allocation) and pthread_create
+ * (its threads wait for the lock), the only exceptions to engine_impl.h's
+ * rule, so that "a worker is left" and the retry are decided in one step. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -195,6 +222,147 @@ static void hold_take(eworker *w, ekey *k) {
     hold_drop(w);
 }
 
+/* ------------------------------------------------------------ lost GPUs */
+
+/* Lines for engine_log, gathered under the lock and written after it. */
+typedef struct {
+  engine_log_level level[4];
+  char text[4][CUZK_ERR_MSG_MAX + 256];
+  unsigned n;
+} log_lines;
+
+__attribute__((format(printf, 3, 4))) static void note(log_lines *l, engine_log_level level,
+                                                       const char *fmt, ...) {
+  if (l->n >= sizeof l->text / sizeof *l->text)
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(l->text[l->n], sizeof l->text[l->n], fmt, ap);
+  va_end(ap);
+  l->level[l->n++] = level;
+}
+
+static void notes_flush(engine *e, const log_lines *l) {
+  for (unsigned i = 0; i < l->n; i++) engine_log(e, l->level[i], "%s", l->text[i]);
+}
+
+unsigned workers_serving(const engine *e) {
+  unsigned n = 0;
+  for (size_t i = 0; i < e->nworkers; i++) {
+    const eworker *w = &e->workers[i];
+    if (!w->started || w->retired || w->exited)
+      continue;
+    bool lost = false;
+    for (size_t d = 0; w->gpu && d < e->ndevices; d++)
+      lost |= e->devices[d].ordinal == w->ordinal && e->devices[d].lost;
+    n += !lost;
+  }
+  return n;
+}
+
+/* Whether w's GPU was lost before w began to prove (without the lock):
+ * then the partition is not run there, so no CUDA call touches the dead
+ * context. */
+static bool device_lost_before(eworker *w, cuzk_err *err) {
+  engine *e = w->e;
+  pthread_mutex_lock(&e->mu);
+  const edevice *d = device_of(e, w);
+  bool lost = d && d->lost;
+  if (lost)
+    cuzk_err_set(err, CUZK_DEVICE_LOST, "not run: the GPU was lost before (%s)", d->lost_reason);
+  pthread_mutex_unlock(&e->mu);
+  return lost;
+}
+
+static cuzk_status start_thread(eworker *w, cuzk_err *err);
+
+/* CPU threads per CPU worker: `threads`, or the cores shared among them. */
+static unsigned cpu_threads(const engine *e) {
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  unsigned t = e->cfg.threads;
+  if (!t)
+    t = cores > (long)e->cfg.cpu_workers ? (unsigned)(cores / (long)e->cfg.cpu_workers) : 1;
+  return t;
+}
+
+/* Device AUTO, every GPU lost: cpu_workers CPU workers join (e->mu held:
+ * backend_cpu_new only allocates; each new thread waits for the lock).
+ * Their entries were set aside at start (workers_cap). */
+static void start_cpu_fallback(engine *e, log_lines *notes) {
+  e->fallback = true;
+  const unsigned t = cpu_threads(e);
+  unsigned started = 0;
+  for (unsigned i = 0; i < e->cfg.cpu_workers && e->nworkers < e->workers_cap; i++) {
+    eworker *w = &e->workers[e->nworkers];
+    w->e = e;
+    w->index = (unsigned)e->nworkers;
+    w->ordinal = -1;
+    if (!(w->be = backend_cpu_new(t)))
+      break;
+    e->nworkers++; /* workers_join frees its backend, started or not */
+    started += start_thread(w, NULL) == CUZK_OK;
+  }
+  note(notes, ENGINE_LOG_WARN,
+       "every GPU is out of service; device = auto: proving on %u CPU worker%s from now on",
+       started, started == 1 ? "" : "s");
+}
+
+/* Takes d out of service (e->mu held; the first call for d does it, later
+ * ones only return): its slots take no more work (they leave their loops
+ * when work_cv wakes them or their partition ends, drop their holds and
+ * free their backends: worker_main), the loss is logged once, the CPU
+ * fallback starts when it was the last GPU in service under device AUTO,
+ * and when no worker is left at all the reason is kept for submissions
+ * and the queued jobs fail. */
+static void device_lose(engine *e, edevice *d, const cuzk_err *err, log_lines *notes) {
+  if (d->lost)
+    return;
+  d->lost = true;
+  e->ngpus_lost++;
+  snprintf(d->lost_reason, sizeof d->lost_reason, "%s", err->msg);
+  unsigned live = 0;
+  for (size_t i = 0; i < e->nworkers; i++) {
+    const eworker *w = &e->workers[i];
+    live += w->gpu && w->ordinal == d->ordinal && w->started && !w->retired && !w->exited;
+  }
+  d->lost_live = live;
+  pthread_cond_broadcast(&e->work_cv); /* its idle slots leave */
+  bool gpus_left = false;
+  for (size_t i = 0; i < e->ndevices; i++) gpus_left |= !e->devices[i].lost;
+  if (!gpus_left && e->cfg.device == ENGINE_DEVICE_AUTO && !e->fallback && !e->draining)
+    start_cpu_fallback(e, notes);
+  const unsigned serving = workers_serving(e);
+  note(notes, ENGINE_LOG_ERROR,
+       "GPU %d (%s) is out of service: %s: %s; its %u slot%s take no more work and free what "
+       "they hold; %u worker%s left; restart the daemon to use this GPU again, after checking "
+       "it (nvidia-smi, the kernel log's Xid lines) or resetting it",
+       d->ordinal, d->name, cuzk_status_message(CUZK_DEVICE_LOST), d->lost_reason, d->slots,
+       d->slots == 1 ? "" : "s", serving, serving == 1 ? "" : "s");
+  if (serving)
+    return;
+  snprintf(e->unavailable, sizeof e->unavailable,
+           "no worker can prove: every GPU is out of service (last: GPU %d (%s): %.200s)%s; "
+           "restart the daemon once the GPU is checked or reset",
+           d->ordinal, d->name, d->lost_reason,
+           e->cfg.device == ENGINE_DEVICE_AUTO ? " and the CPU fallback did not start"
+                                               : " and device = gpu has no CPU fallback");
+  note(notes, ENGINE_LOG_ERROR, "%s; queued jobs fail, submissions are refused (unavailable)",
+       e->unavailable);
+}
+
+/* No worker is left (e->unavailable set): every unfinished job with no
+ * partition on a worker fails now instead of waiting for ever (e->mu
+ * held); those with one fail when it ends. */
+static void fail_stranded(engine *e) {
+  char msg[CUZK_ERR_MSG_MAX + 32];
+  snprintf(msg, sizeof msg, "%s: %s", cuzk_status_name(CUZK_UNAVAILABLE), e->unavailable);
+  for (ejob *j = e->live.head, *next; j; j = next) {
+    next = j->l.next;
+    if (!j->nrunning)
+      jobs_finish(e, j, ENGINE_JOB_FAILED, CUZK_UNAVAILABLE, msg);
+  }
+}
+
 static void encode_proof(uint8_t out[ENGINE_PROOF_BYTES], const groth16_proof *p) {
   bls12_381_g1_encode_compressed(out, &p->a);
   bls12_381_g2_encode_compressed(out + BLS12_381_G1_COMPRESSED_BYTES, &p->b);
@@ -278,7 +446,11 @@ static void run_partition(eworker *w, ejob *j, size_t p) {
   if (w->held && w->held != k)
     hold_drop(w); /* before a load that may need its room */
   cuzk_status st = keys_acquire(e, k, j, true, &load_s, &err);
-  if (st == CUZK_OK) {
+  bool not_run = false; /* taken just before its GPU was lost: handed back unrun */
+  if (st == CUZK_OK && w->gpu && (not_run = device_lost_before(w, &err))) {
+    st = CUZK_DEVICE_LOST; /* no CUDA call on it: the partition goes elsewhere */
+    keys_release(e, k);
+  } else if (st == CUZK_OK) {
     hold_take(w, k);
     if (w->be->ops->set_priority)
       w->be->ops->set_priority(w->be, j->pri >= ENGINE_PRI_HIGH ? BACKEND_PRI_HIGH
@@ -317,6 +489,7 @@ static void run_partition(eworker *w, ejob *j, size_t p) {
 
   spans_collect(w);
 
+  log_lines notes = {0};
   pthread_mutex_lock(&e->mu);
   pt->tm.key_load_ms = ms(load_s);
   pt->tm.prepare_ms = ms(tm.ab_s);
@@ -328,10 +501,35 @@ static void run_partition(eworker *w, ejob *j, size_t p) {
   e->stage_s[3] += tm.quotient_s + tm.msm_s;
   e->stage_s[4] += fin_s;
   j->nrunning--;
-  jobs_drop_witness(e, j, p);
-  if (j->finished) {
+  /* A failure on a lost GPU (the sticky error itself, or whatever a slot
+   * of that GPU met after it) is the GPU's, not the job's. */
+  edevice *d = w->gpu ? device_of(e, w) : NULL;
+  bool lost = d && st != CUZK_OK && st != CUZK_CANCELLED && (st == CUZK_DEVICE_LOST || d->lost);
+  if (lost)
+    device_lose(e, d, &err, &notes);
+  if (lost && !j->finished && (!pt->retried || not_run) && workers_serving(e)) {
+    free(pj), free(pub);
+    pt->retried = true; /* a hand-back that never ran costs no retry of its own */
+    e->retried++;
+    sched_requeue(e, j, p); /* the witness stays for the retry */
+    pthread_cond_broadcast(&e->work_cv);
+    note(&notes, ENGINE_LOG_WARN, "job %s partition %zu: GPU %d was lost under it; retried on "
+         "another worker", j->id, p, d->ordinal);
+  } else if (j->finished) {
+    jobs_drop_witness(e, j, p);
     free(pj), free(pub); /* cancelled, or failed in another partition */
+  } else if (lost) {
+    jobs_drop_witness(e, j, p);
+    pt->state = ENGINE_JOB_FAILED;
+    char msg[CUZK_ERR_MSG_MAX + 256];
+    snprintf(msg, sizeof msg, "%s: partition %zu: GPU %d (%s) lost, %s: %s",
+             cuzk_status_name(CUZK_DEVICE_LOST), p, d->ordinal, d->name,
+             pt->retried ? "and the partition was already retried once after a GPU loss"
+                         : "and no other worker is left to retry it",
+             err.msg);
+    jobs_finish(e, j, ENGINE_JOB_FAILED, CUZK_DEVICE_LOST, msg);
   } else if (st == CUZK_OK) {
+    jobs_drop_witness(e, j, p);
     memcpy(pt->proof, bytes, sizeof bytes);
     pt->proof_json = pj, pt->public_json = pub;
     pt->state = ENGINE_JOB_DONE;
@@ -339,13 +537,17 @@ static void run_partition(eworker *w, ejob *j, size_t p) {
     if (++j->ndone == j->nparts)
       jobs_finish(e, j, ENGINE_JOB_DONE, CUZK_OK, NULL);
   } else {
+    jobs_drop_witness(e, j, p);
     free(pj), free(pub);
     pt->state = ENGINE_JOB_FAILED;
     char msg[CUZK_ERR_MSG_MAX + 64];
     snprintf(msg, sizeof msg, "%s: partition %zu: %s", cuzk_status_name(st), p, err.msg);
     jobs_finish(e, j, st == CUZK_CANCELLED ? ENGINE_JOB_CANCELLED : ENGINE_JOB_FAILED, st, msg);
   }
+  if (e->unavailable[0])
+    fail_stranded(e);
   pthread_mutex_unlock(&e->mu);
+  notes_flush(e, &notes);
 }
 
 /* The largest shapes among the registered keys, as groth16_prove_zkey
@@ -490,7 +692,10 @@ static void *worker_main(void *arg) {
     }
   }
   pthread_mutex_lock(&e->mu);
+  edevice *dev = w->gpu ? device_of(e, w) : NULL;
   for (;;) {
+    if (dev && dev->lost)
+      break; /* out of service: take nothing more */
     if (w->held && w->held->evict_pending) {
       pthread_mutex_unlock(&e->mu);
       hold_drop(w);
@@ -525,11 +730,28 @@ static void *worker_main(void *arg) {
     jobs_unref(e, j);
     jobs_expire(e);
   }
+  w->exited = true;
+  const bool lost = dev && dev->lost;
   pthread_mutex_unlock(&e->mu);
+  /* The slot's device memory is freed on the thread that owns it.  On a
+   * lost GPU these are the only CUDA calls left: the frees (of the
+   * resident copies its hold shares, then the backend's own memory,
+   * streams and page-locked buffers) fail on the dead context, and the
+   * backend ignores that; the host side is freed either way. */
   hold_drop(w);
-  if (w->gpu) { /* the slot's device memory is freed on the thread that owns it */
+  if (w->gpu) {
     backend_free(w->be);
     w->be = NULL;
+  }
+  if (lost) {
+    pthread_mutex_lock(&e->mu);
+    w->lost = true;
+    bool last = dev->lost_live && --dev->lost_live == 0;
+    pthread_mutex_unlock(&e->mu);
+    if (last)
+      engine_log(e, ENGINE_LOG_INFO,
+                 "GPU %d: its slots have stopped and freed their memory (the CUDA errors of "
+                 "those frees on the lost context are ignored)", dev->ordinal);
   }
   return NULL;
 }
@@ -653,22 +875,25 @@ cuzk_status workers_start(engine *e, cuzk_err *err) {
       return cuzk_err_set(err, CUZK_UNSUPPORTED, "device = gpu, but no listed GPU is usable");
     }
   }
-  /* GPU slots, or CPU workers when no listed GPU is usable (AUTO). */
+  /* GPU slots, or CPU workers when no listed GPU is usable (AUTO); with
+   * GPUs under AUTO, room for the CPU workers that take over if every GPU
+   * is lost (start_cpu_fallback).  The array never moves: workers are
+   * referred to by address. */
   size_t ngpu = nord * e->cfg.gpu_workers_per_device;
-  size_t max = e->cfg.cpu_workers > ngpu ? e->cfg.cpu_workers : ngpu;
+  size_t max = ngpu ? ngpu : e->cfg.cpu_workers;
+  if (ngpu && e->cfg.device == ENGINE_DEVICE_AUTO)
+    max += e->cfg.cpu_workers;
   if (!(e->workers = calloc(max ? max : 1, sizeof *e->workers))) {
     free(ord);
     return cuzk_err_set(err, CUZK_NO_MEMORY, "no memory for the workers");
   }
+  e->workers_cap = max;
   st = nord ? add_gpu_workers(e, ord, nord, err) : CUZK_OK;
   free(ord);
   if (st != CUZK_OK)
     return st;
   if (!e->nworkers) {
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    unsigned t = e->cfg.threads;
-    if (!t)
-      t = cores > (long)e->cfg.cpu_workers ? (unsigned)(cores / (long)e->cfg.cpu_workers) : 1;
+    const unsigned t = cpu_threads(e);
     for (unsigned i = 0; i < e->cfg.cpu_workers; i++) {
       eworker *w = &e->workers[e->nworkers];
       w->e = e;

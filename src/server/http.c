@@ -32,7 +32,9 @@ char *http_status_json(const engine_status *s) {
   for (size_t i = 0; ok && i < s->ngpus; i++) {
     const engine_gpu_status *g = &s->gpus[i];
     ok = (o = cJSON_CreateObject()) != NULL && cJSON_AddItemToArray(a, o) && add_num(o, "ordinal", g->ordinal) &&
-         cJSON_AddStringToObject(o, "name", g->name) && add_num(o, "vram_total_bytes", (double)g->vram_total) &&
+         cJSON_AddStringToObject(o, "name", g->name) &&
+         cJSON_AddStringToObject(o, "state", engine_gpu_state_name(g->state)) &&
+         cJSON_AddStringToObject(o, "reason", g->reason) && add_num(o, "vram_total_bytes", (double)g->vram_total) &&
          add_num(o, "vram_free_bytes", (double)g->vram_free) && add_num(o, "budget_bytes", (double)g->budget) &&
          add_num(o, "used_bytes", (double)g->used) &&
          add_num(o, "resident_bytes", (double)g->resident) && add_num(o, "slots", g->slots) &&
@@ -40,6 +42,10 @@ char *http_status_json(const engine_status *s) {
   }
   ok = ok && (o = cJSON_AddObjectToObject(root, "cpu")) != NULL && add_num(o, "workers", s->cpu_workers) &&
        add_num(o, "busy_workers", s->busy_workers);
+  /* Workers that can take work, GPU slots and CPU workers: 0 when every GPU
+   * was lost and there is no CPU fallback (submissions are then refused). */
+  ok = ok && add_num(root, "serving_workers", s->serving_workers) &&
+       add_num(root, "retried_partitions", (double)s->retried);
 
   ok = ok && (a = cJSON_AddArrayToObject(root, "keys")) != NULL;
   for (size_t i = 0; ok && i < s->nkeys; i++) {

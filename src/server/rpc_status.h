@@ -48,7 +48,15 @@ typedef enum {
   X(NOT_FOUND, RPC_CODE_NOT_FOUND, 2)                                                        \
   X(TIMEOUT, RPC_CODE_DEADLINE_EXCEEDED, 1)                                                  \
   X(EXHAUSTED, RPC_CODE_RESOURCE_EXHAUSTED, 2) /* over a budget: retry later */              \
-  X(UNAVAILABLE, RPC_CODE_UNAVAILABLE, 2)
+  X(UNAVAILABLE, RPC_CODE_UNAVAILABLE, 2)  /* shutting down, or no worker left */          \
+  X(DEVICE_LOST, RPC_CODE_UNAVAILABLE, 2)  /* the GPU failed, not the request: see below */
+
+/* DEVICE_LOST is UNAVAILABLE, not INTERNAL: the request was good and cuzk
+ * has no bug to report; the GPU that proved it failed (and no other worker
+ * could take the retry), which is gRPC's "the service is currently
+ * unavailable; retrying may succeed" - on another daemon, or on this one
+ * once restarted.  The reply's leading name ("device_lost: ...") tells it
+ * from a daemon that is shutting down (rpc_status_from_reply). */
 
 rpc_code rpc_status_code(cuzk_status s);
 int rpc_status_exit(cuzk_status s);

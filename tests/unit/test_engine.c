@@ -8,7 +8,11 @@
  * DEVICE tier and VRAM plan on stand-in GPUs (engine_config.test_gpus: CPU
  * backends over the real store), so their accounting is tested without a
  * GPU: one copy per GPU whatever K, counted once, kept while a slot proves
- * with it, room for one copy beside K slots' scratch.
+ * with it, room for one copy beside K slots' scratch; and a GPU lost to a
+ * sticky CUDA error (a stand-in that fails with DEVICE_LOST): its work
+ * retried on another GPU or the CPU fallback, the GPU out of service in
+ * the status, the metrics and HTTP /status, nothing sent to it again, and
+ * with no worker left the job failing and submissions refused at once.
  *
  * Synchronisation is by the engine's test hook (a worker blocks in it at a
  * known state until the test lets it go) and by engine_set_paused, never
@@ -32,6 +36,8 @@
 #include "groth16/verify.h"
 #include "groth16/wtns.h"
 #include "groth16/zkey.h"
+#include "server/http.h"
+#include "server/rpc_status.h"
 
 /* Under ASan, each test ends with a leak check: the harness's children
  * leave with _exit, which skips LeakSanitizer's own check at exit. */
@@ -1302,6 +1308,11 @@ typedef struct {
   backend_cuda_store *store[FG_GPUS];
   unsigned resident_msms[FG_GPUS][FG_SLOTS], streamed_msms[FG_GPUS][FG_SLOTS];
   unsigned drops[FG_GPUS][FG_SLOTS]; /* hold_bases(false) with copies held */
+  /* A lost GPU: its lose_at-th MSM (0: never) fails with DEVICE_LOST, as
+   * a sticky CUDA error does, and so does every later operation of its
+   * backends (zkey_ab, quotient, MSM), counted in after_loss. */
+  unsigned lose_at[FG_GPUS], msms[FG_GPUS], after_loss[FG_GPUS], destroys[FG_GPUS];
+  bool lost[FG_GPUS];
 } fake_gpus;
 
 static fake_gpus FG = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
@@ -1393,10 +1404,33 @@ static void fake_msm_start(backend *b, bool g2, const msm_part *parts, size_t np
   pthread_mutex_unlock(&FG.mu);
 }
 
+/* The stand-in of a sticky CUDA error (what cuda_fail makes of one). */
+static cuzk_status fake_lost(cuzk_err *err) {
+  return cuzk_err_set(err, CUZK_DEVICE_LOST,
+                      "src/cuda/msm_gpu.cu:321: cudaStreamSynchronize(s): an illegal memory "
+                      "access was encountered (cudaErrorIllegalAddress)");
+}
+
+/* Before an operation of b: DEVICE_LOST when its GPU is lost (counted);
+ * an MSM (msm) also counts towards lose_at, and the one that reaches it
+ * loses the GPU. */
+static cuzk_status fake_check(backend *b, bool msm, cuzk_err *err) {
+  const int g = ((fake_impl *)b->impl)->ordinal;
+  pthread_mutex_lock(&FG.mu);
+  bool lost = FG.lost[g];
+  if (lost)
+    FG.after_loss[g]++;
+  else if (msm && ++FG.msms[g] == FG.lose_at[g])
+    FG.lost[g] = lost = true;
+  pthread_mutex_unlock(&FG.mu);
+  return lost ? fake_lost(err) : CUZK_OK;
+}
+
 static cuzk_status fake_msm_g1(backend *b, bls12_381_g1_jac *out, const msm_part *parts,
                                size_t nparts, cuzk_err *err) {
   backend *cpu = ((fake_impl *)b->impl)->cpu;
   fake_msm_start(b, false, parts, nparts);
+  CUZK_TRY(fake_check(b, true, err));
   return cpu->ops->msm_g1(cpu, out, parts, nparts, err);
 }
 
@@ -1404,6 +1438,7 @@ static cuzk_status fake_msm_g2(backend *b, bls12_381_g2_jac *out, const msm_part
                                size_t nparts, cuzk_err *err) {
   backend *cpu = ((fake_impl *)b->impl)->cpu;
   fake_msm_start(b, true, parts, nparts);
+  CUZK_TRY(fake_check(b, true, err));
   return cpu->ops->msm_g2(cpu, out, parts, nparts, err);
 }
 
@@ -1447,23 +1482,26 @@ static cuzk_status fake_zkey_ab(backend *b, bls12_381_fr *a, bls12_381_fr *bv, s
                                 const void *entries, size_t n_entries, const void *witness,
                                 size_t n_witness, cuzk_err *err) {
   backend *cpu = ((fake_impl *)b->impl)->cpu;
+  CUZK_TRY(fake_check(b, false, err));
   return cpu->ops->zkey_ab(cpu, a, bv, n, entries, n_entries, witness, n_witness, err);
 }
 
 static cuzk_status fake_quotient(backend *b, void *h, bls12_381_fr *a, bls12_381_fr *bv,
                                  bls12_381_fr *c, unsigned lg_n, cuzk_err *err) {
   backend *cpu = ((fake_impl *)b->impl)->cpu;
+  CUZK_TRY(fake_check(b, false, err));
   return cpu->ops->quotient(cpu, h, a, bv, c, lg_n, err);
 }
 
 static void fake_destroy(backend *b) {
   fake_impl *im = b->impl;
   fake_drop(im);
-  if (im->reserved) {
-    pthread_mutex_lock(&FG.mu);
+  pthread_mutex_lock(&FG.mu);
+  if (im->reserved)
     FG.planned[im->ordinal] -= FG.slot_bytes;
-    pthread_mutex_unlock(&FG.mu);
-  }
+  FG.destroys[im->ordinal]++;
+  pthread_cond_broadcast(&FG.cv);
+  pthread_mutex_unlock(&FG.mu);
   backend_free(im->cpu);
   free(im);
   free(b);
@@ -1627,9 +1665,10 @@ ETEST(engine_device_copy_shared_by_slots) {
 }
 
 /* Waits (bounded) until `slot` of GPU 0 has let go of its copies n times. */
-static void wait_drops(unsigned slot, unsigned n) {
+/* Waits (bounded: 10 s) until the FG counter *c reaches n; its value. */
+static unsigned fg_wait(const unsigned *c, unsigned n) {
   pthread_mutex_lock(&FG.mu);
-  for (int i = 0; i < 1000 && FG.drops[0][slot] < n; i++) {
+  for (int i = 0; i < 1000 && *c < n; i++) {
     struct timespec dl;
     clock_gettime(CLOCK_REALTIME, &dl);
     dl.tv_nsec += 10000000;
@@ -1637,8 +1676,13 @@ static void wait_drops(unsigned slot, unsigned n) {
       dl.tv_sec++, dl.tv_nsec -= 1000000000;
     pthread_cond_timedwait(&FG.cv, &FG.mu, &dl);
   }
-  unsigned got = FG.drops[0][slot];
+  unsigned got = *c;
   pthread_mutex_unlock(&FG.mu);
+  return got;
+}
+
+static void wait_drops(unsigned slot, unsigned n) {
+  unsigned got = fg_wait(&FG.drops[0][slot], n);
   CHECK_MSG(got >= n, "slot %u let go %u times, want %u", slot, got, n);
 }
 
@@ -1760,4 +1804,286 @@ ETEST(engine_device_plan_keeps_room_for_one_copy) {
   CHECK_EQ_STR(s.gpus[0].note, "");
   engine_status_free(&s);
   env_fini(&v);
+}
+
+/* ------------------------------------------------------------ lost GPUs */
+
+/* The engine's log lines (engine_config.log): how many of each level, and
+ * how many announce that GPU 0 or 1 went out of service. */
+typedef struct {
+  pthread_mutex_t mu;
+  unsigned level[3], gpu_lost[FG_GPUS];
+  char last_error[1024];
+} log_rec;
+
+static log_rec LR = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+static void log_fn(void *ctx, engine_log_level level, const char *msg) {
+  log_rec *l = ctx;
+  pthread_mutex_lock(&l->mu);
+  l->level[level]++;
+  for (int g = 0; g < FG_GPUS; g++) {
+    char head[32];
+    snprintf(head, sizeof head, "GPU %d (", g);
+    if (level == ENGINE_LOG_ERROR && !strncmp(msg, head, strlen(head)))
+      l->gpu_lost[g]++;
+  }
+  if (level == ENGINE_LOG_ERROR)
+    snprintf(l->last_error, sizeof l->last_error, "%s", msg);
+  pthread_mutex_unlock(&l->mu);
+}
+
+/* An env (key "k" of 2^5 from `seed`) on `ngpus` stand-in GPUs (*t, which
+ * must outlive the engine) of K slots: GPU g is lost at its lose[g]-th MSM
+ * (0: never); the engine's log is recorded in LR. */
+static void lossy_init(env *v, engine_test_gpus *t, uint64_t seed, unsigned ngpus, unsigned K,
+                       const unsigned lose[FG_GPUS]) {
+  env_init(v, 5, seed, 1, false);
+  *t = fake_on(v, ngpus, K, 0);
+  for (unsigned g = 0; g < ngpus; g++) FG.lose_at[g] = lose[g];
+  v->c.test_gpus = t;
+  v->c.log = log_fn;
+  v->c.log_ctx = &LR;
+}
+
+/* A one-partition submission of the env's key that must be refused at
+ * once with UNAVAILABLE; err gets why. */
+static void submit_refused(env *v, const char *id, cuzk_err *err) {
+  const uint8_t *w[1] = {v->f.wtns};
+  size_t wl[1] = {v->f.wtns_len};
+  engine_ticket tk;
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  cuzk_status st = submit_full(v->e, id, "k", ENGINE_PRI_NORMAL, w, wl, 1, false, &tk, err);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  CHECK_MSG(st == CUZK_UNAVAILABLE, "submit %s: %s (%s), want unavailable", id,
+            cuzk_status_name(st), err->msg);
+  CHECK(t1.tv_sec - t0.tv_sec < 5); /* at once, not queued */
+  engine_result r;
+  CHECK_EQ_INT(engine_await(v->e, id, 1, &r, NULL), CUZK_NOT_FOUND);
+}
+
+/* Waits (bounded) until n backends of GPU g have been destroyed. */
+static void wait_destroys(int g, unsigned n) {
+  unsigned got = fg_wait(&FG.destroys[g], n);
+  CHECK_MSG(got >= n, "GPU %d: %u backends freed, want %u", g, got, n);
+}
+
+/* LR's count of lines announcing GPU g lost, and its last error line. */
+static unsigned lr_lost(int g, char *last, size_t n) {
+  pthread_mutex_lock(&LR.mu);
+  unsigned v = LR.gpu_lost[g];
+  if (last)
+    snprintf(last, n, "%s", LR.last_error);
+  pthread_mutex_unlock(&LR.mu);
+  return v;
+}
+
+static unsigned fg_get(const unsigned *p) {
+  pthread_mutex_lock(&FG.mu);
+  unsigned v = *p;
+  pthread_mutex_unlock(&FG.mu);
+  return v;
+}
+
+/* Job `id` ends FAILED with `want` and an error holding each of `what`. */
+static void check_failed(engine *e, const char *id, cuzk_status want, const char *const *what) {
+  engine_result r;
+  CHECK(await_state(e, id, &r) == ENGINE_JOB_FAILED);
+  CHECK_MSG(r.job_status == want, "job %s: %s, want %s (%s)", id, cuzk_status_name(r.job_status),
+            cuzk_status_name(want), r.error);
+  for (; *what; what++) CHECK_MSG(strstr(r.error, *what), "job %s: no '%s' in: %s", id, *what, r.error);
+  printf("  %s: %s\n", id, r.error);
+  engine_result_free(&r);
+}
+
+/* 2 GPUs of K = 2 slots, one partition on each slot; GPU 0's first MSM
+ * meets a sticky error.  Both of GPU 0's partitions are retried on GPU 1
+ * and the job's proofs verify; GPU 0 is FAILED with the CUDA error in the
+ * status, HTTP /status and the metrics (cuzk_gpu_up 0), logged once; both
+ * its slots freed their backends and its budget and copies are back to 0;
+ * later jobs never reach it. */
+ETEST(engine_device_lost_retried_on_other_gpu) {
+  env v;
+  engine_test_gpus t;
+  lossy_init(&v, &t, 50, 2, 2, (const unsigned[FG_GPUS]){1, 0});
+  with_hook(&v.c);
+  hook_hold("*", ENGINE_JOB_PREPARING); /* each slot takes one partition */
+  engine *e = env_start(&v);
+  submit_parts(&v, "four", 4);
+  hook_wait_held_n(4);
+  hook_release();
+  check_done_and_valid(e, "four", &v.f);
+  wait_destroys(0, 2); /* both of GPU 0's slots left and freed their backends */
+
+  engine_status s;
+  CHECK(engine_status_get(e, &s, NULL) == CUZK_OK);
+  CHECK_EQ_INT(s.gpus[0].state, ENGINE_GPU_FAILED);
+  CHECK_MSG(strstr(s.gpus[0].reason, "cudaErrorIllegalAddress"), "reason: %s", s.gpus[0].reason);
+  CHECK_EQ_INT(s.gpus[1].state, ENGINE_GPU_UP);
+  CHECK_EQ_STR(s.gpus[1].reason, "");
+  CHECK_EQ_INT(s.serving_workers, 2);
+  CHECK_EQ_INT(s.retried, 2);
+  CHECK_EQ_INT(s.completed, 1);
+  CHECK_EQ_INT(s.failed, 0);
+  CHECK_EQ_INT(s.gpus[0].vram_free, 0); /* not asked */
+  check_gpu(&s, 0, 0, 0);               /* holds dropped, copies freed */
+  check_gpu(&s, 1, device_bytes(&v.f), one_copy_bytes(&v.f));
+  char *json = http_status_json(&s);
+  CHECK(json);
+  CHECK_MSG(strstr(json, "\"state\":\"failed\",\"reason\":\"") &&
+                strstr(json, "(cudaErrorIllegalAddress)") && strstr(json, "\"state\":\"up\"") &&
+                strstr(json, "\"serving_workers\":2"),
+            "/status: %s", json);
+  free(json);
+  engine_status_free(&s);
+  const char *m[] = {"cuzk_gpu_up{device=\"gpu0\"} 0\n", "cuzk_gpu_up{device=\"gpu1\"} 1\n",
+                     "cuzk_serving_workers 2\n", "cuzk_partitions_retried_total 2\n",
+                     "cuzk_gpu_used_bytes{device=\"gpu0\"} 0\n", NULL};
+  check_metrics(e, m);
+  char last[1024];
+  CHECK_EQ_INT(lr_lost(0, last, sizeof last), 1); /* once, though both slots failed */
+  CHECK_EQ_INT(lr_lost(1, NULL, 0), 0);
+  printf("  log: %s\n", last);
+
+  /* nothing more reaches GPU 0 */
+  const unsigned msms0 = fg_get(&FG.msms[0]), after0 = fg_get(&FG.after_loss[0]);
+  const unsigned msms1 = fg_get(&FG.msms[1]);
+  submit_parts(&v, "later-a", 2);
+  submit_parts(&v, "later-b", 1);
+  submit_parts(&v, "later-c", 3);
+  check_done_and_valid(e, "later-a", &v.f);
+  check_done_and_valid(e, "later-b", &v.f);
+  check_done_and_valid(e, "later-c", &v.f);
+  CHECK_EQ_INT(fg_get(&FG.msms[0]), msms0);
+  CHECK_EQ_INT(fg_get(&FG.after_loss[0]), after0);
+  CHECK_EQ_INT(fg_get(&FG.msms[1]), msms1 + 6 * 4);
+  CHECK_EQ_INT(fg_get(&FG.destroys[0]), 2);
+  env_fini(&v);
+}
+
+/* device = AUTO on one GPU: when it is lost, the engine proves on CPU
+ * workers from then on; the job that met the loss is retried there. */
+ETEST(engine_device_lost_falls_back_to_cpu) {
+  env v;
+  engine_test_gpus t;
+  lossy_init(&v, &t, 51, 1, 1, (const unsigned[FG_GPUS]){3, 0});
+  v.c.device = ENGINE_DEVICE_AUTO;
+  v.c.cpu_workers = 2;
+  engine *e = env_start(&v);
+  engine_status s;
+  CHECK(engine_status_get(e, &s, NULL) == CUZK_OK);
+  CHECK_EQ_INT(s.cpu_workers, 0);
+  CHECK_EQ_INT(s.serving_workers, 1);
+  engine_status_free(&s);
+  engine_ticket tk;
+  submit_ok(e, "a", "k", ENGINE_PRI_NORMAL, &v.f, &tk);
+  check_done_and_valid(e, "a", &v.f);
+  wait_destroys(0, 1);
+  CHECK(engine_status_get(e, &s, NULL) == CUZK_OK);
+  CHECK_EQ_INT(s.gpus[0].state, ENGINE_GPU_FAILED);
+  CHECK_EQ_INT(s.cpu_workers, 2);
+  CHECK_EQ_INT(s.serving_workers, 2);
+  CHECK_EQ_INT(s.retried, 1);
+  check_gpu(&s, 0, 0, 0);
+  engine_status_free(&s);
+  const char *m[] = {"cuzk_gpu_up{device=\"gpu0\"} 0\n", "cuzk_serving_workers 2\n",
+                     "cuzk_workers 3\n", NULL};
+  check_metrics(e, m);
+  CHECK_EQ_INT(lr_lost(0, NULL, 0), 1);
+  const unsigned msms0 = fg_get(&FG.msms[0]);
+  submit_ok(e, "b", "k", ENGINE_PRI_NORMAL, &v.f, &tk);
+  check_done_and_valid(e, "b", &v.f);
+  CHECK_EQ_INT(fg_get(&FG.msms[0]), msms0);
+  CHECK_EQ_INT(fg_get(&FG.after_loss[0]), 0);
+  env_fini(&v);
+}
+
+/* device = GPU on one GPU: the job that meets the loss fails with
+ * DEVICE_LOST naming the GPU and the CUDA error; the job queued behind it
+ * fails UNAVAILABLE; later submissions are refused at once, saying why. */
+ETEST(engine_device_lost_no_worker_left) {
+  env v;
+  engine_test_gpus t;
+  lossy_init(&v, &t, 52, 1, 1, (const unsigned[FG_GPUS]){1, 0});
+  with_hook(&v.c);
+  engine *e = env_start(&v);
+  submit_held(&v, "first", ENGINE_JOB_PREPARING);
+  engine_ticket tk;
+  submit_ok(e, "second", "k", ENGINE_PRI_NORMAL, &v.f, &tk); /* queued behind it */
+  hook_release();
+  const char *w1[] = {"device_lost: partition 0: GPU 0 (test GPU 0) lost",
+                      "no other worker is left", "(cudaErrorIllegalAddress)", NULL};
+  check_failed(e, "first", CUZK_DEVICE_LOST, w1);
+  const char *w2[] = {"unavailable: no worker can prove", "GPU 0", "no CPU fallback", NULL};
+  check_failed(e, "second", CUZK_UNAVAILABLE, w2);
+
+  cuzk_err err = {0};
+  submit_refused(&v, "third", &err);
+  CHECK_MSG(strstr(err.msg, "no worker can prove") && strstr(err.msg, "GPU 0 (test GPU 0)") &&
+                strstr(err.msg, "cudaErrorIllegalAddress") && strstr(err.msg, "restart"),
+            "refusal: %s", err.msg);
+  printf("  third: %s\n", err.msg);
+
+  engine_status s;
+  CHECK(engine_status_get(e, &s, NULL) == CUZK_OK);
+  CHECK_EQ_INT(s.gpus[0].state, ENGINE_GPU_FAILED);
+  CHECK_EQ_INT(s.serving_workers, 0);
+  CHECK_EQ_INT(s.failed, 2);
+  CHECK_EQ_INT(s.retried, 0);
+  CHECK_EQ_INT(s.queue_used, 0); /* the witnesses were freed */
+  engine_status_free(&s);
+  const char *m[] = {"cuzk_gpu_up{device=\"gpu0\"} 0\n", "cuzk_serving_workers 0\n",
+                     "cuzk_errors_total{code=\"device_lost\"} 1\n",
+                     "cuzk_errors_total{code=\"unavailable\"} 2\n", NULL};
+  check_metrics(e, m);
+  wait_destroys(0, 1);
+  char last[1024];
+  CHECK_EQ_INT(lr_lost(0, last, sizeof last), 1);
+  CHECK_MSG(strstr(last, "no worker can prove"), "last error line: %s", last);
+  env_fini(&v);
+}
+
+/* A partition is retried once: on 2 GPUs that are both lost under it, its
+ * job fails DEVICE_LOST after the second loss, and then no worker is left. */
+ETEST(engine_device_lost_retried_once) {
+  env v;
+  engine_test_gpus t;
+  lossy_init(&v, &t, 53, 2, 1, (const unsigned[FG_GPUS]){1, 1});
+  engine *e = env_start(&v);
+  engine_ticket tk;
+  submit_ok(e, "a", "k", ENGINE_PRI_NORMAL, &v.f, &tk);
+  const char *w1[] = {"device_lost: partition 0: GPU ", "already retried once",
+                      "(cudaErrorIllegalAddress)", NULL};
+  check_failed(e, "a", CUZK_DEVICE_LOST, w1);
+  engine_status s;
+  CHECK(engine_status_get(e, &s, NULL) == CUZK_OK);
+  CHECK_EQ_INT(s.gpus[0].state, ENGINE_GPU_FAILED);
+  CHECK_EQ_INT(s.gpus[1].state, ENGINE_GPU_FAILED);
+  CHECK_EQ_INT(s.serving_workers, 0);
+  CHECK_EQ_INT(s.retried, 1);
+  engine_status_free(&s);
+  cuzk_err err = {0};
+  submit_refused(&v, "b", &err);
+  wait_destroys(0, 1);
+  wait_destroys(1, 1);
+  env_fini(&v);
+}
+
+/* The status table: DEVICE_LOST has a name and a message and goes out as
+ * gRPC UNAVAILABLE; a reply carrying its name reads back as DEVICE_LOST. */
+ETEST(engine_device_lost_status_maps) {
+  CHECK_EQ_STR(cuzk_status_name(CUZK_DEVICE_LOST), "device_lost");
+  CHECK(strstr(cuzk_status_message(CUZK_DEVICE_LOST), "GPU"));
+  CHECK_EQ_INT(rpc_status_code(CUZK_DEVICE_LOST), RPC_CODE_UNAVAILABLE);
+  CHECK_EQ_INT(rpc_status_code(CUZK_UNAVAILABLE), RPC_CODE_UNAVAILABLE);
+  CHECK_EQ_INT(rpc_status_exit(CUZK_DEVICE_LOST), 2);
+  const char *text = NULL;
+  CHECK_EQ_INT(rpc_status_from_reply(RPC_CODE_UNAVAILABLE, "device_lost: GPU 0 lost", &text),
+               CUZK_DEVICE_LOST);
+  CHECK_EQ_STR(text, "GPU 0 lost");
+  CHECK_EQ_INT(rpc_status_from_reply(RPC_CODE_UNAVAILABLE, "shutting down", NULL),
+               CUZK_UNAVAILABLE);
+  CHECK_EQ_STR(engine_gpu_state_name(ENGINE_GPU_UP), "up");
+  CHECK_EQ_STR(engine_gpu_state_name(ENGINE_GPU_FAILED), "failed");
 }
