@@ -797,9 +797,11 @@ static cuzk_status plan_alloc(cuda_ntt_plan *P, void **m, size_t bytes, const ch
     if (e != cudaSuccess) {
       *m = nullptr;
       cudaGetLastError(); /* clear it: out of memory is not sticky */
-      return cuzk_err_set(err, e == cudaErrorMemoryAllocation ? CUZK_NO_MEMORY : CUZK_INTERNAL,
-                          "cuda ntt 2^%u: cudaMalloc of %zu bytes for %s: %s", P->lg_n, bytes, what,
-                          cudaGetErrorString(e));
+      char call[96];
+      snprintf(call, sizeof call, "cuda ntt 2^%u: cudaMalloc of %zu bytes for %s", P->lg_n, bytes,
+               what);
+      /* cuda_fail's mapping, so that a lost device reads as DEVICE_LOST */
+      return cuda_fail(e, __FILE__, __LINE__, call, err);
     }
   }
   P->bytes += bytes;
