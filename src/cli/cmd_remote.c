@@ -594,15 +594,23 @@ static void print_status_table(const char *addr, const Cuzk__V1__GetStatusRespon
   fmt_bytes(b, sizeof b, r->queue_budget_bytes);
   printf(", queued witnesses %s of %s\n", a, b);
   if (r->n_gpus) {
-    printf("\n%-4s %-24s %12s %12s %7s  %s\n", "GPU", "name", "VRAM free", "VRAM total", "slots", "current job");
+    printf("\n%-4s %-24s %-6s %12s %12s %7s  %s\n", "GPU", "name", "state", "VRAM free",
+           "VRAM total", "slots", "current job");
     for (size_t i = 0; i < r->n_gpus; i++) {
       const Cuzk__V1__GPUStatus *g = r->gpus[i];
       char slots[24];
       fmt_bytes(a, sizeof a, g->vram_free_bytes);
       fmt_bytes(b, sizeof b, g->vram_total_bytes);
       snprintf(slots, sizeof slots, "%u/%u", g->busy_slots, g->slots);
-      printf("%-4u %-24.24s %12s %12s %7s  %s\n", g->ordinal, g->name, a, b, slots,
-             *g->current_job_id ? g->current_job_id : "-");
+      printf("%-4u %-24.24s %-6s %12s %12s %7s  %s\n", g->ordinal, g->name,
+             *g->state ? g->state : "?", a, b, slots, *g->current_job_id ? g->current_job_id : "-");
+    }
+    for (size_t i = 0; i < r->n_gpus; i++) { /* why a GPU is down, or has fewer slots */
+      const Cuzk__V1__GPUStatus *g = r->gpus[i];
+      if (*g->state_reason)
+        printf("GPU %u %s: %s\n", g->ordinal, g->state, g->state_reason);
+      if (*g->note)
+        printf("GPU %u: %s\n", g->ordinal, g->note);
     }
   }
   if (r->n_loaded_srs) {

@@ -449,6 +449,10 @@ static void h_status(rpc_call *c, ProtobufCMessage *m) {
     g[i].busy_slots = x->busy_slots;
     g[i].budget_bytes = x->budget;
     g[i].used_bytes = x->used;
+    g[i].resident_bytes = x->resident;
+    g[i].state = (char *)engine_gpu_state_name(x->state);
+    g[i].state_reason = (char *)x->reason;
+    g[i].note = (char *)x->note;
     gp[i] = &g[i];
   }
   uint64_t pinned = 0;

@@ -7,20 +7,105 @@
  *
  * usage: rpc_serve --listen ADDR [--circuit ID=PATH]... [--param-dir DIR]
  *                  [--cpu-workers N] [--threads N] [--max-message BYTES]
- *                  [--queue-budget BYTES] [--finished-ttl-ms MS] */
+ *                  [--queue-budget BYTES] [--finished-ttl-ms MS]
+ *                  [--test-gpus N [--lose-gpu ORDINAL]]
+ *
+ * --test-gpus N: N GPUs stood in for by CPU backends (the engine's
+ * test_gpus hook), one slot each, so that GetStatus and the GPU paths of
+ * the service are tested without a GPU; --lose-gpu: every MSM on that one
+ * fails with DEVICE_LOST, as a sticky CUDA error would. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/backend.h"
 #include "engine/engine.h"
 #include "server/rpc_server.h"
 
 static int usage(void) {
   fprintf(stderr, "usage: rpc_serve --listen ADDR [--circuit ID=PATH]... [--param-dir DIR] [--cpu-workers N]\n"
                   "                 [--threads N] [--max-message BYTES] [--queue-budget BYTES]\n"
-                  "                 [--finished-ttl-ms MS]\n");
+                  "                 [--finished-ttl-ms MS] [--test-gpus N [--lose-gpu ORDINAL]]\n");
   return 2;
+}
+
+/* ---- stand-in GPUs: a CPU backend, forwarded to, except MSMs on the lost one ---- */
+
+static int lost_gpu = -1;
+
+typedef struct {
+  backend *cpu;
+  int ordinal;
+} standin;
+
+static backend *cpu_of(backend *b) { return ((standin *)b->impl)->cpu; }
+static bool si_supports(const backend *b, cuzk_curve curve, backend_op op) {
+  const backend *c = ((const standin *)b->impl)->cpu;
+  return c->ops->supports(c, curve, op);
+}
+static cuzk_status si_zkey_ab(backend *b, bls12_381_fr *a, bls12_381_fr *bv, size_t n,
+                              const void *entries, size_t n_entries, const void *witness,
+                              size_t n_witness, cuzk_err *err) {
+  backend *c = cpu_of(b);
+  return c->ops->zkey_ab(c, a, bv, n, entries, n_entries, witness, n_witness, err);
+}
+static cuzk_status si_quotient(backend *b, void *h, bls12_381_fr *a, bls12_381_fr *bv,
+                               bls12_381_fr *cc, unsigned lg_n, cuzk_err *err) {
+  backend *c = cpu_of(b);
+  return c->ops->quotient(c, h, a, bv, cc, lg_n, err);
+}
+static cuzk_status lost(backend *b, cuzk_err *err) {
+  return cuzk_err_set(err, CUZK_DEVICE_LOST, "stand-in GPU %d: lost (rpc_serve --lose-gpu)",
+                      ((standin *)b->impl)->ordinal);
+}
+static cuzk_status si_msm_g1(backend *b, bls12_381_g1_jac *out, const msm_part *parts,
+                             size_t nparts, cuzk_err *err) {
+  backend *c = cpu_of(b);
+  if (((standin *)b->impl)->ordinal == lost_gpu)
+    return lost(b, err);
+  return c->ops->msm_g1(c, out, parts, nparts, err);
+}
+static cuzk_status si_msm_g2(backend *b, bls12_381_g2_jac *out, const msm_part *parts,
+                             size_t nparts, cuzk_err *err) {
+  backend *c = cpu_of(b);
+  if (((standin *)b->impl)->ordinal == lost_gpu)
+    return lost(b, err);
+  return c->ops->msm_g2(c, out, parts, nparts, err);
+}
+static void si_destroy(backend *b) {
+  backend_free(cpu_of(b));
+  free(b->impl);
+  free(b);
+}
+static const backend_ops standin_ops = {
+    .name = "stand-in-gpu",
+    .supports = si_supports,
+    .zkey_ab = si_zkey_ab,
+    .quotient = si_quotient,
+    .msm_g1 = si_msm_g1,
+    .msm_g2 = si_msm_g2,
+    .destroy = si_destroy,
+};
+static backend *standin_new(void *ctx, int ordinal, unsigned slot, struct backend_cuda_store *store,
+                            cuzk_err *err) {
+  (void)ctx, (void)slot, (void)store;
+  backend *b = calloc(1, sizeof *b);
+  standin *im = calloc(1, sizeof *im);
+  if (!b || !im || !(im->cpu = backend_cpu_new(1))) {
+    free(b);
+    free(im);
+    cuzk_err_set(err, CUZK_NO_MEMORY, "rpc_serve: a stand-in GPU backend");
+    return NULL;
+  }
+  im->ordinal = ordinal;
+  b->ops = &standin_ops, b->threads = 1, b->impl = im;
+  return b;
+}
+static void standin_mem(void *ctx, int ordinal, uint64_t *free_bytes, uint64_t *total_bytes) {
+  (void)ctx, (void)ordinal;
+  *total_bytes = (uint64_t)16 << 30;
+  *free_bytes = (uint64_t)15 << 30;
 }
 
 int main(int argc, char **argv) {
@@ -32,6 +117,7 @@ int main(int argc, char **argv) {
   size_t max_message = 0;
   engine_circuit *circuits = calloc((size_t)argc, sizeof *circuits);
   size_t nc = 0;
+  engine_test_gpus gpus = {.backend_new = standin_new, .mem_info = standin_mem};
   for (int i = 1; i < argc; i++) {
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!v)
@@ -57,6 +143,10 @@ int main(int argc, char **argv) {
       cfg.queue_budget_bytes = strtoull(v, NULL, 10);
     } else if (!strcmp(argv[i], "--finished-ttl-ms")) {
       cfg.finished_ttl_ms = strtoull(v, NULL, 10);
+    } else if (!strcmp(argv[i], "--test-gpus")) {
+      gpus.count = (unsigned)strtoul(v, NULL, 10);
+    } else if (!strcmp(argv[i], "--lose-gpu")) {
+      lost_gpu = atoi(v);
     } else {
       return usage();
     }
@@ -66,6 +156,11 @@ int main(int argc, char **argv) {
     return usage();
   cfg.circuits = circuits;
   cfg.ncircuits = nc;
+  if (gpus.count) {
+    cfg.device = ENGINE_DEVICE_GPU;
+    cfg.gpu_workers_per_device = 1;
+    cfg.test_gpus = &gpus;
+  }
 
   /* The signals are taken by sigwait below, in this thread only. */
   sigset_t set;

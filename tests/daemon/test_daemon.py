@@ -95,7 +95,7 @@ class Daemon:
             self.addr = "127.0.0.1:%d" % port
         else:
             self.addr = "unix://" + os.path.join(self.dir, "cuzk.sock")
-        self.cmd = daemon_cmd(self.dir, self.addr, circuits, workers, max_message)
+        self.cmd = daemon_cmd(self.dir, self.addr, circuits, workers, max_message) + list(extra)
         self.log = open(os.path.join(self.dir, "log"), "w+")
         self.p = subprocess.Popen(self.cmd, stdout=self.log, stderr=subprocess.STDOUT)
         self.max_message = max_message or 256 * MB
@@ -620,6 +620,33 @@ def status_metrics_preload_evict():
         assert_serving(cl, "after evicting its key")
         m = cl.GetMetrics(pb.GetMetricsRequest(), timeout=10).prometheus_text
         check("# TYPE" in m and 'cuzk_rpc_calls_total{method="Prove",code="OK"} 1' in m, "metrics text", m[-400:])
+
+
+@test
+def lost_gpu_keeps_serving():
+    """rpc_serve only (its stand-in GPUs, CPU backends behind the engine's
+    test hook): of two GPUs, GPU 1 fails every MSM with DEVICE_LOST.  Every
+    job still returns a proof that verifies (the partition that hit GPU 1 is
+    retried on GPU 0); GetStatus then shows GPU 1 failed, with the reason,
+    and GPU 0 up; `cuzk status` prints both."""
+    if KIND != "rpc_serve":
+        return  # cuzk-daemon has no stand-in GPUs
+    with Daemon(CIRCUITS, extra=("--test-gpus", "2", "--lose-gpu", "1")) as d:
+        cl = Client(d.channel())
+        jobs = [cl.SubmitProof(submit_req(request_id="lost-%d" % i), timeout=30).job_id for i in range(6)]
+        for j in jobs:
+            res = cl.AwaitProof(pb.AwaitProofRequest(job_id=j, timeout_ms=60000), timeout=90)
+            verify_result(res, MUL, name="lost-gpu proof")
+        st = cl.GetStatus(pb.GetStatusRequest(), timeout=10)
+        gpus = {g.ordinal: g for g in st.gpus}
+        check(sorted(gpus) == [0, 1], "two stand-in GPUs", sorted(gpus))
+        check(gpus[0].state == "up" and not gpus[0].state_reason, "GPU 0 up", gpus[0].state)
+        check(gpus[1].state == "failed" and "lost" in gpus[1].state_reason, "GPU 1 failed with its reason",
+              gpus[1].state, gpus[1].state_reason)
+        m = cl.GetMetrics(pb.GetMetricsRequest(), timeout=10).prometheus_text
+        check("cuzk_gpu_up" in m, "cuzk_gpu_up in the metrics", m[-400:])
+        r = cli("status", "--addr", d.addr, check_rc=0)
+        check("failed" in r.stdout and "lost" in r.stdout, "cuzk status shows the lost GPU", r.stdout[-600:])
 
 
 @test
