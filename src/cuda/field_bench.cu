@@ -80,22 +80,11 @@ struct field_ops_of {
   static __device__ __forceinline__ F sqr(const F &a) { return F::sqr(a); }
 };
 
-/* the lazily reduced product (field_ops.h CUDA_FOP_MUL_WIDE) */
-template <class C>
-static __device__ __forceinline__ mont<C> mul_wide(const mont<C> &a, const mont<C> &b) {
-  uint32_t t[2 * mont<C>::N];
-  mont<C>::wide_mul(a, b, t);
-  return mont<C>::redc_wide(t);
-}
-template <class F>
-static __device__ __forceinline__ fp2<F> mul_wide(const fp2<F> &a, const fp2<F> &b) {
-  return fp2<F>::mul_lazy(a, b);
-}
 template <class F>
 struct wide_ops_of {
   typedef F T;
-  static __device__ __forceinline__ F mul(const F &a, const F &b) { return mul_wide(a, b); }
-  static __device__ __forceinline__ F sqr(const F &a) { return mul_wide(a, a); }
+  static __device__ __forceinline__ F mul(const F &a, const F &b) { return F::mul_lazy(a, b); }
+  static __device__ __forceinline__ F sqr(const F &a) { return F::mul_lazy(a, a); }
 };
 
 template <class O, class T, int ILP, bool SQR>

@@ -12,24 +12,11 @@
 #include "cuda/check.cuh"
 #include "cuda/field_ops.h"
 
-/* the lazily reduced product: REDC of the 2N-word product (mont), or
- * Karatsuba with two reductions (fp2) */
-template <class C>
-static CZ_HD mont<C> mul_wide(const mont<C> &a, const mont<C> &b) {
-  uint32_t t[2 * mont<C>::N];
-  mont<C>::wide_mul(a, b, t);
-  return mont<C>::redc_wide(t);
-}
-template <class F>
-static CZ_HD fp2<F> mul_wide(const fp2<F> &a, const fp2<F> &b) {
-  return fp2<F>::mul_lazy(a, b);
-}
-
 template <class F>
 static CZ_HD F field_op(cuda_field_op op, const F &a, const F &b) {
   switch (op) {
   case CUDA_FOP_MUL_WIDE:
-    return mul_wide(a, b);
+    return F::mul_lazy(a, b);
   case CUDA_FOP_ADD:
     return F::add(a, b);
   case CUDA_FOP_SUB:

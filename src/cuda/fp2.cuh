@@ -67,21 +67,12 @@ struct fp2 {
     F::wide_mul(a.c0, b.c0, t0);
     F::wide_mul(a.c1, b.c1, t1);
     F::wide_mul(F::add_raw(a.c0, a.c1), F::add_raw(b.c0, b.c1), t2);
-    carry_chain c;
-    /* t2 -= t0 + t1 (never negative) */
-    t2[0] = c.sub_cc(t2[0], t0[0]);
-#pragma unroll
-    for (int k = 1; k < 2 * N - 1; k++) t2[k] = c.subc_cc(t2[k], t0[k]);
-    t2[2 * N - 1] = c.subc(t2[2 * N - 1], t0[2 * N - 1]);
-    t2[0] = c.sub_cc(t2[0], t1[0]);
-#pragma unroll
-    for (int k = 1; k < 2 * N - 1; k++) t2[k] = c.subc_cc(t2[k], t1[k]);
-    t2[2 * N - 1] = c.subc(t2[2 * N - 1], t1[2 * N - 1]);
+    /* t2 -= t0 + t1 (never negative: no borrow) */
+    (void)F::sub_wide(t2, t0);
+    (void)F::sub_wide(t2, t1);
     /* t0 -= t1, then + p R (p into the high half) on a borrow */
-    t0[0] = c.sub_cc(t0[0], t1[0]);
-#pragma unroll
-    for (int k = 1; k < 2 * N; k++) t0[k] = c.subc_cc(t0[k], t1[k]);
-    const uint32_t mask = c.subc(0, 0);
+    const uint32_t mask = F::sub_wide(t0, t1);
+    carry_chain c;
     t0[N] = c.add_cc(t0[N], F::modulus()[0] & mask);
 #pragma unroll
     for (int k = 1; k < N - 1; k++) t0[N + k] = c.addc_cc(t0[N + k], F::modulus()[k] & mask);

@@ -449,6 +449,24 @@ struct alignas((4 * C::N) % 16 == 0 ? 16 : 4) mont {
     return reduce_once(r);
   }
 
+  /* a b R^-1 through the lazily reduced path: redc_wide(wide_mul(a, b));
+   * equal to mul (the field tests check it; fp2::mul_lazy builds on the
+   * two halves) */
+  static CZ_HD mont mul_lazy(const mont &a, const mont &b) {
+    uint32_t t[2 * N];
+    wide_mul(a, b, t);
+    return redc_wide(t);
+  }
+
+  /* a -= b on 2N-word integers; all ones when it borrowed (a < b), else 0 */
+  static CZ_HD uint32_t sub_wide(uint32_t (&a)[2 * N], const uint32_t (&b)[2 * N]) {
+    carry_chain c;
+    a[0] = c.sub_cc(a[0], b[0]);
+#pragma unroll
+    for (int k = 1; k < 2 * N; k++) a[k] = c.subc_cc(a[k], b[k]);
+    return c.subc(0, 0);
+  }
+
   /* a + b < 2p as N words, not reduced (p < 2^(32N-1): no carry out) */
   static CZ_HD mont add_raw(const mont &a, const mont &b) {
     carry_chain c;

@@ -127,34 +127,23 @@ struct ejob {
 
 static inline elink *elink_at(ejob *j, size_t off) { return (elink *)(void *)((char *)j + off); }
 
-static inline void elist_push(elist *l, ejob *j, size_t off) {
+/* Links j before `at` (a member of l), or at the tail when at is NULL. */
+static inline void elist_insert_before(elist *l, ejob *j, ejob *at, size_t off) {
   elink *k = elink_at(j, off);
-  k->next = NULL;
-  k->prev = l->tail;
-  if (l->tail)
-    elink_at(l->tail, off)->next = j;
+  k->next = at;
+  k->prev = at ? elink_at(at, off)->prev : l->tail;
+  if (k->prev)
+    elink_at(k->prev, off)->next = j;
   else
     l->head = j;
-  l->tail = j;
+  if (at)
+    elink_at(at, off)->prev = j;
+  else
+    l->tail = j;
   l->n++;
 }
 
-/* Links j before `at` (a member of l), or at the tail when at is NULL. */
-static inline void elist_insert_before(elist *l, ejob *j, ejob *at, size_t off) {
-  if (!at) {
-    elist_push(l, j, off);
-    return;
-  }
-  elink *k = elink_at(j, off), *a = elink_at(at, off);
-  k->next = at;
-  k->prev = a->prev;
-  if (a->prev)
-    elink_at(a->prev, off)->next = j;
-  else
-    l->head = j;
-  a->prev = j;
-  l->n++;
-}
+static inline void elist_push(elist *l, ejob *j, size_t off) { elist_insert_before(l, j, NULL, off); }
 
 static inline void elist_remove(elist *l, ejob *j, size_t off) {
   elink *k = elink_at(j, off);
