@@ -10,9 +10,9 @@
 #       the whole output in $OUT/ab.log, its summary: lines tagged with the
 #       variant last
 #
-# Example (the G2 lazy Fp2 product against the default):
+# Example (the G2 Karatsuba Fp2 product against the default lazy one):
 #   bench/gpu_ab.sh stage base
-#   bench/gpu_ab.sh stage lazy -DCZ_FP2_LAZY=1
+#   bench/gpu_ab.sh stage karatsuba -DCZ_FP2_LAZY=0
 #   device run, carry ["build-pkg"]:
 #     bench/gpu_ab.sh run 2 bench_gpu_msm --g1 1 0 --g2 24 24 --acc both --reps 3
 #

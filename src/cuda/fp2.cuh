@@ -13,11 +13,13 @@
 
 #include "cuda/ptx.cuh"
 
-/* 1: Fp2 products lazily reduced (fp2::mul_lazy) and out of line on the
- * device, squares through them; 0 (the default): Karatsuba over F::mul.
- * Not measured yet on a GPU: an A/B for the next device session. */
+/* 1 (the default): Fp2 products lazily reduced (fp2::mul_lazy) and out of
+ * line on the device, squares through them; 0: Karatsuba over F::mul.
+ * Measured on the H200 (bench/RESULTS.md, 2026-12-01, A/B in one call):
+ * G2 MSM 2^24 380.5 -> 313.5 ms (XYZZ), batch-affine 371.2 -> 325.2; Fp2
+ * mul 8.57e9 -> 9.34e9/s (100 % of the IMAD ceiling); G1 unchanged. */
 #ifndef CZ_FP2_LAZY
-#define CZ_FP2_LAZY 0
+#define CZ_FP2_LAZY 1
 #endif
 
 template <class F>

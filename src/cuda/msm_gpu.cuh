@@ -96,8 +96,9 @@
  * Fp multiplication of mont.cuh; 622 ms before): accumulation 347 ms (805M
  * mixed additions, 0.43 ns each: 23.2e9 Fp mul/s, 86 % of the field
  * benchmark's 26.9e9; Nsight Compute: SM throughput 89 %), reduction 32,
- * sort 17, merges 9, keys 8.  G2 2^24 (390 ms): accumulation 327,
- * reduction 29, merges 24.
+ * sort 17, merges 9, keys 8.  G2 2^24 (313 ms with the lazily reduced Fp2
+ * product of fp2.cuh; 381 before): accumulation 269, reduction 23,
+ * merges 12.
  * Batch-affine (3'): measured on the H200 (2026-12-01, bench/RESULTS.md):
  * exact, but G1 2^26 616 ms against XYZZ's 620 (tree rounds 472 ms against
  * the 280 modelled below), 2^27 1,127 against 1,152, G2 2^24 806 against
