@@ -15,7 +15,9 @@
  *   ec_xyzz  (X, Y, ZZ, ZZZ): x = X/ZZ, y = Y/ZZZ, ZZ^3 = ZZZ^2; infinity
  *            has ZZ = 0, and all-zero bytes are infinity (buckets are
  *            cleared with a memset).
- * Costs in multiplications M and squarings S of F (S = M for now). */
+ * Costs in multiplications M and squarings S of F (S = M for now).  The
+ * Y3 = A B - C D of each formula is F::mul_sub (mont.cuh: one reduction
+ * for the two products where the field does it lazily). */
 #ifndef CUZK_CUDA_EC_CUH
 #define CUZK_CUDA_EC_CUH
 
@@ -89,7 +91,7 @@ struct ec_xyzz {
     const F m = F::add(F::dbl(x2), x2);
     ec_xyzz r;
     r.x = F::sub(F::sub(F::sqr(m), s), s);
-    r.y = F::sub(F::mul(m, F::sub(s, r.x)), F::mul(w, p.y));
+    r.y = F::mul_sub(m, F::sub(s, r.x), w, p.y);
     r.zz = F::mul(v, p.zz);
     r.zzz = F::mul(w, p.zzz);
     return r;
@@ -116,7 +118,7 @@ struct ec_xyzz {
     const F qq = F::mul(p.x, pp2);
     ec_xyzz r;
     r.x = F::sub(F::sub(F::sub(F::sqr(rr), ppp), qq), qq);
-    r.y = F::sub(F::mul(rr, F::sub(qq, r.x)), F::mul(p.y, ppp));
+    r.y = F::mul_sub(rr, F::sub(qq, r.x), p.y, ppp);
     r.zz = F::mul(p.zz, pp2);
     r.zzz = F::mul(p.zzz, ppp);
     return r;
@@ -144,7 +146,7 @@ struct ec_xyzz {
     const F qq = F::mul(u1, pp2);
     ec_xyzz r;
     r.x = F::sub(F::sub(F::sub(F::sqr(rr), ppp), qq), qq);
-    r.y = F::sub(F::mul(rr, F::sub(qq, r.x)), F::mul(s1, ppp));
+    r.y = F::mul_sub(rr, F::sub(qq, r.x), s1, ppp);
     r.zz = F::mul(F::mul(p.zz, q.zz), pp2);
     r.zzz = F::mul(F::mul(p.zzz, q.zzz), ppp);
     return r;

@@ -81,6 +81,10 @@ struct fp2 {
     t0[2 * N - 1] = c.addc(t0[2 * N - 1], F::modulus()[N - 1] & mask);
     return {F::redc_wide(t0), F::redc_wide(t2)};
   }
+  /* a b - c d (ec.cuh's Y3): two products and a subtraction. */
+  static CZ_HD fp2 mul_sub(const fp2 &a, const fp2 &b, const fp2 &c, const fp2 &d) {
+    return sub(mul(a, b), mul(c, d));
+  }
   /* (a0 + a1 u)^2 = (a0 + a1)(a0 - a1) + 2 a0 a1 u.  2M + 3A. */
   static CZ_HD fp2 sqr(const fp2 &a) {
 #if CZ_FP2_LAZY

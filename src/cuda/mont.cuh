@@ -48,6 +48,13 @@
 #ifndef CZ_MONT_CALL_N
 #define CZ_MONT_CALL_N 12
 #endif
+/* mont::mul_sub on the device: 1 (the default) = lazily reduced, one
+ * more out-of-line body; 0 = mul, mul, sub.  Measured on the H200
+ * (bench/RESULTS.md, 2026-12-01, A/B in one call): G1 MSM 2^26 414.0 ->
+ * 393.3 ms (accumulation 347.0 -> 327.4), 2^27 771.3 -> 731.8 ms. */
+#ifndef CZ_MONT_MUL_SUB
+#define CZ_MONT_MUL_SUB 1
+#endif
 
 /* N 32-bit words as a literal type, so that constants can be computed at
  * compile time and placed in device code as immediates. */
@@ -456,6 +463,49 @@ struct alignas((4 * C::N) % 16 == 0 ? 16 : 4) mont {
     uint32_t t[2 * N];
     wide_mul(a, b, t);
     return redc_wide(t);
+  }
+
+  /* (a b - c d) R^-1 mod p with one reduction instead of two: T = a b - c d
+   * on 2N words, + p R (p into the high half) when it borrowed, then
+   * redc_wide.  Its input is below p R: a b - c d < p^2 < p R when
+   * non-negative, and in (p R - p^2, p R) when p R was added.  Used for
+   * the Y3 = R (Q - X3) - Y1 PPP of ec.cuh's XYZZ formulas: 9.5 instead of
+   * 10 multiplications' work per mixed addition.  On the host it is always
+   * this path (so CI's emulated MSM tests run it); on the device
+   * CZ_MONT_MUL_SUB = 1 makes it one more out-of-line body (mul_sub_call;
+   * unlike a dedicated squaring, measured slower, it does not thrash the
+   * instruction cache: one call per addition), 0 keeps two calls of mul
+   * and a subtraction. */
+  static CZ_HD mont mul_sub(const mont &a, const mont &b, const mont &c, const mont &d) {
+#ifdef __CUDA_ARCH__
+#if CZ_MONT_MUL_SUB
+    if (N >= CZ_MONT_CALL_N)
+      return mul_sub_call(a, b, c, d);
+    return mul_sub_lazy(a, b, c, d);
+#else
+    return sub(mul(a, b), mul(c, d));
+#endif
+#else
+    return mul_sub_lazy(a, b, c, d);
+#endif
+  }
+#if defined(__CUDA_ARCH__) && CZ_MONT_MUL_SUB
+  static __device__ __noinline__ mont mul_sub_call(const mont a, const mont b, const mont c,
+                                                   const mont d) {
+    return mul_sub_lazy(a, b, c, d);
+  }
+#endif
+  static CZ_HD mont mul_sub_lazy(const mont &a, const mont &b, const mont &c, const mont &d) {
+    uint32_t t0[2 * N], t1[2 * N];
+    wide_mul(a, b, t0);
+    wide_mul(c, d, t1);
+    const uint32_t mask = sub_wide(t0, t1);
+    carry_chain k;
+    t0[N] = k.add_cc(t0[N], C::p()[0] & mask);
+#pragma unroll
+    for (int i = 1; i < N - 1; i++) t0[N + i] = k.addc_cc(t0[N + i], C::p()[i] & mask);
+    t0[2 * N - 1] = k.addc(t0[2 * N - 1], C::p()[N - 1] & mask);
+    return redc_wide(t0);
   }
 
   /* a -= b on 2N-word integers; all ones when it borrowed (a < b), else 0 */
