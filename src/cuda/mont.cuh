@@ -56,6 +56,16 @@
 #define CZ_MONT_MUL_SUB 1
 #endif
 
+/* See mont::add_mp_p1: 1 (the default) multiplies moduli whose low 32-bit
+ * limbs are 1 and 2^32 - 1 (BLS12-381 r) through the reduction without the
+ * m, m p[0] and m p[1] products; 0 keeps the generic CIOS for every field.
+ * Measured on the H200 (bench/RESULTS.md, 2026-12-01, A/B in one call):
+ * Fr mul 51.40e9 -> 55.43e9/s, NTT 2^27 forward 44.9 -> 40.5 ms, the
+ * quotient step 278.8 -> 248.3 ms. */
+#ifndef CZ_MONT_P1
+#define CZ_MONT_P1 1
+#endif
+
 /* N 32-bit words as a literal type, so that constants can be computed at
  * compile time and placed in device code as immediates. */
 template <int N>
@@ -255,6 +265,18 @@ struct alignas((4 * C::N) % 16 == 0 ? 16 : 4) mont {
    * and hi, fused in pairs), about 3N carry words, N m's, N for the final
    * sum and 2N for the subtraction: N = 12 (Fp) about 650. */
   static CZ_HD mont mul_eo(const mont &x, const mont &y) {
+    return mul_cios<CZ_MONT_P1 != 0 && p1_form>(x, y);
+  }
+  /* mul_eo with the p[0] = 1 reduction of add_mp_p1 whatever CZ_MONT_P1
+   * says (the field tests check it in every build: CUDA_FOP_MUL_P1) */
+  static CZ_HD mont mul_p1(const mont &x, const mont &y) {
+    static_assert(p1_form, "mul_p1: the modulus's low words must be 1, 2^32 - 1");
+    return mul_cios<true>(x, y);
+  }
+
+  /* The CIOS loop; P1: reduce with add_mp_p1 (p1_form moduli only). */
+  template <bool P1>
+  static CZ_HD mont mul_cios(const mont &x, const mont &y) {
     const uint32_t *a = x.l, *b = y.l;
     uint32_t X[N + 1], Y[N], z = 0;
     carry_chain c;
@@ -290,14 +312,87 @@ struct alignas((4 * C::N) % 16 == 0 ? 16 : 4) mont {
         X[N] = c.addc(0, 0);
       }
       /* t += m p */
-      const uint32_t m = X[0] * C::n0;
-      add_mp_even(c, X, m);
-      add_mp_odd(c, Y, m, false);
+      if constexpr (P1) {
+        add_mp_p1(c, X, Y);
+      } else {
+        const uint32_t m = X[0] * C::n0;
+        add_mp_even(c, X, m);
+        add_mp_odd(c, Y, m, false);
+      }
       shift_word(X, Y, z);
     }
     uint32_t r[N];
     fold(c, X, Y, z, r);
     return reduce_once(r);
+  }
+
+  /* p1_form: p = 1 + (2^32 - 1) 2^32 + 2^64 p', i.e. 32-bit limbs p[0] = 1
+   * and p[1] = 2^32 - 1 (BLS12-381 r = 0x73ed...ffffffff00000001; not
+   * BLS12-381 p, not BN254).  Then n0 = -p^-1 = 2^32 - 1 and, with t0 = X[0]
+   * the low word of t:
+   *
+   *   m = t0 n0 mod 2^32 = -t0 mod 2^32    (no multiply)
+   *   m p[0] + t0 = m + t0 = 2^32 c,       c = (t0 != 0): the low word
+   *                                        vanishes, its carry is c
+   *   m p[1] = m 2^32 - m:  lo = -m mod 2^32 = t0,
+   *                         hi = m - c     (m = 0 iff c = 0)
+   *
+   * so positions 0..2 of m p + t0 need no product: position 1 gets t0 + c,
+   * position 2 gets h = m - c, and only p[2..N-1] are multiplied: 2N - 4 of
+   * the 2N + 1 multiply-adds of a round remain (N = 8: 12 of 17 IMADs,
+   * 224 instead of 264 per product).  t + m p is the very integer of
+   * add_mp_even + add_mp_odd, so mul_eo's bounds hold as they are; only the
+   * split differs: c goes into Y[0] (position 1) instead of X[1], and X[0]
+   * keeps t0 -- its true value t0 + m = 2^32 c is the c now in Y, and
+   * shift_word drops X[0].  Y's chain still carries nothing out: 2^32 Y is
+   * at most the whole sum, below 2^(32N+32), and X, the other part, is not
+   * negative.
+   *
+   *   Y[0] += t0 + c, Y[1] += h, Y[2..] += m p_odd (p[3], p[5], ...)
+   *   X[2..N] += m p_even (p[2], p[4], ...)   (X[1] untouched)
+   *
+   * The two chains are independent (the even one starts fresh at X[2]),
+   * and each stays pair-aligned as in add_mp_even/odd.
+   *
+   * SASS (CUDA 13.0, sm_90; one inlined Fr mul in a kernel of its own,
+   * 440 -> 408 instructions): ptxas already folds the generic path's
+   * m = t0 * (2^32 - 1) into a negation and m p[0], m p[1] into two
+   * IMAD.HI a round, but then rewrites each m p[j] as t0 (-p[j]), whose lo
+   * and hi halves no longer share operands: the reduction stays split into
+   * IMAD.X + IMAD.HI.U32.X pairs (48 + 48) instead of IMAD.WIDE.U32.X.
+   * Here m comes out of a carry chain, and the 40 remaining m p[j] fuse
+   * into IMAD.WIDE.U32.X.  In the NTT pass kernel (ntt_pass_kernel<2,
+   * DIF, capped>, 25 Fr products) 7160 -> 6376 instructions, IMAD-pipe
+   * instructions 4924 -> 3088, spills 120 -> 60 bytes. */
+  static constexpr bool p1_form = C::n0 == 0xffffffffu && C::p()[1] == 0xffffffffu;
+
+  static CZ_HD void add_mp_p1(carry_chain &c, uint32_t (&X)[N + 1], uint32_t (&Y)[N]) {
+    static_assert(N >= 4, "add_mp_p1: p[2] and p[3] are multiplied");
+    const uint32_t t0 = X[0];
+    /* the borrow of 0 - t0 is c; subc takes it as a borrow: h = m - c.
+     * (add_cc's carry into subc would not do: ptxas maps PTX's CF to the
+     * hardware carry, which for a subtraction is the inverted borrow, so
+     * that mix computed m - 1 + c in SASS; sub.cc -> subc is exact) */
+    const uint32_t m = c.sub_cc(0, t0);
+    const uint32_t h = c.subc(m, 0);
+    (void)c.add_cc(t0, m); /* = 0; CF = c again, for position 1 */
+    Y[0] = c.addc_cc(Y[0], t0);      /* + t0 + c */
+    Y[1] = c.addc_cc(Y[1], h);
+#pragma unroll
+    for (int j = 3; j < N - 1; j += 2) {
+      Y[j - 1] = c.madc_lo_cc(m, C::p()[j], Y[j - 1]);
+      Y[j] = c.madc_hi_cc(m, C::p()[j], Y[j]);
+    }
+    Y[N - 2] = c.madc_lo_cc(m, C::p()[N - 1], Y[N - 2]);
+    Y[N - 1] = c.madc_hi(m, C::p()[N - 1], Y[N - 1]);
+    X[2] = c.mad_lo_cc(m, C::p()[2], X[2]);
+    X[3] = c.madc_hi_cc(m, C::p()[2], X[3]);
+#pragma unroll
+    for (int j = 4; j < N; j += 2) {
+      X[j] = c.madc_lo_cc(m, C::p()[j], X[j]);
+      X[j + 1] = c.madc_hi_cc(m, C::p()[j], X[j + 1]);
+    }
+    X[N] = c.addc(X[N], 0);
   }
 
   /* mul_eo's and redc_wide's pieces, on t = X + 2^32 Y + z (see mul_eo).

@@ -16,19 +16,58 @@ extern "C" {
 #include "base/par.h"
 }
 
+/* Variable window widths (1, the default): the windows split SCALAR_BITS
+ * equally (floor / ceil widths, geo_split) and the plan picks their count
+ * by the real bucket count; 0: uniform c-bit windows (nwin c >= 255, up to
+ * 264 bits at c = 22).  Also what opts.c means: the widest window, with
+ * nwin_of(c) windows split equally (1) or uniform (0).  A compile-time
+ * switch for the H200 A/B (bench/gpu_ab.sh stage NAME -DCZ_MSM_VARWIN=0). */
+#ifndef CZ_MSM_VARWIN
+#define CZ_MSM_VARWIN 1
+#endif
+
 namespace msmg {
 
-unsigned nwin_of(unsigned c) { return (SCALAR_BITS + c - 1) / c; }
+/* The widest window the plan chooses by itself (C_MAX only when forced). */
+constexpr unsigned C_AUTO_MAX = 22;
 
-unsigned c_auto(size_t n) {
-  unsigned best = C_MIN;
-  double best_cost = 0;
-  for (unsigned c = C_MIN; c <= 22; c++) {
-    const double cost = nwin_of(c) * ((double)n + 3.0 * (double)(1u << (c - 1)) + 65536.0);
-    if (c == C_MIN || cost < best_cost)
-      best = c, best_cost = cost;
+unsigned nwin_of(unsigned c) { return (SCALAR_BITS + c - 1) / c; }
+wgeo geo_uniform(unsigned c) { return wgeo{nwin_of(c), 0, c}; }
+wgeo geo_split(unsigned nwin) {
+  const unsigned cl = SCALAR_BITS / nwin, nh = SCALAR_BITS % nwin;
+  return wgeo{nwin, nh, cl};
+}
+
+/* The tuning notes' cost: nwin (n + 2^16) mixed additions and launch
+ * overheads, 3 per bucket for the reduction. */
+static double geo_cost(const wgeo &g, size_t n) {
+  return g.nwin * ((double)n + 65536.0) + 3.0 * (double)g.buckets();
+}
+
+wgeo geo_auto(size_t n) {
+  wgeo best = geo_uniform(C_MIN);
+  double best_cost = -1;
+#if CZ_MSM_VARWIN
+  for (unsigned w = nwin_of(C_AUTO_MAX); w <= SCALAR_BITS / C_MIN; w++) {
+    const wgeo g = geo_split(w);
+#else
+  for (unsigned c = C_MIN; c <= C_AUTO_MAX; c++) {
+    const wgeo g = geo_uniform(c);
+#endif
+    const double cost = geo_cost(g, n);
+    if (best_cost < 0 || cost < best_cost)
+      best = g, best_cost = cost;
   }
   return best;
+}
+
+/* The windows opts.c = c asks for (see CZ_MSM_VARWIN). */
+static wgeo geo_of_c(unsigned c) {
+#if CZ_MSM_VARWIN
+  return geo_split(nwin_of(c));
+#else
+  return geo_uniform(c);
+#endif
 }
 
 uint32_t pow2_floor(size_t x) {
@@ -54,9 +93,16 @@ caps caps_for(size_t n_max) {
   caps k;
   k.n_max = n_max;
   k.items = std::max(n_max, std::min(GROUP_ITEMS, (size_t)NWIN_MAX * n_max));
+  /* every plan up to the widest window the plan takes at n_max (no
+   * smaller n takes a wider one: the cheapest window count falls as n
+   * grows): opts.c up to it, and any equal split no wider */
+  const unsigned cmax = geo_auto(n_max).widest();
   k.buckets = 0;
-  for (unsigned c = C_MIN; c <= c_auto(n_max); c++)
-    k.buckets = std::max(k.buckets, (size_t)nwin_of(c) << (c - 1));
+  for (unsigned c = C_MIN; c <= cmax; c++)
+    k.buckets = std::max(k.buckets, geo_of_c(c).buckets());
+  for (unsigned w = nwin_of(cmax); w <= SCALAR_BITS / C_MIN; w++)
+    if (geo_split(w).widest() <= cmax)
+      k.buckets = std::max(k.buckets, geo_split(w).buckets());
   /* 2 ceil(x / chunk_auto(x)) over x <= items: chunk_auto is a step
    * function, so the largest counts are at items and just below each step;
    * small contexts (tests) also take chunk = 1 */
@@ -69,7 +115,9 @@ caps caps_for(size_t n_max) {
   if (k.items <= (1u << 16))
     k.part0 = 2 * k.items;
   k.part1 = 2 * ceil_div(k.part0, 4) + 2;
-  k.segs0 = std::min<size_t>(RED_THREADS, k.buckets);
+  /* the reduction's rows have the widest window's segments (reduce_fn):
+   * up to twice the threads of the buckets' own count (plan_for) */
+  k.segs0 = 2 * std::min<size_t>(RED_THREADS, k.buckets);
   k.segs1 = k.segs0 / SUM_FANIN + NWIN_MAX;
   /* batch-affine: k >= 1 pairs per thread in small contexts (tests), >= 4
    * above (the block trees' memory is 2 field elements per k pairs) */
@@ -93,16 +141,33 @@ static unsigned ba_rounds_auto(size_t n, unsigned c) {
 
 cuzk_status plan_for(plan *p, size_t n, const msm_gpu_opts *o, const caps &k, unsigned flags,
                      cuzk_err *err) {
-  p->c = o && o->c ? o->c : c_auto(n);
-  if (p->c < C_MIN || p->c > C_MAX)
-    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "msm_gpu: window of %u bits (%u..%u)", p->c,
+  const unsigned oc = o ? o->c : 0, onw = o ? o->nwin : 0;
+  if (oc && (oc < C_MIN || oc > C_MAX))
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "msm_gpu: window of %u bits (%u..%u)", oc,
                         C_MIN, C_MAX);
-  p->nwin = nwin_of(p->c);
-  p->nb = 1u << (p->c - 1);
-  if ((size_t)p->nwin * p->nb > k.buckets)
+  if (onw && (onw < nwin_of(C_MAX) || onw > NWIN_MAX))
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "msm_gpu: %u windows (%u..%u)", onw,
+                        nwin_of(C_MAX), NWIN_MAX);
+  if (oc && onw) { /* uniform, as asked */
+    if (oc * onw < SCALAR_BITS || oc * (onw - 1) >= SCALAR_BITS)
+      return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "msm_gpu: %u windows of %u bits for "
+                          "%u-bit scalars", onw, oc, SCALAR_BITS);
+    p->geo = wgeo{onw, 0, oc};
+  } else if (onw) {
+    if (onw > SCALAR_BITS / C_MIN)
+      return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "msm_gpu: %u windows split %u bits",
+                          onw, SCALAR_BITS);
+    p->geo = geo_split(onw);
+  } else {
+    p->geo = oc ? geo_of_c(oc) : geo_auto(n);
+  }
+  const wgeo &geo = p->geo;
+  p->c = geo.widest();
+  p->nwin = geo.nwin;
+  if (geo.buckets() > k.buckets)
     return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
-                        "msm_gpu: %u-bit windows need %zu buckets, the context has %zu", p->c,
-                        (size_t)p->nwin * p->nb, k.buckets);
+                        "msm_gpu: %u windows of %u..%u bits need %zu buckets, the context has "
+                        "%zu", geo.nwin, geo.cl, p->c, geo.buckets(), k.buckets);
   p->g = o && o->group ? std::min(o->group, p->nwin)
                        : (unsigned)std::min<size_t>(
                              p->nwin, std::max<size_t>(1, std::min(GROUP_ITEMS, k.items) / n));
@@ -119,10 +184,14 @@ cuzk_status plan_for(plan *p, size_t n, const msm_gpu_opts *o, const caps &k, un
     return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
                         "msm_gpu: chunk %u over %zu items needs more partial sums than the "
                         "context has (%zu)", p->chunk, items, k.part0);
-  const size_t total = (size_t)p->nwin * p->nb;
-  p->len = std::min<uint32_t>(p->nb, std::max<uint32_t>(std::min<uint32_t>(p->nb, 8),
+  /* segments of len buckets, ~RED_THREADS of them over all buckets; len
+   * divides every window's count, the narrow windows leave the last half
+   * of their rows idle (reduce_fn) */
+  const size_t total = geo.buckets();
+  const uint32_t nb_lo = geo.nb(geo.nwin - 1);
+  p->len = std::min<uint32_t>(nb_lo, std::max<uint32_t>(std::min<uint32_t>(nb_lo, 8),
                                                         pow2_ceil(ceil_div(total, RED_THREADS))));
-  p->S = p->nb / p->len;
+  p->S = geo.nb(0) / p->len;
   if ((size_t)p->nwin * p->S > k.segs0 ||
       (size_t)p->nwin * ceil_div(p->S, SUM_FANIN) > k.segs1)
     return cuzk_err_set(err, CUZK_INTERNAL, "msm_gpu: reduction segments over capacity");
@@ -332,7 +401,7 @@ cuzk_status prof_collect(msm_gpu *ctx, cuzk_err *err) {
 
 void CUDART_CB finish_cb(void *p) {
   msm_gpu *ctx = (msm_gpu *)p;
-  msm_gpu_finish(ctx->group, ctx->job_out, ctx->win_host, ctx->job_nwin, ctx->job_c,
+  msm_gpu_finish(ctx->group, ctx->job_out, ctx->win_host, ctx->job_nwin, ctx->job_nh, ctx->job_cl,
                  ctx->job_ones ? (const uint8_t *)ctx->win_host + NWIN_MAX * ctx->psize : nullptr);
 }
 

@@ -4,18 +4,26 @@
  * over the point type, G1 = ec_xyzz<Fp>, G2 = ec_xyzz<Fp2>.
  *
  * DESIGN
- *   Scalars are read mod r and folded to s <= (r-1)/2 (s -> r - s, point
- *   negated), then cut into nwin windows of c bits recoded as signed digits
- *   |d| <= 2^(c-1): exactly the CPU MSM's recoding (msm_internal.h,
- *   msm_digit), so bucket k of window w holds the same points on both
- *   sides.  A run is a fixed sequence of launches on one stream:
+ *   Scalars are read mod r and folded to s <= (r-1)/2 < 2^254 (s -> r - s,
+ *   point negated), then cut into nwin windows recoded as signed digits
+ *   |d| <= 2^(c_w-1), window w of c_w bits at bit offset o_w (wgeo): the
+ *   CPU MSM's recoding (msm_internal.h, msm_digit) generalised to windows
+ *   of two widths, floor and ceil(255 / nwin) bits, the wider first, that
+ *   tile exactly the 255 bits the recoding needs (the borrow out of bit 254
+ *   is zero): 12 windows at 2^26 are 3 of 22 bits and 9 of 21, 15 x 2^20
+ *   buckets instead of the 12 x 2^21 of uniform 22-bit windows (264 bits).
+ *   CZ_MSM_VARWIN=0 (msm_gpu.cu) keeps uniform c-bit windows, the CPU's
+ *   exactly.  A run is a fixed sequence of launches on one stream:
  *
  *   1. keys (per group of g windows): one thread per point reads its scalar
- *      once and writes, for each window of the group, the key
- *      (window-in-group << c) | bucket, bucket = |d| - 1, or the window's
- *      sentinel bucket 2^(c-1) for d = 0, and the value (point index, sign).
- *   2. sort: CUB radix sort of the group's g n (key, value) pairs on the key
- *      bits.  Each key's points are now one contiguous block.
+ *      once and writes, for each window of the group, the key: the bucket's
+ *      index within the group's buckets (the windows' 2^(c_w-1) buckets
+ *      back to back, bucket |d| - 1), or the group's bucket count, a
+ *      sentinel above every bucket, for d = 0; and the value (point index,
+ *      sign).
+ *   2. sort: CUB radix sort of the group's g n (key, value) pairs on the
+ *      bits of the sentinel.  Each key's points are now one contiguous
+ *      block.
  *   3. accumulate: the sorted list is cut into fixed chunks of `chunk`
  *      entries, one thread each, whatever the bucket sizes: a thread adds
  *      its entries into XYZZ sums run by run (mixed additions, 8M + 2S);
@@ -55,10 +63,11 @@
  *      `len` buckets, one thread each (2 XYZZ additions per bucket); a
  *      segment starting at bucket j len contributes T + (j len) U, with T
  *      its running-sum total and U its plain sum ([j len] U by
- *      double-and-add).  Then a tree of 16-way sums gives one point per
- *      window.
+ *      double-and-add).  Every window has the widest one's count of
+ *      segments, a narrow window's second half idle (infinity), so a tree
+ *      of 16-way sums over rows of one length gives one point per window.
  *   5. the window sums go to pinned host memory, and a host callback on the
- *      stream computes sum_w 2^(c w) W_w (Horner, msm_gpu_host.c) into the
+ *      stream computes sum_w 2^(o_w) W_w (Horner, msm_gpu_host.c) into the
  *      caller's point.
  *   Every kernel is a functor whose operator() is __host__ __device__ and
  *   is launched by one generic kernel; the emulated mode (MSM_GPU_EMULATE)
@@ -80,11 +89,31 @@
  *
  * Tuning constants and why (measured on the H200, bench_gpu_msm --sweep,
  * 2026-11-30):
- *   window c: minimises nwin (n + 3 2^(c-1) + 2^16) (mixed additions,
- *     reduction additions weighted 3 for 2 XYZZ additions of 1.4x the cost,
- *     a per-window launch overhead); c = 16 at 2^20, 20 at 2^24, 22 at 2^26.
- *     G1 2^26 at c = 19, 20, 21, 22: 671, 637, 642, 620 ms; G2 2^24 at
- *     c = 18, 19, 20, 21: 788, 756, 735, 803 ms (chunk 256).
+ *   windows: minimise nwin (n + 2^16) + 3 B (mixed additions, reduction
+ *     additions weighted 3 per bucket for 2 XYZZ additions of 1.4x the
+ *     cost, a per-window launch overhead), B = the buckets of all windows,
+ *     over equal splits of 12..127 windows (widest <= 22 bits; uniform
+ *     c-bit windows, B = nwin 2^(c-1), with CZ_MSM_VARWIN=0).  The model
+ *     predicted the uniform sweep to within 0.5 %: G1 2^26 at c = 19, 20,
+ *     21, 22: 671, 637, 642, 620 ms; G2 2^24 at c = 18, 19, 20, 21: 788,
+ *     756, 735, 803 ms (chunk 256).  Its choices (G1 and G2 alike;
+ *     windows x bits, buckets of all windows):
+ *       n      uniform (before)      equal split (CZ_MSM_VARWIN=1)
+ *       2^16   20 x 13      82K      8 x 14 + 11 x 13   111K
+ *       2^17   20 x 13      82K      3 x 15 + 15 x 14   172K
+ *       2^18   17 x 15     279K      17 x 15            279K
+ *       2^19   17 x 15     279K      17 x 15            279K
+ *       2^20   16 x 16     524K      15 x 16 + 1 x 15   508K
+ *       2^21   15 x 17     983K      15 x 17            983K
+ *       2^22   15 x 17     983K      3 x 19 + 11 x 18   2.23M
+ *       2^23   14 x 19    3.67M      3 x 19 + 11 x 18   2.23M
+ *       2^24   13 x 20    6.82M      8 x 20 + 5 x 19    5.51M
+ *       2^25   13 x 20    6.82M      3 x 22 + 9 x 21    15.7M
+ *       2^26   12 x 22    25.2M      3 x 22 + 9 x 21    15.7M
+ *       2^27   12 x 22    25.2M      3 x 22 + 9 x 21    15.7M
+ *     Fewer buckets also mean more mixed additions (a bucket's first point
+ *     is a copy): at 2^26 the reduction's 2 x 9.4M fewer XYZZ additions
+ *     against 9.4M more mixed ones, about -8 ms of 414 (not yet measured).
  *   chunk: items / 2^18 in [4, 256], so that a launch has >= 2^18 threads
  *     (G1: 128 registers, 16 warps per SM; 2^18 threads are ~6 waves) and
  *     merges add about 2.8 / chunk of the mixed additions' cost.  G1 2^26,
@@ -92,13 +121,13 @@
  *     786 / 745 / 735 ms.
  *   group: windows are sorted and accumulated together up to 2^25 items, so
  *     that small n still fills the GPU.
- * Where the time goes (G1 2^26, 414 ms since the pair-aligned, out-of-line
- * Fp multiplication of mont.cuh; 622 ms before): accumulation 347 ms (805M
- * mixed additions, 0.43 ns each: 23.2e9 Fp mul/s, 86 % of the field
- * benchmark's 26.9e9; Nsight Compute: SM throughput 89 %), reduction 32,
- * sort 17, merges 9, keys 8.  G2 2^24 (313 ms with the lazily reduced Fp2
- * product of fp2.cuh; 381 before): accumulation 269, reduction 23,
- * merges 12.
+ * Where the time goes (G1 2^26, 383 ms on the H200, bench/RESULTS.md
+ * 2026-12-01; 622 ms before the pair-aligned, out-of-line Fp products of
+ * mont.cuh, 414 before mont::mul_sub and the variable window widths):
+ * accumulation 327 ms (805M mixed additions, 0.41 ns each), reduction 21
+ * (15.7M buckets: 3 x 22 + 9 x 21 bits; 32 ms with 12 x 22), sort 17,
+ * merges 8, keys 8.  G2 2^24 (313 ms with the lazily reduced Fp2 product
+ * of fp2.cuh; 381 before): accumulation 269, reduction 23, merges 11.
  * Batch-affine (3'): measured on the H200 (2026-12-01, bench/RESULTS.md):
  * exact, but G1 2^26 616 ms against XYZZ's 620 (tree rounds 472 ms against
  * the 280 modelled below), 2^27 1,127 against 1,152, G2 2^24 806 against
@@ -220,16 +249,20 @@ CZ_HD uint64_t limb_at(const uint64_t s[4], unsigned i) {
   return i == 0 ? s[0] : i == 1 ? s[1] : i == 2 ? s[2] : i == 3 ? s[3] : 0;
 }
 
-/* Signed digit of window w, as msm_digit (msm_internal.h): with the c+1
- * bits v = s[cw-1 .. cw+c-1] (the lowest borrowed from the window below,
- * zero for w = 0), d = (v + 1)/2 - v_c 2^c; returns |d| with NEG_BIT set
- * when d, negated once more if neg, is negative. */
-CZ_HD uint32_t scalar_digit(const uint64_t s[4], unsigned w, unsigned c, unsigned neg) {
+/* Signed digit of the c-bit window at bit offset off, as msm_digit
+ * (msm_internal.h) for uniform windows: with the c+1 bits
+ * v = s[off-1 .. off+c-1] (the lowest borrowed from the window below, zero
+ * for off = 0), d = (v + 1)/2 - v_c 2^c, so |d| <= 2^(c-1); returns |d|
+ * with NEG_BIT set when d, negated once more if neg, is negative.  Over
+ * windows that tile [0, T): sum_w d_w 2^(off_w) = s - s_(T-1) 2^T, the
+ * borrows telescoping, whatever the widths: s < 2^(T-1) is all it needs
+ * (T >= SCALAR_BITS). */
+CZ_HD uint32_t scalar_digit(const uint64_t s[4], unsigned off, unsigned c, unsigned neg) {
   uint64_t v;
-  if (w == 0) {
+  if (off == 0) {
     v = s[0] << 1;
   } else {
-    const unsigned pos = c * w - 1, li = pos / 64, sh = pos % 64;
+    const unsigned pos = off - 1, li = pos / 64, sh = pos % 64;
     v = limb_at(s, li) >> sh;
     if (sh)
       v |= limb_at(s, li + 1) << (64 - sh);
@@ -250,25 +283,52 @@ CZ_HD unsigned scalar_class(const uint8_t *scalars, uint32_t j) {
   return (unsigned)s[0];
 }
 
+/* ---- windows ---- */
+
+/* The windows of a run: nwin windows tiling bits [0, T), the first nh of
+ * cl + 1 bits, the others of cl (nh = 0: uniform cl-bit windows, then
+ * T = cl nwin may pass SCALAR_BITS).  Window w starts at bit offset(w) and
+ * has nb(w) = 2^(width(w) - 1) buckets, at base(w) in the bucket array
+ * (the windows' buckets back to back, widest first).  Widest first: the
+ * top window, whose scalar bits run out at 2^254 > (r-1)/2, is a narrow
+ * one, so the buckets it never fills are the fewer. */
+struct wgeo {
+  unsigned nwin, nh, cl;
+  CZ_HD unsigned lo(unsigned w) const { return w < nh ? w : nh; }
+  CZ_HD unsigned width(unsigned w) const { return cl + (w < nh); }
+  CZ_HD unsigned offset(unsigned w) const { return w * cl + lo(w); }
+  CZ_HD uint32_t nb(unsigned w) const { return 1u << (width(w) - 1); }
+  /* nb(v) summed over v < w: 2^(cl-1) per window, twice that for wide ones */
+  CZ_HD size_t base(unsigned w) const { return ((size_t)w + lo(w)) << (cl - 1); }
+  CZ_HD size_t buckets() const { return base(nwin); }
+  CZ_HD unsigned widest() const { return width(0); }
+};
+
 /* ---- the kernels' bodies ---- */
 
 /* Step 1: keys and values of points i < n (through idx when not NULL) for
- * windows w0 .. w0+g-1; window k of the group at offset k n. */
+ * windows w0 .. w0+g-1; window k of the group at offset k n.  Keys are
+ * bucket indices within the group, base(w0 + k) - base(w0) + |d| - 1,
+ * and `sent` (the group's bucket count, above every bucket) for d = 0. */
 struct keys_fn {
   static constexpr int block = 256;
   const uint8_t *scalars;
   const uint32_t *idx;
   uint32_t *keys, *vals;
   uint32_t n;
-  unsigned w0, g, c;
+  unsigned w0, g;
+  wgeo geo;
   CZ_HD void operator()(uint32_t i) const {
     const uint32_t j = idx ? idx[i] : i;
     uint64_t s[4];
     scalar_load(s, scalars, j);
     const unsigned neg = scalar_fold(s);
+    const size_t b0 = geo.base(w0);
+    const uint32_t sent = (uint32_t)(geo.base(w0 + g) - b0);
     for (unsigned k = 0; k < g; k++) {
-      const uint32_t d = scalar_digit(s, w0 + k, c, neg), mag = d & ~NEG_BIT;
-      keys[(size_t)k * n + i] = (k << c) | (mag ? mag - 1 : 1u << (c - 1));
+      const unsigned w = w0 + k;
+      const uint32_t d = scalar_digit(s, geo.offset(w), geo.width(w), neg), mag = d & ~NEG_BIT;
+      keys[(size_t)k * n + i] = mag ? (uint32_t)(geo.base(w) - b0) + mag - 1 : sent;
       vals[(size_t)k * n + i] = j | (d & NEG_BIT);
     }
   }
@@ -298,9 +358,9 @@ struct src_partials {
 };
 
 /* Step 3, one round: thread t sums entries [t chunk, (t+1) chunk) of the
- * list (keys[i], src entry i), i < m, run by run.  A key is a sentinel
- * (skipped) when its bit c-1 is set: a zero digit's, or SENT_ALL.  Runs
- * inside the chunk go to buckets[(key >> c) nb + (key & (nb-1))]; the
+ * list (keys[i], src entry i), i < m, run by run.  A key >= sent is a
+ * sentinel (skipped): a zero digit's, or SENT_ALL.  Runs inside the chunk
+ * go to buckets[key]; the
  * first and the last to partial slots 2t and 2t+1 (SENT_ALL and infinity
  * when there is no such run), unless `last_round`, when all runs are
  * whole and everything is stored.  With m_dev (a list whose length only
@@ -312,7 +372,7 @@ struct accumulate_fn {
   S src;
   const uint32_t *keys;
   uint32_t m, chunk;
-  unsigned c;
+  uint32_t sent;
   P *buckets;
   uint32_t *part_keys;
   P *part_pts;
@@ -320,11 +380,8 @@ struct accumulate_fn {
   const uint32_t *m_dev;
   uint32_t nthr;
 
-  CZ_HD bool sentinel(uint32_t key) const { return (key >> (c - 1)) & 1; }
-  CZ_HD void store(uint32_t key, const P &v) const {
-    const uint32_t nb = 1u << (c - 1);
-    buckets[(size_t)(key >> c) * nb + (key & (nb - 1))] = v;
-  }
+  CZ_HD bool sentinel(uint32_t key) const { return key >= sent; }
+  CZ_HD void store(uint32_t key, const P &v) const { buckets[key] = v; }
   CZ_HD void partial(uint32_t slot, uint32_t key, const P &v) const {
     part_keys[slot] = key;
     part_pts[slot] = v;
@@ -376,18 +433,26 @@ struct accumulate_fn {
 };
 
 /* Step 4: thread t = w S + j: segment j of window w, buckets j len ..
- * (j+1) len - 1, bucket b holding digit b + 1:
+ * (j+1) len - 1 of the window, bucket b holding digit b + 1:
  *   T = sum_i (i+1) B_(j len + i) by running sums from the top, U = sum_i B,
- *   out[t] = T + (j len) U. */
+ *   out[t] = T + (j len) U.
+ * S = nb(0) / len segments per window, the widest's; a narrower window's
+ * segments past its nb(w) / len are infinity (idle threads), so that the
+ * window sums below see rows of one length. */
 template <class P>
 struct reduce_fn {
   static constexpr int block = 128;
   const P *buckets;
   P *out;
-  uint32_t nb, len, S;
+  wgeo geo;
+  uint32_t len, S;
   CZ_HD void operator()(uint32_t t) const {
     const uint32_t w = t / S, j = t % S;
-    const P *b = buckets + (size_t)w * nb + (size_t)j * len;
+    if ((size_t)j * len >= geo.nb(w)) {
+      out[t] = P::inf();
+      return;
+    }
+    const P *b = buckets + geo.base(w) + (size_t)j * len;
     P run = P::inf(), tot = P::inf();
     for (uint32_t i = len; i-- > 0;) {
       run = P::add(run, b[i]);
@@ -455,9 +520,15 @@ namespace msmg {
  * per item for G1, ~270 for G2 (G1 2^27: 19 GB). */
 
 inline size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
+/* Uniform c-bit windows covering SCALAR_BITS: nwin_of(c) of them. */
 unsigned nwin_of(unsigned c);
-/* The window size for n points (see the tuning notes above). */
-unsigned c_auto(size_t n);
+wgeo geo_uniform(unsigned c);
+/* nwin windows of floor / ceil(SCALAR_BITS / nwin) bits, the ceil ones
+ * first, covering exactly SCALAR_BITS. */
+wgeo geo_split(unsigned nwin);
+/* The windows for n points (see the tuning notes above): the equal split
+ * of the cheapest window count (CZ_MSM_VARWIN), or uniform windows. */
+wgeo geo_auto(size_t n);
 /* Entries per accumulation thread for a list of `items`. */
 uint32_t chunk_auto(size_t items);
 /* Bits of x (0 for 0). */
@@ -480,10 +551,11 @@ struct caps {
 caps caps_for(size_t n_max);
 
 struct plan {
-  unsigned c, nwin, g; /* window bits, windows, windows per group */
-  uint32_t nb;         /* buckets per window, 2^(c-1) */
+  wgeo geo;            /* the windows */
+  unsigned c, nwin, g; /* the widest window's bits, windows, windows per group */
   uint32_t chunk, merge_chunk;
-  uint32_t len, S; /* reduction: buckets per segment, segments per window */
+  uint32_t len, S; /* reduction: buckets per segment, segments per window (the
+                      widest's; reduce_fn) */
   unsigned ba_rounds; /* batch-affine tree rounds before the XYZZ pass; 0: XYZZ only */
   uint32_t ba_k;      /* ... pairs per thread */
 };
@@ -533,7 +605,7 @@ struct msm_gpu {
   msm_gpu_counts counts;
   /* the run whose host callback is pending */
   void *job_out;
-  unsigned job_nwin, job_c;
+  unsigned job_nwin, job_nh, job_cl; /* its windows (wgeo) */
   bool job_ones;
   /* MSM_GPU_PROFILE: the events of the current run and the phase each one
    * ends; totals per phase over the collected runs */
@@ -611,16 +683,16 @@ struct exec {
 };
 
 /* Step 3 over a sorted list of m entries from src (or, with m_dev, of
- * *m_dev <= m entries); results into buckets (window-group base) or, at
- * the last round, all stored. */
+ * *m_dev <= m entries), keys < sent bucket indices from `buckets` (the
+ * window group's base), the others sentinels. */
 template <class P, class S>
 cuzk_status accumulate(const exec &ex, const S &src, const uint32_t *keys, size_t m,
-                       uint32_t chunk, uint32_t merge_chunk, unsigned c, P *buckets,
+                       uint32_t chunk, uint32_t merge_chunk, uint32_t sent, P *buckets,
                        const uint32_t *m_dev = nullptr) {
   msm_gpu *ctx = ex.ctx;
   size_t T = ceil_div(m, chunk);
   bool last = T == 1;
-  CUZK_TRY(ex.run(accumulate_fn<P, S>{src, keys, (uint32_t)m, chunk, c, buckets, ctx->part_keys[0],
+  CUZK_TRY(ex.run(accumulate_fn<P, S>{src, keys, (uint32_t)m, chunk, sent, buckets, ctx->part_keys[0],
                                       (P *)ctx->part_pts[0], last, m_dev, (uint32_t)T},
                   T));
   CUZK_TRY(ex.mark(MSM_GPU_PH_ACCUMULATE));
@@ -634,7 +706,7 @@ cuzk_status accumulate(const exec &ex, const S &src, const uint32_t *keys, size_
     last = T == 1;
     src_partials<P> ps{(const P *)ctx->part_pts[cur]};
     CUZK_TRY(ex.run(accumulate_fn<P, src_partials<P>>{ps, ctx->part_keys[cur], (uint32_t)m,
-                                                      mc, c, buckets,
+                                                      mc, sent, buckets,
                                                       ctx->part_keys[cur ^ 1],
                                                       (P *)ctx->part_pts[cur ^ 1], last,
                                                       nullptr, 0},
@@ -650,12 +722,13 @@ cuzk_status accumulate(const exec &ex, const S &src, const uint32_t *keys, size_
  * ba_finish_fn; the list's length stays on the device. */
 template <class P>
 cuzk_status ba_accumulate(const exec &ex, const plan &pl, const typename P::aff *bases,
-                          const uint32_t *K, const uint32_t *V, size_t m, P *buckets) {
+                          const uint32_t *K, const uint32_t *V, size_t m, uint32_t sent,
+                          P *buckets) {
   typedef typename P::aff A;
   typedef typename P::field F;
   msm_gpu *ctx = ex.ctx;
   const size_t blocks = ba_blocks(m, pl.ba_k), nslots = blocks * BA_T * pl.ba_k;
-  ba_round<P> r = {{bases, nullptr}, K, V, nullptr, (uint32_t)m, pl.ba_k, pl.c,
+  ba_round<P> r = {{bases, nullptr}, K, V, nullptr, (uint32_t)m, pl.ba_k, sent,
                    (F *)ctx->ba_excl, (F *)ctx->ba_tree, ctx->ba_kmask, ctx->ba_tcnt};
   for (unsigned round = 0; round < pl.ba_rounds; round++) {
     /* the other key and value buffers (the sort leaves its output in either) */
@@ -675,7 +748,7 @@ cuzk_status ba_accumulate(const exec &ex, const plan &pl, const typename P::aff 
   }
   CUZK_TRY(ex.mark(MSM_GPU_PH_BATCH_AFFINE));
   return accumulate<P>(ex, src_list<P>{r.src, r.vals}, r.keys, m, pl.chunk, pl.merge_chunk,
-                       pl.c, buckets, r.len_in);
+                       sent, buckets, r.len_in);
 }
 
 /* Steps 1-4 over n points (idx: their indices, or NULL for 0..n-1); the
@@ -685,23 +758,27 @@ cuzk_status pippenger(const exec &ex, const plan &pl, const typename P::aff *bas
                       const uint8_t *scalars, const uint32_t *idx, uint32_t n) {
   msm_gpu *ctx = ex.ctx;
   P *buckets = (P *)ctx->buckets;
-  CUZK_TRY(ex.fill(buckets, 0, sizeof(P) * pl.nwin * pl.nb));
+  const wgeo &geo = pl.geo;
+  CUZK_TRY(ex.fill(buckets, 0, sizeof(P) * geo.buckets()));
   CUZK_TRY(ex.mark(MSM_GPU_PH_OTHER));
   for (unsigned w0 = 0; w0 < pl.nwin; w0 += pl.g) {
     const unsigned g = std::min(pl.g, pl.nwin - w0);
-    CUZK_TRY(ex.run(keys_fn{scalars, idx, ctx->keys[0], ctx->vals[0], n, w0, g, pl.c}, n));
+    /* the group's buckets, and its keys' sentinel: their count */
+    P *gb = buckets + geo.base(w0);
+    const uint32_t sent = (uint32_t)(geo.base(w0 + g) - geo.base(w0));
+    CUZK_TRY(ex.run(keys_fn{scalars, idx, ctx->keys[0], ctx->vals[0], n, w0, g, geo}, n));
     CUZK_TRY(ex.mark(MSM_GPU_PH_KEYS));
     const uint32_t *K, *V;
-    CUZK_TRY(ex.sort((size_t)g * n, pl.c + bit_length(g - 1), &K, &V));
+    CUZK_TRY(ex.sort((size_t)g * n, bit_length(sent), &K, &V));
     CUZK_TRY(ex.mark(MSM_GPU_PH_SORT));
     if (pl.ba_rounds)
-      CUZK_TRY(ba_accumulate<P>(ex, pl, bases, K, V, (size_t)g * n, buckets + (size_t)w0 * pl.nb));
+      CUZK_TRY(ba_accumulate<P>(ex, pl, bases, K, V, (size_t)g * n, sent, gb));
     else
       CUZK_TRY(accumulate<P>(ex, src_bases<P>{bases, V}, K, (size_t)g * n, pl.chunk,
-                             pl.merge_chunk, pl.c, buckets + (size_t)w0 * pl.nb));
+                             pl.merge_chunk, sent, gb));
   }
   P *a = (P *)ctx->segs[0], *b = (P *)ctx->segs[1];
-  CUZK_TRY(ex.run(reduce_fn<P>{buckets, a, pl.nb, pl.len, pl.S}, (size_t)pl.nwin * pl.S));
+  CUZK_TRY(ex.run(reduce_fn<P>{buckets, a, geo, pl.len, pl.S}, (size_t)pl.nwin * pl.S));
   CUZK_TRY(ex.mark(MSM_GPU_PH_REDUCE));
   for (uint32_t cin = pl.S; cin > 1;) {
     const uint32_t cout = (uint32_t)ceil_div(cin, SUM_FANIN);
@@ -774,7 +851,7 @@ cuzk_status run_group(msm_gpu *ctx, void *out, const void *bases_v, const void *
     CUZK_TRY(pippenger<P>(ex, pl, bases, scalars, idx, (uint32_t)m));
   }
   if (m1) {
-    /* the ones: one bucket (c = 1: key 0), values = their indices */
+    /* the ones: one bucket (key 0, sentinels from 1), values = their indices */
     CUZK_TRY(ex.fill(ctx->keys[0], 0, 4 * m1));
     const uint32_t chunk = opts && opts->chunk ? opts->chunk : chunk_auto(m1);
     const uint32_t mchunk = opts && opts->merge_chunk ? opts->merge_chunk : MERGE_CHUNK;
@@ -788,7 +865,8 @@ cuzk_status run_group(msm_gpu *ctx, void *out, const void *bases_v, const void *
   }
   ctx->job_out = out;
   ctx->job_nwin = m ? pl.nwin : 0;
-  ctx->job_c = pl.c;
+  ctx->job_nh = pl.geo.nh;
+  ctx->job_cl = pl.geo.cl;
   ctx->job_ones = m1 != 0;
   if (ctx->host) {
     finish_cb(ctx);

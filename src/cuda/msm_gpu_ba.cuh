@@ -121,13 +121,13 @@ struct ba_round {
   const uint32_t *keys, *vals;
   const uint32_t *len_in; /* the list's length, or NULL for len0 (round 0) */
   uint32_t len0, k;       /* k: pairs per thread */
-  unsigned c;
+  uint32_t sent;          /* keys >= sent are sentinels (accumulate_fn) */
   F *excl, *tree; /* prefix products; 2 BA_T tree nodes per block */
   uint32_t *kmask;
   uint64_t *tcnt; /* per pair (slot): entries << 32 | pool points it writes */
 
   CZ_HD uint32_t len() const { return len_in ? *len_in : len0; }
-  CZ_HD bool sentinel(uint32_t key) const { return (key >> (c - 1)) & 1; }
+  CZ_HD bool sentinel(uint32_t key) const { return key >= sent; }
   /* pairs of a list of n entries (the last may be a single entry) */
   static CZ_HD uint32_t pairs_of(uint32_t n) { return n / 2 + (n & 1); }
   CZ_HD bool idle(uint32_t b, uint32_t pairs) const { return (size_t)b * BA_T * k >= pairs; }

@@ -63,9 +63,17 @@ typedef enum {
                                       made with MSM_GPU_BATCH_AFFINE and n <= 2^30 */
 
 /* How one run is cut; 0 in a field means "the plan's choice".  Tests use
- * the fields to force small windows and many merge rounds. */
+ * the fields to force small windows and many merge rounds.
+ * Windows (c, nwin): they tile the 255 bits of a folded scalar with its
+ * signed-digit borrow.  c alone: the widest window's bits, in nwin_of(c) =
+ * ceil(255 / c) windows, split equally (floor / ceil(255 / nwin) bits,
+ * the wider first) in the default build, uniform c-bit windows in one
+ * built with -DCZ_MSM_VARWIN=0; nwin alone: nwin windows split equally;
+ * both: nwin uniform c-bit windows (c nwin >= 255 > c (nwin - 1)).  The
+ * context's buckets hold what its own plans need (msm_gpu.cu, caps_for):
+ * uniform windows wider than the equal split's may not fit. */
 typedef struct {
-  unsigned c;           /* window bits, 2..23 */
+  unsigned c;           /* window bits, 2..23 (see above) */
   unsigned chunk;       /* points per thread in bucket accumulation, >= 1 */
   unsigned merge_chunk; /* partial sums per thread in a merge round, >= 4 */
   unsigned group;       /* windows sorted and accumulated together, >= 1 */
@@ -74,6 +82,7 @@ typedef struct {
   unsigned ba_rounds;   /* batch-affine: tree rounds before the XYZZ pass, 1..32 */
   unsigned ba_pairs;    /* batch-affine: pairs per thread, 1..32 (the context's minimum
                            is 1 up to 2^20 sort items, 4 above) */
+  unsigned nwin;        /* windows, 12..128 (127 without c; see above) */
 } msm_gpu_opts;
 
 /* Counts of the last classification (runs with split != OFF). */
@@ -126,12 +135,14 @@ cuzk_status msm_gpu_time_(msm_gpu *ctx, msm_gpu_group g, void *out, size_t n,
 
 /* ---- implemented in msm_gpu_host.c ---- */
 
-/* out = sum_w 2^(c w) win[w] (+ ones, when not NULL): the last step of a
- * run, on the host (Horner, c (nwin - 1) doublings).  win: nwin XYZZ points
- * of the group (host layout), ones: one more or NULL.  Called from the
- * stream's host callback: no CUDA, no allocation. */
-void msm_gpu_finish(msm_gpu_group g, void *out, const void *win, unsigned nwin, unsigned c,
-                    const void *ones);
+/* out = sum_w 2^(o_w) win[w] (+ ones, when not NULL): the last step of a
+ * run, on the host (Horner, o_(nwin-1) doublings).  Window w is
+ * cl + (w < nh) bits wide, o_w = the widths of the windows below it
+ * (msm_gpu.cuh, wgeo).  win: nwin XYZZ points of the group (host layout),
+ * ones: one more or NULL.  Called from the stream's host callback: no
+ * CUDA, no allocation. */
+void msm_gpu_finish(msm_gpu_group g, void *out, const void *win, unsigned nwin, unsigned nh,
+                    unsigned cl, const void *ones);
 
 #ifdef __cplusplus
 }

@@ -58,12 +58,21 @@
  *              first pass saves that multiplication.  The inverse reads the
  *              same tables at n - e.
  *   glo, ghi   g^i and g^(i 2^glo_bits) / n for the coset multiplier.
+ *   d1         (cfg.pass1_table or CZ_NTT_PASS1_TABLE) the first pass's
+ *              D factors of the forward direction, n of them, at the
+ *              position of the element they multiply: (t, cc) at
+ *              t 2^r + cc.  The first pass of the forward (and of the
+ *              odd-coset DIT) reads them like its data -- no product, and
+ *              no gather over a 2^L table as with full_twiddles -- at the
+ *              price of 32n bytes of memory and 32n bytes read per pass.
+ *              The inverse direction keeps thi * tlo.
  *
  * Cost per element for 2^27 (3 passes of 9, e = 2): 15 multiplications per
  * 4 elements in each pass's butterflies (3.75 per element), 2 for the D_i,
- * 1 for the product twiddle of pass 1: 14.25 Fr mul per element, 1.91e9 in
- * all; bytes: 3 passes x 8.6 GB (+ 8.6 GB for B).  At the measured 50.9e9
- * Fr mul/s (bench/RESULTS.md, field benchmark) the multiplications alone
+ * 1 for the product twiddle of pass 1 (0 with d1 or full_twiddles): 14.25
+ * Fr mul per element, 1.91e9 in all; bytes: 3 passes x 8.6 GB (+ 8.6 GB
+ * for B).  At the measured 50.9e9 Fr mul/s (bench/RESULTS.md, field
+ * benchmark) the multiplications alone
  * are 37.6 ms; the forward measures 48.2 ms (45.6 with bit-reversed output):
  * the transform is bound by the field multiplication, not by memory (the
  * memory floor is under 8 ms).
@@ -91,6 +100,14 @@
 #include "cuda/ntt_host.h"
 
 typedef bls12_381_fr_t fr_t;
+
+/* 1: every plan of two or more passes gets cfg.pass1_table (ntt_gpu.h).
+ * Off by default: it costs 32n bytes of device memory (4 GiB at 2^27) for
+ * about 2 ms at 2^27 (H200, bench/RESULTS.md, 2026-12-01: forward 40.5 ->
+ * 38.3 ms with CZ_MONT_P1; 44.9 -> 42.3 without). */
+#ifndef CZ_NTT_PASS1_TABLE
+#define CZ_NTT_PASS1_TABLE 0
+#endif
 
 /* The in-pass twiddle table holds w_(2^NTT_LG_W)^i, i < 2^(NTT_LG_W-1): a pass
  * has at most NTT_LG_W stages. */
@@ -173,6 +190,7 @@ struct ntt_pass_args {
   const fr_t *w;         /* w_1024^(+-i), i < 512: this direction's stage twiddles */
   const fr_t *thi, *tlo; /* omega^(i 2^tlo_bits), omega^i (forward roots) */
   const fr_t *glo, *ghi; /* g^i, g^(i 2^glo_bits) / n */
+  const fr_t *d1;        /* pass1_table, in the forward's first pass only; else NULL */
   fr_t scale;            /* the NTT_POST_SCALE factor */
   unsigned lg_n;         /* L */
   unsigned lp;           /* stages in this pass */
@@ -258,6 +276,8 @@ struct ntt_thread {
 
   /* D_i: w_M^(cc bitrev(t)) = omega^e, e = cc bitrev(t) n/M. */
   CZ_HD fr_t boundary(const ntt_pass_args &p, unsigned t) const {
+    if (p.d1) /* the first pass: M = n, so f = cc */
+      return ld_ro(p.d1 + ((size_t)t << p.r) + cc);
     const unsigned shift = p.lg_n - p.lp - p.r;
     unsigned e = (cc * brev(t, p.lp)) << shift;
     if (p.inverse)
@@ -520,6 +540,25 @@ static CZ_HD void full_tw_one(fr_t *t, const fr_t *hi, const fr_t *lo, unsigned 
   st_fr(t + e, fr_t::mul(ld_fr(hi + (e >> lo_bits)), ld_fr(lo + (e & (((size_t)1 << lo_bits) - 1)))));
 }
 
+/* d1[(t << r) + cc] = omega^(cc bitrev_lp(t)), the first pass's D (r its
+ * column bits, lp its stages): hi[e] (lo_bits = 0: the full table) or
+ * hi[e >> lo_bits] lo[e mod 2^lo_bits] */
+static CZ_HD void d1_one(fr_t *d1, const fr_t *hi, const fr_t *lo, unsigned lo_bits, unsigned r,
+                         unsigned lp, size_t i) {
+  const size_t cc = i & (((size_t)1 << r) - 1), e = cc * brev((unsigned)(i >> r), lp);
+  fr_t x = ld_fr(hi + (e >> lo_bits));
+  if (lo_bits)
+    x = fr_t::mul(x, ld_fr(lo + (e & (((size_t)1 << lo_bits) - 1))));
+  st_fr(d1 + i, x);
+}
+
+__global__ void ntt_d1_kernel(fr_t *d1, const fr_t *hi, const fr_t *lo, unsigned lo_bits,
+                              unsigned r, unsigned lp, size_t n) {
+  const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    d1_one(d1, hi, lo, lo_bits, r, lp, i);
+}
+
 __global__ void ntt_pw_mul_kernel(fr_t *c, const fr_t *a, const fr_t *b, size_t n) {
   const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n)
@@ -554,8 +593,8 @@ struct cuda_ntt_plan {
   unsigned npass;
   ntt_pass_shape pass[NTT_MAX_PASSES]; /* pass[0] takes the top bits */
   unsigned tlo_bits, glo_bits;
-  fr_t *tables; /* one allocation: w[0], w[1], thi, tlo, glo, ghi (+ full-table scratch) */
-  fr_t *w[2], *thi, *tlo, *glo, *ghi;
+  fr_t *tables; /* one allocation: w[0], w[1], [full], thi, tlo, glo, ghi, [d1] */
+  fr_t *w[2], *thi, *tlo, *glo, *ghi, *d1;
   fr_t n_inv;
   void *buf[CUDA_NTT_MAX_BUFFERS];
   size_t bytes;
@@ -593,6 +632,7 @@ static cuzk_status run_pass(const cuda_ntt_plan *P, const ntt_exec &x, fr_t *a, 
   g.tlo = P->tlo;
   g.glo = P->glo;
   g.ghi = P->ghi;
+  g.d1 = i == 0 && dir == 0 ? P->d1 : nullptr; /* null without pass1_table */
   g.scale = P->n_inv;
   g.lg_n = P->lg_n;
   g.lp = s.lp;
@@ -819,12 +859,13 @@ static cuzk_status make_tables(cuda_ntt_plan *P, cuzk_err *err) {
   const size_t nw = (size_t)1 << (NTT_LG_W - 1);
   const size_t nhi = boundary ? (size_t)1 << (L - split) : 0, nlo = boundary ? (size_t)1 << split : 0;
   const size_t nfull = full ? (size_t)1 << L : 0;
+  const size_t nd1 = boundary && (P->cfg.pass1_table || CZ_NTT_PASS1_TABLE) ? (size_t)1 << L : 0;
   const size_t nglo = (size_t)1 << P->glo_bits, nghi = (size_t)1 << (L - P->glo_bits);
-  const size_t total = 2 * nw + nhi + nlo + nfull + nglo + nghi;
+  const size_t nhost = 2 * nw + nhi + nlo + nglo + nghi, total = nhost + nfull + nd1;
 
   std::vector<fr_t> h;
   try {
-    h.resize(total - nfull);
+    h.resize(nhost);
   } catch (const std::bad_alloc &) {
     return cuzk_err_set(err, CUZK_NO_MEMORY, "cuda ntt 2^%u: no host memory for the tables", L);
   }
@@ -850,7 +891,7 @@ static cuzk_status make_tables(cuda_ntt_plan *P, cuzk_err *err) {
   void *mem;
   CUZK_TRY(plan_alloc(P, &mem, total * sizeof(fr_t), "twiddle tables", err));
   P->tables = (fr_t *)mem;
-  /* device layout: w0 w1 [full] hi lo glo ghi */
+  /* device layout: w0 w1 [full] hi lo glo ghi [d1] */
   fr_t *d = P->tables;
   P->w[0] = d;
   P->w[1] = d + nw;
@@ -859,21 +900,29 @@ static cuzk_status make_tables(cuda_ntt_plan *P, cuzk_err *err) {
   P->ghi = P->glo + nglo;
   P->thi = full ? dfull : dhi;
   P->tlo = full ? nullptr : dlo;
+  P->d1 = nd1 ? P->ghi + nghi : nullptr;
+  const unsigned d1_r = P->pass[0].r, d1_lp = P->pass[0].lp;
   if (P->emulate) {
     memcpy(d, w0, 2 * nw * sizeof(fr_t));
-    memcpy(dhi, hi, (total - nfull - 2 * nw) * sizeof(fr_t));
+    memcpy(dhi, hi, (nhost - 2 * nw) * sizeof(fr_t));
     if (full)
       for (size_t e = 0; e < nfull; e++) full_tw_one(dfull, dhi, dlo, split, e);
+    for (size_t i = 0; i < nd1; i++) d1_one(P->d1, P->thi, P->tlo, P->tlo_bits, d1_r, d1_lp, i);
     return CUZK_OK;
   }
   cuda_stream st;
   CUDA_TRY(err, cuda_gc_stream_new(&st.h, cudaStreamNonBlocking, 0));
   CUDA_TRY(err, cudaMemcpyAsync(d, w0, 2 * nw * sizeof(fr_t), cudaMemcpyHostToDevice, st.h));
-  CUDA_TRY(err, cudaMemcpyAsync(dhi, hi, (total - nfull - 2 * nw) * sizeof(fr_t),
+  CUDA_TRY(err, cudaMemcpyAsync(dhi, hi, (nhost - 2 * nw) * sizeof(fr_t),
                                 cudaMemcpyHostToDevice, st.h));
   if (full) {
     ntt_full_tw_kernel<<<(unsigned)blocks_for(nfull, PW_THREADS), PW_THREADS, 0, st.h>>>(
         dfull, dhi, dlo, split, nfull);
+    CUDA_TRY(err, cudaGetLastError());
+  }
+  if (nd1) { /* after the full table, which it may read */
+    ntt_d1_kernel<<<(unsigned)blocks_for(nd1, PW_THREADS), PW_THREADS, 0, st.h>>>(
+        P->d1, P->thi, P->tlo, P->tlo_bits, d1_r, d1_lp, nd1);
     CUDA_TRY(err, cudaGetLastError());
   }
   CUDA_TRY(err, cudaStreamSynchronize(st.h)); /* h is freed on return */
@@ -955,7 +1004,8 @@ extern "C" void cuda_ntt_plan_describe(const cuda_ntt_plan *p, char *buf, size_t
                   s.lp, s.e_lg, s.cap ? " capped" : "", s.threads, s.grid, s.smem >> 10);
   }
   if (k > 0 && (size_t)k < n)
-    snprintf(buf + k, n - k, "; twiddles %s, %.1f MiB", p->tlo_bits ? "hi*lo" : "full",
+    snprintf(buf + k, n - k, "; twiddles %s%s, %.1f MiB", p->tlo_bits ? "hi*lo" : "full",
+             p->d1 ? " + pass-1 table" : "",
              (double)(p->bytes - p->cfg.buffers * p->n * sizeof(fr_t)) / (1 << 20));
 }
 

@@ -48,6 +48,13 @@ typedef struct {
   /* One table of all n powers of omega (32n bytes) instead of two of about
    * sqrt(n) each: saves one multiplication per element in the first pass. */
   bool full_twiddles;
+  /* The first pass's D factors of the forward direction as one more table
+   * of n elements (32n bytes) in the data's own order, (row t, column cc)
+   * at t 2^r + cc: read like the data (coalesced, streaming), where the
+   * full table is gathered at cc bitrev(t), and no product in the product
+   * mode.  The build default is CZ_NTT_PASS1_TABLE (ntt_gpu.cu); a plan
+   * gets it when either is set. */
+  bool pass1_table;
   /* Kernels of elems_lg <= 2 are compiled for 4 blocks of 256 threads per
    * SM (at most 64 registers): more warps hide the latency of the multiply
    * chains.  true runs the elems_lg = 2 kernel without that cap. */

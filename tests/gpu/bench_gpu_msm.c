@@ -4,11 +4,12 @@
  * peer of ../shared/docs/PERF.md.
  *
  *   bench_gpu_msm [--g1 LO HI] [--g2 LO HI] [--reps R] [--check LG] [--sweep]
- *                 [--acc xyzz|ba|both] [--ba-rounds R] [--ba-pairs K] [--c C]
+ *                 [--acc xyzz|ba|both] [--ba-rounds R] [--ba-pairs K] [--c C] [--nwin W]
  *
  * Sizes 2^LO..2^HI (default G1 20..27, G2 20..26).  Every result is
  * checked: against the CPU MSM (msm_g1/msm_g2, all cores) up to 2^LG points
- * (default 20), above that against a second GPU run with 16-bit windows (a
+ * (default 20), above that against a second GPU run with --c 16 (16
+ * windows of 16 bits, or 15 of 16 and one of 15 with variable widths: a
  * different recoding, bucket layout and reduction).  The host-to-device
  * copy of the inputs (pageable memory) is timed once per group.  Each size
  * also prints its time per phase (msm_gpu_profile: events between phases,
@@ -19,8 +20,11 @@
  * (msm_gpu_opts.accumulate; the context is made with MSM_GPU_BATCH_AFFINE),
  * or both, one after the other on the same inputs and context, each line
  * named by its mode.  --ba-rounds and --ba-pairs force the batch-affine
- * rounds and pairs per thread, --c the window (0 = the plan's); with
- * batch-affine, --sweep times windows x pairs per thread x rounds.
+ * rounds and pairs per thread, --c the widest window and --nwin the window
+ * count (msm_gpu_opts: c alone, nwin_of(c) windows split equally, or
+ * uniform in a -DCZ_MSM_VARWIN=0 build; nwin alone, split equally; both,
+ * uniform; 0 = the plan's); with batch-affine, --sweep times windows x
+ * pairs per thread x rounds.
  *
  * Output: a line per size, and "summary: NAME: RESULT" lines that
  * bench/gpu.sh turns into its table.  Exit status 1 on a failed check. */
@@ -149,7 +153,7 @@ static int sweep(msm_gpu *ctx, int g2, unsigned lg, const void *want) {
 /* What to run: the accumulation modes and their options. */
 typedef struct {
   int xyzz, ba;      /* which modes */
-  msm_gpu_opts o;    /* c (0 = the plan's), ba_rounds, ba_pairs */
+  msm_gpu_opts o;    /* c, nwin (0 = the plan's), ba_rounds, ba_pairs */
 } bench_cfg;
 
 static int bench_group(int g2, unsigned lo, unsigned hi, unsigned reps, unsigned check,
@@ -283,9 +287,12 @@ int main(int argc, char **argv) {
       cfg.o.ba_pairs = (unsigned)atoi(argv[++i]);
     } else if (!strcmp(argv[i], "--c") && i + 1 < argc) {
       cfg.o.c = (unsigned)atoi(argv[++i]);
+    } else if (!strcmp(argv[i], "--nwin") && i + 1 < argc) {
+      cfg.o.nwin = (unsigned)atoi(argv[++i]);
     } else {
       fprintf(stderr, "usage: %s [--g1 LO HI] [--g2 LO HI] [--reps R] [--check LG] [--sweep] "
-              "[--acc xyzz|ba|both] [--ba-rounds R] [--ba-pairs K] [--c C]\n", argv[0]);
+              "[--acc xyzz|ba|both] [--ba-rounds R] [--ba-pairs K] [--c C] [--nwin W]\n",
+              argv[0]);
       return 2;
     }
   }

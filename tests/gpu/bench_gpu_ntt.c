@@ -112,6 +112,7 @@ typedef struct {
 static const variant variants[] = {
     {"default (2^2/thread, 64 regs, sqrt twiddles)", {0}, true},
     {"full twiddle table", {.full_twiddles = true}, true},
+    {"pass-1 table (D_1 in data order)", {.pass1_table = true}, true},
     {"2^2/thread, registers uncapped", {.uncapped_regs = true}, false},
     {"2^3/thread (128 regs)", {.elems_lg = 3}, false},
     {"2^1/thread", {.elems_lg = 1}, false},

@@ -68,7 +68,9 @@ static void host_op(cuda_field f, cuda_field_op op, void *r, const void *a, cons
     case CUDA_FOP_SUB: bls12_381_fp_sub(R, A, B); break;
     case CUDA_FOP_DBL: bls12_381_fp_dbl(R, A); break;
     case CUDA_FOP_NEG: bls12_381_fp_neg(R, A); break;
-    case CUDA_FOP_MUL: case CUDA_FOP_MUL_WIDE: bls12_381_fp_mul(R, A, B); break;
+    case CUDA_FOP_MUL: case CUDA_FOP_MUL_WIDE: case CUDA_FOP_MUL_P1:
+      bls12_381_fp_mul(R, A, B);
+      break;
     case CUDA_FOP_SQR: bls12_381_fp_sqr(R, A); break;
     case CUDA_FOP_FROM_CANON: bls12_381_fp_from_canon(R, A->l); break;
     default: bls12_381_fp_to_canon(R->l, A); break;
@@ -81,7 +83,9 @@ static void host_op(cuda_field f, cuda_field_op op, void *r, const void *a, cons
     case CUDA_FOP_SUB: bls12_381_fr_sub(R, A, B); break;
     case CUDA_FOP_DBL: bls12_381_fr_dbl(R, A); break;
     case CUDA_FOP_NEG: bls12_381_fr_neg(R, A); break;
-    case CUDA_FOP_MUL: case CUDA_FOP_MUL_WIDE: bls12_381_fr_mul(R, A, B); break;
+    case CUDA_FOP_MUL: case CUDA_FOP_MUL_WIDE: case CUDA_FOP_MUL_P1:
+      bls12_381_fr_mul(R, A, B);
+      break;
     case CUDA_FOP_SQR: bls12_381_fr_sqr(R, A); break;
     case CUDA_FOP_FROM_CANON: bls12_381_fr_from_canon(R, A->l); break;
     default: bls12_381_fr_to_canon(R->l, A); break;
@@ -94,7 +98,9 @@ static void host_op(cuda_field f, cuda_field_op op, void *r, const void *a, cons
     case CUDA_FOP_SUB: bls12_381_fp2_sub(R, A, B); break;
     case CUDA_FOP_DBL: bls12_381_fp2_dbl(R, A); break;
     case CUDA_FOP_NEG: bls12_381_fp2_neg(R, A); break;
-    case CUDA_FOP_MUL: case CUDA_FOP_MUL_WIDE: bls12_381_fp2_mul(R, A, B); break;
+    case CUDA_FOP_MUL: case CUDA_FOP_MUL_WIDE: case CUDA_FOP_MUL_P1:
+      bls12_381_fp2_mul(R, A, B);
+      break;
     case CUDA_FOP_SQR: bls12_381_fp2_sqr(R, A); break;
     case CUDA_FOP_FROM_CANON: /* coefficient by coefficient */
       bls12_381_fp_from_canon(&R->c0, A->c0.l);

@@ -34,10 +34,10 @@
 
 /* ---- inputs ---- */
 
-typedef enum { SC_RANDOM, SC_ZERO, SC_HALF_ZERO, SC_EQUAL, SC_BITS, SC_EDGE } scalar_kind;
+typedef enum { SC_RANDOM, SC_ZERO, SC_HALF_ZERO, SC_EQUAL, SC_BITS, SC_EDGE, SC_TOP } scalar_kind;
 typedef enum { BA_RANDOM, BA_SOME_INF, BA_DUPLICATE, BA_OPPOSITE, BA_SAME } base_kind;
 static const char *const scalar_names[] = {"random", "zero", "half zero", "all equal", "bits",
-                                           "edge values"};
+                                           "edge values", "near (r-1)/2"};
 static const char *const base_names[] = {"random", "some infinity", "duplicates", "opposite pairs",
                                          "all the same"};
 
@@ -152,6 +152,13 @@ static void make_case(msm_case *c, int g2, size_t n, uint64_t seed, scalar_kind 
       break;
     }
     case SC_EDGE: edge_scalar(&rng, i, s); break;
+    case SC_TOP: { /* (r-1)/2 -+ k, k < 2^40: the largest folded scalars, both sides of the
+                      fold, whose top windows hold the largest digits */
+      const int64_t k = (int64_t)(test_rng_next(&rng) >> 24);
+      r_plus(s, i & 1 ? 1 + 2 * k : -1 - 2 * k); /* r -+ (2k + 1), halved below */
+      for (int j = 0; j < 4; j++) s[j] = (s[j] >> 1) | (j < 3 ? s[j + 1] << 63 : 0);
+      break;
+    }
     }
     limbs_to_le(c->scalars + i * 32, s, 4);
   }
@@ -203,9 +210,10 @@ static void check_case(msm_gpu *ctx, const msm_case *c, const msm_gpu_opts *opts
     }
   }
   if (!equal)
-    TEST_FAIL("%s: G%d MSM of %zu points (c %u, chunk %u, merge %u, group %u, split %u, "
+    TEST_FAIL("%s: G%d MSM of %zu points (c %u, nwin %u, chunk %u, merge %u, group %u, split %u, "
               "accumulate %u, ba rounds %u, ba pairs %u): GPU != CPU", what, c->g2 ? 2 : 1, c->n,
-              opts ? opts->c : 0, opts ? opts->chunk : 0, opts ? opts->merge_chunk : 0,
+              opts ? opts->c : 0, opts ? opts->nwin : 0, opts ? opts->chunk : 0,
+              opts ? opts->merge_chunk : 0,
               opts ? opts->group : 0, opts ? opts->split : 0, opts ? opts->accumulate : 0,
               opts ? opts->ba_rounds : 0, opts ? opts->ba_pairs : 0);
 }
@@ -362,10 +370,10 @@ static void sweep(int g2, size_t nmax, int emulate, int vary, int ba) {
 static void edges(int g2, size_t n, int emulate, const msm_gpu_opts *opts) {
   uint64_t seed = test_fresh_seed();
   msm_gpu *ctx = new_ctx(g2, n, emulate);
-  for (int sk = 0; sk <= SC_EDGE; sk++)
+  for (int sk = 0; sk <= SC_TOP; sk++)
     for (int bk = 0; bk <= BA_SAME; bk++) run_one(ctx, g2, n, seed + 7 * sk + bk, sk, bk, opts);
   printf("  G%d: %d scalar kinds x %d base kinds at n = %zu equal to the CPU MSM\n", g2 ? 2 : 1,
-         SC_EDGE + 1, BA_SAME + 1, n);
+         SC_TOP + 1, BA_SAME + 1, n);
   msm_gpu_free(ctx);
 }
 
@@ -562,6 +570,98 @@ TEST_TIMEOUT(emu_split_ba, 600) {
   split_check(1, 60, 1, &o);
 }
 
+/* ---- emulated, window widths ---- */
+
+/* Windows split equally (opts.nwin: floor / ceil(255 / nwin) bits, the
+ * wider first) whatever the build's default (CZ_MSM_VARWIN): counts whose
+ * splits mix two widths (20: 15 x 13 + 5 x 12 bits; 21: 3 x 13 + 18 x 12;
+ * 23: 2 x 12 + 21 x 11;
+ * 37: 33 x 7 + 4 x 6; 100: 55 x 3 + 45 x 2; 127: 1 x 3 + 126 x 2), and
+ * ones that do not (51 x 5, 85 x 3); groups that straddle the change of
+ * width.  A bit offset, a bucket base or a doubling count that is off by
+ * one shifts some window's sum by a power of two: the CPU MSM differs. */
+static const unsigned split_counts[] = {20, 21, 23, 26, 29, 37, 51, 85, 100, 127};
+
+TEST_TIMEOUT(emu_varwin_split, 900) {
+  need_cuda_code();
+  uint64_t seed = test_fresh_seed();
+  msm_gpu *ctx = new_ctx(0, 160, 1);
+  for (unsigned i = 0; i < sizeof split_counts / sizeof *split_counts; i++) {
+    const unsigned w = split_counts[i];
+    msm_gpu_opts o = {.nwin = w, .chunk = 1 + i % 3, .merge_chunk = 4 + i % 2,
+                      .group = 1 + (i * 7) % 5};
+    run_one(ctx, 0, 37 + 12 * i, seed + 11 * i, SC_TOP, BA_RANDOM, &o);
+    run_one(ctx, 0, 29, seed + 11 * i + 1, SC_EDGE, BA_SOME_INF, &o);
+    run_one(ctx, 0, 16, seed + 11 * i + 2, SC_EQUAL, BA_RANDOM, &o);
+    run_one(ctx, 0, 9, seed + 11 * i + 3, SC_ZERO, BA_RANDOM, &o);
+    o.group = 0; /* the plan's: all windows in one sort at this n */
+    run_one(ctx, 0, 160, seed + 11 * i + 4, SC_RANDOM, BA_RANDOM, &o);
+    printf("  G1: %u windows split equally: near-(r-1)/2, edge, all-equal, zero and random "
+           "scalars equal to the CPU MSM\n", w);
+  }
+  msm_gpu_free(ctx);
+  ctx = new_ctx(1, 40, 1);
+  for (unsigned i = 0; i < sizeof split_counts / sizeof *split_counts; i += 3) {
+    msm_gpu_opts o = {.nwin = split_counts[i], .chunk = 2, .merge_chunk = 4, .group = 3};
+    run_one(ctx, 1, 40, seed + 500 + i, SC_TOP, BA_DUPLICATE, &o);
+    run_one(ctx, 1, 13, seed + 600 + i, SC_EDGE, BA_OPPOSITE, &o);
+  }
+  printf("  G2: 4 window counts split equally equal to the CPU MSM\n");
+  msm_gpu_free(ctx);
+}
+
+/* Every scalar and base kind through mixed widths, the XYZZ and the
+ * batch-affine accumulations; the split (ones apart) over mixed widths. */
+TEST_TIMEOUT(emu_varwin_edges, 900) {
+  need_cuda_code();
+  edges(0, 41, 1, &(msm_gpu_opts){.nwin = 23, .chunk = 3, .merge_chunk = 4, .group = 3});
+  edges(1, 17, 1, &(msm_gpu_opts){.nwin = 37, .chunk = 2, .merge_chunk = 5, .group = 6});
+  ctx_extra_flags = MSM_GPU_BATCH_AFFINE;
+  const unsigned ba = MSM_GPU_ACC_BATCH_AFFINE;
+  edges(0, 57, 1, &(msm_gpu_opts){.nwin = 37, .chunk = 2, .merge_chunk = 4, .group = 4,
+                                  .accumulate = ba, .ba_rounds = 6, .ba_pairs = 1});
+  edges(1, 19, 1, &(msm_gpu_opts){.nwin = 100, .group = 9, .accumulate = ba, .ba_rounds = 4,
+                                  .ba_pairs = 2});
+  msm_gpu_opts o = ba_opts(&(msm_gpu_opts){.nwin = 20, .chunk = 2, .merge_chunk = 4}, 3, 2);
+  split_check(0, 200, 1, &o);
+  ctx_extra_flags = 0;
+  o = (msm_gpu_opts){.nwin = 29, .chunk = 2, .merge_chunk = 4, .group = 2};
+  split_check(1, 60, 1, &o);
+}
+
+/* Uniform windows asked for explicitly (c and nwin), one past 255 bits
+ * among them; the window options' bounds. */
+TEST_TIMEOUT(emu_varwin_uniform, 600) {
+  need_cuda_code();
+  uint64_t seed = test_fresh_seed();
+  msm_gpu *ctx = new_ctx(0, 100, 1);
+  static const unsigned cw[][2] = {{4, 64}, {7, 37}, {9, 29}, {2, 128}, {12, 22}};
+  for (unsigned i = 0; i < sizeof cw / sizeof *cw; i++) {
+    msm_gpu_opts o = {.c = cw[i][0], .nwin = cw[i][1], .chunk = 2, .merge_chunk = 4,
+                      .group = 1 + i};
+    run_one(ctx, 0, 100, seed + i, SC_TOP, BA_RANDOM, &o);
+    run_one(ctx, 0, 33, seed + 50 + i, SC_EDGE, BA_SOME_INF, &o);
+    printf("  G1: %u uniform windows of %u bits equal to the CPU MSM\n", cw[i][1], cw[i][0]);
+  }
+  /* opts.c alone: the build's meaning (split or uniform), either must hold */
+  for (unsigned c = 3; c <= 13; c += 5)
+    run_one(ctx, 0, 100, seed + 90 + c, SC_TOP, BA_RANDOM, &(msm_gpu_opts){.c = c});
+  uint8_t buf[16 * 96] __attribute__((aligned(16))) = {0}, sc[16 * 32] __attribute__((aligned(16))) = {0};
+  bls12_381_g1_jac out;
+  cuzk_err err = {0};
+  static const unsigned bad[][2] = {
+      {0, 11},  /* too few windows for 23-bit widths */
+      {0, 128}, /* 128 windows split 255 bits: some of 1 bit */
+      {0, 129}, {4, 63} /* 252 bits */, {4, 65} /* a window past 255 bits */, {24, 12},
+      {1, 0}};
+  for (unsigned i = 0; i < sizeof bad / sizeof *bad; i++) {
+    msm_gpu_opts o = {.c = bad[i][0], .nwin = bad[i][1]};
+    CHECK_MSG(msm_gpu_g1(ctx, &out, buf, sc, 4, &o, NULL, &err) == CUZK_INVALID_ARGUMENT,
+              "c %u nwin %u accepted", bad[i][0], bad[i][1]);
+  }
+  msm_gpu_free(ctx);
+}
+
 TEST(bad_arguments) {
   need_cuda_code();
   msm_gpu *ctx = new_ctx(0, 16, 1);
@@ -677,6 +777,39 @@ TEST_TIMEOUT(gpu_g1_large, 900) {
   need_gpu();
   sizes(0, 22, 22, 0, NULL);
   sizes(0, 24, 24, 0, NULL);
+}
+
+/* Equal splits forced on the device (the kernels, the CUB sort on the
+ * sentinel's bits, the idle reduction rows): mixed and uniform widths,
+ * random, near-(r-1)/2 and all-equal scalars, batch-affine too.  The plan's
+ * own 2^22 and 2^24 windows (3 x 19 + 11 x 18, 8 x 20 + 5 x 19 bits with
+ * CZ_MSM_VARWIN) are gpu_g1_large's. */
+TEST_TIMEOUT(gpu_varwin, 900) {
+  need_gpu();
+  uint64_t seed = test_fresh_seed();
+  ctx_extra_flags = MSM_GPU_BATCH_AFFINE;
+  msm_gpu *ctx = new_ctx(0, 1u << 18, 0);
+  static const unsigned counts[] = {17, 18, 20, 23, 37};
+  for (unsigned i = 0; i < sizeof counts / sizeof *counts; i++) {
+    msm_gpu_opts o = {.nwin = counts[i]};
+    run_one(ctx, 0, (1u << 18) - 5, seed + 10 * i, SC_RANDOM, BA_RANDOM, &o);
+    run_one(ctx, 0, 5000, seed + 10 * i + 1, SC_TOP, BA_SOME_INF, &o);
+    run_one(ctx, 0, 70000, seed + 10 * i + 2, SC_EQUAL, BA_RANDOM, &o);
+    o.group = 2;
+    run_one(ctx, 0, 3001, seed + 10 * i + 3, SC_EDGE, BA_DUPLICATE, &o);
+    o = ba_opts(&(msm_gpu_opts){.nwin = counts[i]}, 0, 0);
+    run_one(ctx, 0, 1u << 17, seed + 10 * i + 4, SC_RANDOM, BA_RANDOM, &o);
+    printf("  G1: %u windows split equally at n = 2^18 - 5 and smaller equal to the CPU MSM\n",
+           counts[i]);
+  }
+  msm_gpu_free(ctx);
+  ctx = new_ctx(1, 1u << 16, 0);
+  for (unsigned w = 19; w <= 21; w++) {
+    run_one(ctx, 1, 1u << 16, seed + 100 + w, SC_RANDOM, BA_RANDOM, &(msm_gpu_opts){.nwin = w});
+    run_one(ctx, 1, 999, seed + 200 + w, SC_TOP, BA_OPPOSITE, &(msm_gpu_opts){.nwin = w});
+  }
+  printf("  G2: 19..21 windows split equally at n = 2^16 equal to the CPU MSM\n");
+  msm_gpu_free(ctx);
 }
 
 /* ---- on the GPU, batch-affine ---- */

@@ -57,9 +57,10 @@ static void check_equal(const char *what, const cuda_ntt_config *cfg, unsigned l
   const uint8_t *g = got, *w = want;
   for (size_t i = 0; i < n; i++)
     if (memcmp(g + 32 * i, w + 32 * i, 32) != 0) {
-      fprintf(stderr, "  %s 2^%u (cap %u, elems 2^%u, %u threads%s%s): element %zu of %zu differs\n",
+      fprintf(stderr, "  %s 2^%u (cap %u, elems 2^%u, %u threads%s%s%s): element %zu of %zu differs\n",
               what, lg, cfg->max_pass_lg, cfg->elems_lg, cfg->threads,
-              cfg->full_twiddles ? ", full twiddles" : "", cfg->emulate ? ", emulated" : "", i, n);
+              cfg->full_twiddles ? ", full twiddles" : "", cfg->pass1_table ? ", pass-1 table" : "",
+              cfg->emulate ? ", emulated" : "", i, n);
       for (int s = 0; s < 2; s++) {
         fprintf(stderr, "    %s =", s ? "cpu" : "gpu");
         for (int k = 3; k >= 0; k--) {
@@ -199,6 +200,8 @@ static const cuda_ntt_config configs[] = {
     {.buffers = 4, .max_pass_lg = 5, .elems_lg = 2, .threads = 64},   /* top round of 1 stage */
     {.buffers = 4, .max_pass_lg = 4, .elems_lg = 1, .threads = 128},  /* radix 2 */
     {.buffers = 4, .max_pass_lg = 3, .full_twiddles = true},          /* one twiddle table */
+    {.buffers = 4, .max_pass_lg = 3, .pass1_table = true},            /* D_1 in data order */
+    {.buffers = 4, .max_pass_lg = 4, .full_twiddles = true, .pass1_table = true},
     {.buffers = 4, .max_pass_lg = 9, .uncapped_regs = true},          /* 2^27's shape */
     {.buffers = 4, .max_pass_lg = 10, .elems_lg = 3, .threads = 128},
     {.buffers = 4, .elems_lg = 3},                                    /* 2^3 per thread */
