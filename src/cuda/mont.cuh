@@ -120,6 +120,7 @@ template <class C>
 struct alignas((4 * C::N) % 16 == 0 ? 16 : 4) mont {
   static constexpr int N = C::N;
   static_assert(N % 2 == 0, "the multiplication pairs limbs: N must be even");
+  static_assert(N >= 4, "the reduction chains (add_mp_even, mp_even_from4) take N >= 4");
   uint32_t l[N];
 
   static CZ_HD mont zero() {
@@ -367,7 +368,6 @@ struct alignas((4 * C::N) % 16 == 0 ? 16 : 4) mont {
   static constexpr bool p1_form = C::n0 == 0xffffffffu && C::p()[1] == 0xffffffffu;
 
   static CZ_HD void add_mp_p1(carry_chain &c, uint32_t (&X)[N + 1], uint32_t (&Y)[N]) {
-    static_assert(N >= 4, "add_mp_p1: p[2] and p[3] are multiplied");
     const uint32_t t0 = X[0];
     /* the borrow of 0 - t0 is c; subc takes it as a borrow: h = m - c.
      * (add_cc's carry into subc would not do: ptxas maps PTX's CF to the
@@ -378,6 +378,15 @@ struct alignas((4 * C::N) % 16 == 0 ? 16 : 4) mont {
     (void)c.add_cc(t0, m); /* = 0; CF = c again, for position 1 */
     Y[0] = c.addc_cc(Y[0], t0);      /* + t0 + c */
     Y[1] = c.addc_cc(Y[1], h);
+    mp_odd_from3(c, Y, m);
+    X[2] = c.mad_lo_cc(m, C::p()[2], X[2]);
+    X[3] = c.madc_hi_cc(m, C::p()[2], X[3]);
+    mp_even_from4(c, X, m);
+  }
+  /* the chains' common tails: Y += m p_j for odd j >= 3 (p_j at Y[j-1],
+   * Y[j]), continuing the carry; X += m p_j for even j >= 4, continuing the
+   * carry, which ends in X[N] */
+  static CZ_HD void mp_odd_from3(carry_chain &c, uint32_t (&Y)[N], uint32_t m) {
 #pragma unroll
     for (int j = 3; j < N - 1; j += 2) {
       Y[j - 1] = c.madc_lo_cc(m, C::p()[j], Y[j - 1]);
@@ -385,8 +394,8 @@ struct alignas((4 * C::N) % 16 == 0 ? 16 : 4) mont {
     }
     Y[N - 2] = c.madc_lo_cc(m, C::p()[N - 1], Y[N - 2]);
     Y[N - 1] = c.madc_hi(m, C::p()[N - 1], Y[N - 1]);
-    X[2] = c.mad_lo_cc(m, C::p()[2], X[2]);
-    X[3] = c.madc_hi_cc(m, C::p()[2], X[3]);
+  }
+  static CZ_HD void mp_even_from4(carry_chain &c, uint32_t (&X)[N + 1], uint32_t m) {
 #pragma unroll
     for (int j = 4; j < N; j += 2) {
       X[j] = c.madc_lo_cc(m, C::p()[j], X[j]);
@@ -401,12 +410,9 @@ struct alignas((4 * C::N) % 16 == 0 ? 16 : 4) mont {
   static CZ_HD void add_mp_even(carry_chain &c, uint32_t (&X)[N + 1], uint32_t m) {
     (void)c.mad_lo_cc(m, C::p()[0], X[0]); /* = 0; only its carry matters */
     X[1] = c.madc_hi_cc(m, C::p()[0], X[1]);
-#pragma unroll
-    for (int j = 2; j < N; j += 2) {
-      X[j] = c.madc_lo_cc(m, C::p()[j], X[j]);
-      X[j + 1] = c.madc_hi_cc(m, C::p()[j], X[j + 1]);
-    }
-    X[N] = c.addc(X[N], 0);
+    X[2] = c.madc_lo_cc(m, C::p()[2], X[2]);
+    X[3] = c.madc_hi_cc(m, C::p()[2], X[3]);
+    mp_even_from4(c, X, m);
   }
   /* Y += m p_odd (p_j at Y[j-1], Y[j]); carry_in: the chain takes the
    * carry left by the instruction before it (z added to X[0]) */
@@ -416,13 +422,7 @@ struct alignas((4 * C::N) % 16 == 0 ? 16 : 4) mont {
     else
       Y[0] = c.mad_lo_cc(m, C::p()[1], Y[0]);
     Y[1] = c.madc_hi_cc(m, C::p()[1], Y[1]);
-#pragma unroll
-    for (int j = 3; j < N - 1; j += 2) {
-      Y[j - 1] = c.madc_lo_cc(m, C::p()[j], Y[j - 1]);
-      Y[j] = c.madc_hi_cc(m, C::p()[j], Y[j]);
-    }
-    Y[N - 2] = c.madc_lo_cc(m, C::p()[N - 1], Y[N - 2]);
-    Y[N - 1] = c.madc_hi(m, C::p()[N - 1], Y[N - 1]);
+    mp_odd_from3(c, Y, m);
   }
   /* t >>= 32 once X[0] is 0: X <- Y, Y <- X[2..N], z <- X[1] (renamings) */
   static CZ_HD void shift_word(uint32_t (&X)[N + 1], uint32_t (&Y)[N], uint32_t &z) {
