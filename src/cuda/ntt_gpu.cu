@@ -45,7 +45,12 @@
  * per SM) 62.9 ms; e = 2 uncapped (84 registers, 24 warps) 51.9 ms; e = 2
  * capped (64 registers, 32 warps; 16 bytes of spill) 48.2 ms; e = 1 (58
  * registers, 9 rounds a pass) 55.1 ms.  lp = 9 at e = 2 is 5 rounds: the
- * top one of a single stage, then four of two.
+ * top one of a single stage, then four of two.  Since the p[0] = 1
+ * reduction of mont.cuh (CZ_MONT_P1, fewer registers per product) the
+ * order changed (2^27 forward, 2026-12-01): e = 3 39.6 ms, e = 2 capped
+ * 40.5 (at 3 blocks per SM, NTT_CAP_BLOCKS = 3: 41.0), e = 2 uncapped
+ * 43.2, e = 1 46.2; e = 3 is not yet measured at other sizes, so e = 2
+ * stays the default.
  *
  * Twiddles, all computed by the host code of poly/ntt.h (ntt_host.c) when
  * the plan is made, in one device allocation:
@@ -395,7 +400,9 @@ struct ntt_thread {
 /* CAP: compiled for NTT_CAP_BLOCKS blocks of NTT_MAX_THREADS threads per SM,
  * i.e. at most 64 registers (elems_lg <= 2 only: 2^3 elements would spill);
  * otherwise for 2 blocks (at most 128: 2^3 elements take 128, 2^2 about 80). */
+#ifndef NTT_CAP_BLOCKS /* a -D for A/B runs (bench/gpu_ab.sh) */
 #define NTT_CAP_BLOCKS 4
+#endif
 template <int E_LG, bool DIT, bool CAP>
 __global__ void __launch_bounds__(NTT_MAX_THREADS, CAP ? NTT_CAP_BLOCKS : 2)
     ntt_pass_kernel(const ntt_pass_args p) {

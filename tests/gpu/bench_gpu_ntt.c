@@ -117,6 +117,7 @@ static const variant variants[] = {
     {"2^3/thread (128 regs)", {.elems_lg = 3}, false},
     {"2^1/thread", {.elems_lg = 1}, false},
     {"passes of <= 9 stages", {.max_pass_lg = 9}, true},
+    {"pass-1 table, registers uncapped", {.pass1_table = true, .uncapped_regs = true}, false},
 };
 #define NVARIANTS (sizeof variants / sizeof variants[0])
 
