@@ -95,6 +95,10 @@ w=$FX/chain_1k/witness.wtns
 "$CUZK" bench daemon --addr "$addr" --circuit chain_1k -n 40 -j 8 --mix critical:1,normal:3 \
   --seed 7 --verify "$vk" --json "$w" >"$tmp/run.json" 2>"$tmp/run.err"
 rc=$?
+# The sampled peak VmRSS and the final VmHWM come from the kernel's RSS
+# counters, which are approximate (per-CPU batches; the high-water mark is
+# folded in lazily): a CI run saw a 29.03 MB sample against a 28.94 MB
+# VmHWM.  So the two are compared within 10 %, not exactly.
 if [ $rc -ne 0 ]; then
   note FAIL bench-40-jobs "exit status $rc" "$(cat "$tmp/run.err")"
 else
@@ -104,7 +108,7 @@ else
     'all(r["latency_ms"][k]["n"] > 0 and 0 < r["latency_ms"][k]["p50"] <= r["latency_ms"][k]["p90"] <= r["latency_ms"][k]["p99"] <= r["latency_ms"][k]["max"] for k in ("all", "critical", "normal"))' \
     'r["latency_ms"]["critical"]["n"] + r["latency_ms"]["normal"]["n"] == 40' \
     'r["daemon"]["completed"] == 40' \
-    'r["daemon"]["pid"] == '"$pid"' and r["daemon"]["rss_peak_bytes"] > 0 and r["daemon"]["vm_hwm_bytes"] >= r["daemon"]["rss_peak_bytes"]' \
+    'r["daemon"]["pid"] == '"$pid"' and r["daemon"]["rss_peak_bytes"] > 0 and r["daemon"]["vm_hwm_bytes"] >= 0.9 * r["daemon"]["rss_peak_bytes"]' \
     '[(b["device"], b["workers"]) for b in r["daemon"]["busy"]] == [("cpu", 2)] and 0 < r["daemon"]["busy"][0]["fraction"] <= 1.05' \
     'r["daemon"]["vram"] == [] and r["daemon"]["samples"] >= 1'
 fi
