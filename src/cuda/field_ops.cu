@@ -32,6 +32,8 @@ static CZ_HD F field_op(cuda_field_op op, const F &a, const F &b) {
     return F::mul_lazy(a, b);
   case CUDA_FOP_MUL_P1:
     return mul_p1_of(a, b);
+  case CUDA_FOP_MUL_SUB:
+    return F::mul_sub_lazy(a, b, F::add(a, b), F::sub(a, b));
   case CUDA_FOP_ADD:
     return F::add(a, b);
   case CUDA_FOP_SUB:
@@ -102,7 +104,8 @@ static cuzk_status check_args(cuda_field f, cuda_field_op op, void *r, const voi
     return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "cuda_field_apply: field %d, op %d: no such",
                         (int)f, (int)op);
   if (n && (!r || !a || (!b && (op == CUDA_FOP_ADD || op == CUDA_FOP_SUB || op == CUDA_FOP_MUL ||
-                        op == CUDA_FOP_MUL_P1))))
+                        op == CUDA_FOP_MUL_WIDE || op == CUDA_FOP_MUL_P1 ||
+                        op == CUDA_FOP_MUL_SUB))))
     return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "cuda_field_apply: %s %s: missing buffer",
                         cuda_field_name(f), cuda_field_op_name(op));
   return CUZK_OK;

@@ -21,6 +21,11 @@
 #ifndef CZ_FP2_LAZY
 #define CZ_FP2_LAZY 1
 #endif
+/* 1: fp2::mul_sub lazily reduced and out of line on the device (an A/B
+ * candidate for G2, as mont::mul_sub was for G1); 0: two products. */
+#ifndef CZ_FP2_MUL_SUB
+#define CZ_FP2_MUL_SUB 0
+#endif
 
 template <class F>
 struct fp2 {
@@ -73,17 +78,58 @@ struct fp2 {
     (void)F::sub_wide(t2, t0);
     (void)F::sub_wide(t2, t1);
     /* t0 -= t1, then + p R (p into the high half) on a borrow */
-    const uint32_t mask = F::sub_wide(t0, t1);
-    carry_chain c;
-    t0[N] = c.add_cc(t0[N], F::modulus()[0] & mask);
-#pragma unroll
-    for (int k = 1; k < N - 1; k++) t0[N + k] = c.addc_cc(t0[N + k], F::modulus()[k] & mask);
-    t0[2 * N - 1] = c.addc(t0[2 * N - 1], F::modulus()[N - 1] & mask);
+    F::add_p_r(t0, F::sub_wide(t0, t1));
     return {F::redc_wide(t0), F::redc_wide(t2)};
   }
-  /* a b - c d (ec.cuh's Y3): two products and a subtraction. */
+  /* a b - c d (ec.cuh's Y3).  On the device with CZ_FP2_MUL_SUB (and
+   * CZ_FP2_LAZY) one out-of-line body, mul_sub_lazy: six 2N-word products
+   * and two reductions instead of two lazy products' four; otherwise two
+   * products and a subtraction.  On the host (with CZ_FP2_LAZY) always
+   * mul_sub_lazy, so CI's emulated MSM tests run it. */
   static CZ_HD fp2 mul_sub(const fp2 &a, const fp2 &b, const fp2 &c, const fp2 &d) {
+#if CZ_FP2_LAZY && (CZ_FP2_MUL_SUB || !defined(__CUDA_ARCH__))
+#ifdef __CUDA_ARCH__
+    return mul_sub_call(a, b, c, d);
+#else
+    return mul_sub_lazy(a, b, c, d);
+#endif
+#else
     return sub(mul(a, b), mul(c, d));
+#endif
+  }
+#if CZ_FP2_LAZY && CZ_FP2_MUL_SUB && defined(__CUDA_ARCH__)
+  static __device__ __noinline__ fp2 mul_sub_call(const fp2 a, const fp2 b, const fp2 c,
+                                                  const fp2 d) {
+    return mul_sub_lazy(a, b, c, d);
+  }
+#endif
+  /* With T = a b and U = c d as in mul_lazy (Karatsuba, 2N-word parts):
+   *   c0 = REDC((T0 + U1) - (T1 + U0))
+   *   c1 = REDC((T2 - T0 - T1) - (U2 - U0 - U1)) = REDC((a0 b1 + a1 b0) - (c0 d1 + c1 d0))
+   * Each bracket is below 2 p^2, so each difference lies in (-2 p^2, 2 p^2);
+   * p R is added when it is negative, which leaves it in [0, p R) because
+   * 2 p^2 < p R (2p < R = 2^(32N)): REDC's input bound.  The sums fit 2N
+   * words: 2 p^2 < 2^(64N). */
+  static CZ_HD fp2 mul_sub_lazy(const fp2 &a, const fp2 &b, const fp2 &c, const fp2 &d) {
+    constexpr int N = F::N;
+    uint32_t t0[2 * N], t1[2 * N], t2[2 * N], u0[2 * N], u1[2 * N], u2[2 * N];
+    F::wide_mul(a.c0, b.c0, t0);
+    F::wide_mul(a.c1, b.c1, t1);
+    F::wide_mul(F::add_raw(a.c0, a.c1), F::add_raw(b.c0, b.c1), t2);
+    F::wide_mul(c.c0, d.c0, u0);
+    F::wide_mul(c.c1, d.c1, u1);
+    F::wide_mul(F::add_raw(c.c0, c.c1), F::add_raw(d.c0, d.c1), u2);
+    /* c1: t2 - t0 - t1 and u2 - u0 - u1 (never negative), then their difference */
+    (void)F::sub_wide(t2, t0);
+    (void)F::sub_wide(t2, t1);
+    (void)F::sub_wide(u2, u0);
+    (void)F::sub_wide(u2, u1);
+    F::add_p_r(t2, F::sub_wide(t2, u2));
+    /* c0: (t0 + u1) - (t1 + u0) */
+    F::add_wide(t0, u1);
+    F::add_wide(t1, u0);
+    F::add_p_r(t0, F::sub_wide(t0, t1));
+    return {F::redc_wide(t0), F::redc_wide(t2)};
   }
   /* (a0 + a1 u)^2 = (a0 + a1)(a0 - a1) + 2 a0 a1 u.  2M + 3A. */
   static CZ_HD fp2 sqr(const fp2 &a) {

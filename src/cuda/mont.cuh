@@ -594,12 +594,7 @@ struct alignas((4 * C::N) % 16 == 0 ? 16 : 4) mont {
     uint32_t t0[2 * N], t1[2 * N];
     wide_mul(a, b, t0);
     wide_mul(c, d, t1);
-    const uint32_t mask = sub_wide(t0, t1);
-    carry_chain k;
-    t0[N] = k.add_cc(t0[N], C::p()[0] & mask);
-#pragma unroll
-    for (int i = 1; i < N - 1; i++) t0[N + i] = k.addc_cc(t0[N + i], C::p()[i] & mask);
-    t0[2 * N - 1] = k.addc(t0[2 * N - 1], C::p()[N - 1] & mask);
+    add_p_r(t0, sub_wide(t0, t1));
     return redc_wide(t0);
   }
 
@@ -610,6 +605,23 @@ struct alignas((4 * C::N) % 16 == 0 ? 16 : 4) mont {
 #pragma unroll
     for (int k = 1; k < 2 * N; k++) a[k] = c.subc_cc(a[k], b[k]);
     return c.subc(0, 0);
+  }
+  /* a += b on 2N-word integers (the caller knows the sum fits) */
+  static CZ_HD void add_wide(uint32_t (&a)[2 * N], const uint32_t (&b)[2 * N]) {
+    carry_chain c;
+    a[0] = c.add_cc(a[0], b[0]);
+#pragma unroll
+    for (int k = 1; k < 2 * N - 1; k++) a[k] = c.addc_cc(a[k], b[k]);
+    a[2 * N - 1] = c.addc(a[2 * N - 1], b[2 * N - 1]);
+  }
+  /* t += p R (p into the high half) where mask is all ones: a 2N-word
+   * difference that borrowed (sub_wide's mask) brought back into [0, p R) */
+  static CZ_HD void add_p_r(uint32_t (&t)[2 * N], uint32_t mask) {
+    carry_chain c;
+    t[N] = c.add_cc(t[N], C::p()[0] & mask);
+#pragma unroll
+    for (int k = 1; k < N - 1; k++) t[N + k] = c.addc_cc(t[N + k], C::p()[k] & mask);
+    t[2 * N - 1] = c.addc(t[2 * N - 1], C::p()[N - 1] & mask);
   }
 
   /* a + b < 2p as N words, not reduced (p < 2^(32N-1): no carry out) */

@@ -71,6 +71,15 @@ static void host_op(cuda_field f, cuda_field_op op, void *r, const void *a, cons
     case CUDA_FOP_MUL: case CUDA_FOP_MUL_WIDE: case CUDA_FOP_MUL_P1:
       bls12_381_fp_mul(R, A, B);
       break;
+    case CUDA_FOP_MUL_SUB: { /* a b - (a + b)(a - b) */
+      bls12_381_fp s, d, t;
+      bls12_381_fp_add(&s, A, B);
+      bls12_381_fp_sub(&d, A, B);
+      bls12_381_fp_mul(&t, &s, &d);
+      bls12_381_fp_mul(R, A, B);
+      bls12_381_fp_sub(R, R, &t);
+      break;
+    }
     case CUDA_FOP_SQR: bls12_381_fp_sqr(R, A); break;
     case CUDA_FOP_FROM_CANON: bls12_381_fp_from_canon(R, A->l); break;
     default: bls12_381_fp_to_canon(R->l, A); break;
@@ -86,6 +95,15 @@ static void host_op(cuda_field f, cuda_field_op op, void *r, const void *a, cons
     case CUDA_FOP_MUL: case CUDA_FOP_MUL_WIDE: case CUDA_FOP_MUL_P1:
       bls12_381_fr_mul(R, A, B);
       break;
+    case CUDA_FOP_MUL_SUB: { /* a b - (a + b)(a - b) */
+      bls12_381_fr s, d, t;
+      bls12_381_fr_add(&s, A, B);
+      bls12_381_fr_sub(&d, A, B);
+      bls12_381_fr_mul(&t, &s, &d);
+      bls12_381_fr_mul(R, A, B);
+      bls12_381_fr_sub(R, R, &t);
+      break;
+    }
     case CUDA_FOP_SQR: bls12_381_fr_sqr(R, A); break;
     case CUDA_FOP_FROM_CANON: bls12_381_fr_from_canon(R, A->l); break;
     default: bls12_381_fr_to_canon(R->l, A); break;
@@ -101,6 +119,15 @@ static void host_op(cuda_field f, cuda_field_op op, void *r, const void *a, cons
     case CUDA_FOP_MUL: case CUDA_FOP_MUL_WIDE: case CUDA_FOP_MUL_P1:
       bls12_381_fp2_mul(R, A, B);
       break;
+    case CUDA_FOP_MUL_SUB: { /* a b - (a + b)(a - b) */
+      bls12_381_fp2 s, d, t;
+      bls12_381_fp2_add(&s, A, B);
+      bls12_381_fp2_sub(&d, A, B);
+      bls12_381_fp2_mul(&t, &s, &d);
+      bls12_381_fp2_mul(R, A, B);
+      bls12_381_fp2_sub(R, R, &t);
+      break;
+    }
     case CUDA_FOP_SQR: bls12_381_fp2_sqr(R, A); break;
     case CUDA_FOP_FROM_CANON: /* coefficient by coefficient */
       bls12_381_fp_from_canon(&R->c0, A->c0.l);
