@@ -71,15 +71,21 @@ struct fp2 {
   static CZ_HD fp2 mul_lazy(const fp2 &a, const fp2 &b) {
     constexpr int N = F::N;
     uint32_t t0[2 * N], t1[2 * N], t2[2 * N];
-    F::wide_mul(a.c0, b.c0, t0);
-    F::wide_mul(a.c1, b.c1, t1);
-    F::wide_mul(F::add_raw(a.c0, a.c1), F::add_raw(b.c0, b.c1), t2);
-    /* t2 -= t0 + t1 (never negative: no borrow) */
-    (void)F::sub_wide(t2, t0);
-    (void)F::sub_wide(t2, t1);
+    wide_parts(a, b, t0, t1, t2);
     /* t0 -= t1, then + p R (p into the high half) on a borrow */
     F::add_p_r(t0, F::sub_wide(t0, t1));
     return {F::redc_wide(t0), F::redc_wide(t2)};
+  }
+  /* Karatsuba's 2N-word parts: t0 = a0 b0, t1 = a1 b1, t2 = (a0 + a1)(b0 +
+   * b1) - t0 - t1 = a0 b1 + a1 b0 (the sums not reduced, < 2p; the
+   * subtractions never borrow) */
+  static CZ_HD void wide_parts(const fp2 &a, const fp2 &b, uint32_t (&t0)[2 * F::N],
+                               uint32_t (&t1)[2 * F::N], uint32_t (&t2)[2 * F::N]) {
+    F::wide_mul(a.c0, b.c0, t0);
+    F::wide_mul(a.c1, b.c1, t1);
+    F::wide_mul(F::add_raw(a.c0, a.c1), F::add_raw(b.c0, b.c1), t2);
+    (void)F::sub_wide(t2, t0);
+    (void)F::sub_wide(t2, t1);
   }
   /* a b - c d (ec.cuh's Y3).  On the device with CZ_FP2_MUL_SUB (and
    * CZ_FP2_LAZY) one out-of-line body, mul_sub_lazy: six 2N-word products
@@ -113,17 +119,9 @@ struct fp2 {
   static CZ_HD fp2 mul_sub_lazy(const fp2 &a, const fp2 &b, const fp2 &c, const fp2 &d) {
     constexpr int N = F::N;
     uint32_t t0[2 * N], t1[2 * N], t2[2 * N], u0[2 * N], u1[2 * N], u2[2 * N];
-    F::wide_mul(a.c0, b.c0, t0);
-    F::wide_mul(a.c1, b.c1, t1);
-    F::wide_mul(F::add_raw(a.c0, a.c1), F::add_raw(b.c0, b.c1), t2);
-    F::wide_mul(c.c0, d.c0, u0);
-    F::wide_mul(c.c1, d.c1, u1);
-    F::wide_mul(F::add_raw(c.c0, c.c1), F::add_raw(d.c0, d.c1), u2);
-    /* c1: t2 - t0 - t1 and u2 - u0 - u1 (never negative), then their difference */
-    (void)F::sub_wide(t2, t0);
-    (void)F::sub_wide(t2, t1);
-    (void)F::sub_wide(u2, u0);
-    (void)F::sub_wide(u2, u1);
+    wide_parts(a, b, t0, t1, t2);
+    wide_parts(c, d, u0, u1, u2);
+    /* c1: the difference of the cross terms */
     F::add_p_r(t2, F::sub_wide(t2, u2));
     /* c0: (t0 + u1) - (t1 + u0) */
     F::add_wide(t0, u1);

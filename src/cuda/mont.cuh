@@ -164,16 +164,9 @@ struct alignas((4 * C::N) % 16 == 0 ? 16 : 4) mont {
     return r;
   }
 
-  /* a + b mod p.  a + b < 2p < 2^(32N): the sum needs no carry word. */
-  static CZ_HD mont add(const mont &a, const mont &b) {
-    carry_chain c;
-    uint32_t t[N];
-    t[0] = c.add_cc(a.l[0], b.l[0]);
-#pragma unroll
-    for (int i = 1; i < N - 1; i++) t[i] = c.addc_cc(a.l[i], b.l[i]);
-    t[N - 1] = c.addc(a.l[N - 1], b.l[N - 1]);
-    return reduce_once(t);
-  }
+  /* a + b mod p.  a + b < 2p < 2^(32N): the sum (add_raw) needs no carry
+   * word. */
+  static CZ_HD mont add(const mont &a, const mont &b) { return reduce_once(add_raw(a, b).l); }
   static CZ_HD mont dbl(const mont &a) { return add(a, a); }
 
   /* a - b mod p: subtract, then add p back under the borrow mask. */
@@ -572,19 +565,17 @@ struct alignas((4 * C::N) % 16 == 0 ? 16 : 4) mont {
    * instruction cache: one call per addition), 0 keeps two calls of mul
    * and a subtraction. */
   static CZ_HD mont mul_sub(const mont &a, const mont &b, const mont &c, const mont &d) {
-#ifdef __CUDA_ARCH__
-#if CZ_MONT_MUL_SUB
-    if (N >= CZ_MONT_CALL_N)
-      return mul_sub_call(a, b, c, d);
-    return mul_sub_lazy(a, b, c, d);
-#else
+#if defined(__CUDA_ARCH__) && !CZ_MONT_MUL_SUB
     return sub(mul(a, b), mul(c, d));
-#endif
 #else
+#if defined(__CUDA_ARCH__) && CZ_MONT_CALL_N > 0
+    if (N >= CZ_MONT_CALL_N) /* out of line where mul is */
+      return mul_sub_call(a, b, c, d);
+#endif
     return mul_sub_lazy(a, b, c, d);
 #endif
   }
-#if defined(__CUDA_ARCH__) && CZ_MONT_MUL_SUB
+#if defined(__CUDA_ARCH__) && CZ_MONT_MUL_SUB && CZ_MONT_CALL_N > 0
   static __device__ __noinline__ mont mul_sub_call(const mont a, const mont b, const mont c,
                                                    const mont d) {
     return mul_sub_lazy(a, b, c, d);

@@ -162,15 +162,13 @@ cuzk_status plan_for(plan *p, size_t n, const msm_gpu_opts *o, const caps &k, un
     p->geo = oc ? geo_of_c(oc) : geo_auto(n);
   }
   const wgeo &geo = p->geo;
-  p->c = geo.widest();
-  p->nwin = geo.nwin;
   if (geo.buckets() > k.buckets)
     return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
                         "msm_gpu: %u windows of %u..%u bits need %zu buckets, the context has "
-                        "%zu", geo.nwin, geo.cl, p->c, geo.buckets(), k.buckets);
-  p->g = o && o->group ? std::min(o->group, p->nwin)
+                        "%zu", geo.nwin, geo.cl, geo.widest(), geo.buckets(), k.buckets);
+  p->g = o && o->group ? std::min(o->group, geo.nwin)
                        : (unsigned)std::min<size_t>(
-                             p->nwin, std::max<size_t>(1, std::min(GROUP_ITEMS, k.items) / n));
+                             geo.nwin, std::max<size_t>(1, std::min(GROUP_ITEMS, k.items) / n));
   const size_t items = (size_t)p->g * n;
   if (items > k.items)
     return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
@@ -192,8 +190,8 @@ cuzk_status plan_for(plan *p, size_t n, const msm_gpu_opts *o, const caps &k, un
   p->len = std::min<uint32_t>(nb_lo, std::max<uint32_t>(std::min<uint32_t>(nb_lo, 8),
                                                         pow2_ceil(ceil_div(total, RED_THREADS))));
   p->S = geo.nb(0) / p->len;
-  if ((size_t)p->nwin * p->S > k.segs0 ||
-      (size_t)p->nwin * ceil_div(p->S, SUM_FANIN) > k.segs1)
+  if ((size_t)geo.nwin * p->S > k.segs0 ||
+      (size_t)geo.nwin * ceil_div(p->S, SUM_FANIN) > k.segs1)
     return cuzk_err_set(err, CUZK_INTERNAL, "msm_gpu: reduction segments over capacity");
   p->ba_rounds = 0;
   p->ba_k = 0;
@@ -213,7 +211,7 @@ cuzk_status plan_for(plan *p, size_t n, const msm_gpu_opts *o, const caps &k, un
     return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
                         "msm_gpu: %u batch-affine pairs per thread (%u..%u in this context)",
                         p->ba_k, k.ba_kmin, BA_K_MAX);
-  p->ba_rounds = o->ba_rounds ? o->ba_rounds : ba_rounds_auto(n, p->c);
+  p->ba_rounds = o->ba_rounds ? o->ba_rounds : ba_rounds_auto(n, geo.widest());
   if (p->ba_rounds > 32)
     return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "msm_gpu: %u batch-affine rounds (1..32)",
                         p->ba_rounds);
@@ -401,7 +399,8 @@ cuzk_status prof_collect(msm_gpu *ctx, cuzk_err *err) {
 
 void CUDART_CB finish_cb(void *p) {
   msm_gpu *ctx = (msm_gpu *)p;
-  msm_gpu_finish(ctx->group, ctx->job_out, ctx->win_host, ctx->job_nwin, ctx->job_nh, ctx->job_cl,
+  msm_gpu_finish(ctx->group, ctx->job_out, ctx->win_host, ctx->job_geo.nwin, ctx->job_geo.nh,
+                 ctx->job_geo.cl,
                  ctx->job_ones ? (const uint8_t *)ctx->win_host + NWIN_MAX * ctx->psize : nullptr);
 }
 

@@ -551,8 +551,8 @@ struct caps {
 caps caps_for(size_t n_max);
 
 struct plan {
-  wgeo geo;            /* the windows */
-  unsigned c, nwin, g; /* the widest window's bits, windows, windows per group */
+  wgeo geo;  /* the windows */
+  unsigned g; /* windows per group */
   uint32_t chunk, merge_chunk;
   uint32_t len, S; /* reduction: buckets per segment, segments per window (the
                       widest's; reduce_fn) */
@@ -605,7 +605,7 @@ struct msm_gpu {
   msm_gpu_counts counts;
   /* the run whose host callback is pending */
   void *job_out;
-  unsigned job_nwin, job_nh, job_cl; /* its windows (wgeo) */
+  msmg::wgeo job_geo; /* its windows (nwin 0: none, only ones) */
   bool job_ones;
   /* MSM_GPU_PROFILE: the events of the current run and the phase each one
    * ends; totals per phase over the collected runs */
@@ -761,8 +761,8 @@ cuzk_status pippenger(const exec &ex, const plan &pl, const typename P::aff *bas
   const wgeo &geo = pl.geo;
   CUZK_TRY(ex.fill(buckets, 0, sizeof(P) * geo.buckets()));
   CUZK_TRY(ex.mark(MSM_GPU_PH_OTHER));
-  for (unsigned w0 = 0; w0 < pl.nwin; w0 += pl.g) {
-    const unsigned g = std::min(pl.g, pl.nwin - w0);
+  for (unsigned w0 = 0; w0 < geo.nwin; w0 += pl.g) {
+    const unsigned g = std::min(pl.g, geo.nwin - w0);
     /* the group's buckets, and its keys' sentinel: their count */
     P *gb = buckets + geo.base(w0);
     const uint32_t sent = (uint32_t)(geo.base(w0 + g) - geo.base(w0));
@@ -778,15 +778,15 @@ cuzk_status pippenger(const exec &ex, const plan &pl, const typename P::aff *bas
                              pl.merge_chunk, sent, gb));
   }
   P *a = (P *)ctx->segs[0], *b = (P *)ctx->segs[1];
-  CUZK_TRY(ex.run(reduce_fn<P>{buckets, a, geo, pl.len, pl.S}, (size_t)pl.nwin * pl.S));
+  CUZK_TRY(ex.run(reduce_fn<P>{buckets, a, geo, pl.len, pl.S}, (size_t)geo.nwin * pl.S));
   CUZK_TRY(ex.mark(MSM_GPU_PH_REDUCE));
   for (uint32_t cin = pl.S; cin > 1;) {
     const uint32_t cout = (uint32_t)ceil_div(cin, SUM_FANIN);
-    CUZK_TRY(ex.run(sum_fn<P>{a, b, cin, cout}, (size_t)pl.nwin * cout));
+    CUZK_TRY(ex.run(sum_fn<P>{a, b, cin, cout}, (size_t)geo.nwin * cout));
     std::swap(a, b);
     cin = cout;
   }
-  CUZK_TRY(ex.to_host(ctx->win_host, a, sizeof(P) * pl.nwin));
+  CUZK_TRY(ex.to_host(ctx->win_host, a, sizeof(P) * geo.nwin));
   return ex.mark(MSM_GPU_PH_FINISH);
 }
 
@@ -864,9 +864,9 @@ cuzk_status run_group(msm_gpu *ctx, void *out, const void *bases_v, const void *
                         sizeof(P)));
   }
   ctx->job_out = out;
-  ctx->job_nwin = m ? pl.nwin : 0;
-  ctx->job_nh = pl.geo.nh;
-  ctx->job_cl = pl.geo.cl;
+  ctx->job_geo = pl.geo;
+  if (!m)
+    ctx->job_geo.nwin = 0;
   ctx->job_ones = m1 != 0;
   if (ctx->host) {
     finish_cb(ctx);
