@@ -20,12 +20,31 @@
  * twiddles, spans increasing -- a decimation in time (DIT) that takes
  * bit-reversed input to natural output.  So:
  *
- *   forward            DIF passes, then B (one in-place permutation pass)
+ *   forward            three passes: self-sorting DIF passes (below); else
+ *                      DIF passes, then B (one in-place permutation pass)
  *   forward_bitrev     DIF passes only
- *   inverse            DIF passes with w^-1, 1/n folded into the last, then B
+ *   inverse            as forward with w^-1, 1/n folded into the last pass
  *   to_odd_coset       DIF with w^-1, the last pass multiplying position p by
  *                      g^bitrev(p) / n (g the coset shift), then DIT passes
  *                      with w: no permutation pass at all
+ *
+ * Self-sorting (plans of three passes, L >= 21 by default): B costs a pass
+ * over memory (2.5 ms of 40 at 2^27), and three passes can do without it.
+ * Write L = m + mid + m (m = lp_0) and an index as digits (a, b, c) of m,
+ * mid and m bits.  Each pass stores row t of its column at row bitrev(t),
+ * so its digit comes out as the frequency digit itself (k1, k2, k3 of
+ * k = k1 + 2^m k2 + 2^(m+mid) k3), and what is left of B is the exchange of
+ * the outer digits, (x, ., y) <-> (y, ., x): a transposition, every element
+ * in a 2-cycle.  The middle pass does it.  Its columns (x, ., y) are
+ * exactly the sets the exchange maps onto each other, so one block takes
+ * both columns of a pair (swap_column) -- it reads both before it writes
+ * either -- and stores each into the other's place.  The last pass then
+ * finds the c digit on top and runs like the first (stride 2^(L-m), no
+ * D), its output k3 on top: natural order in place, three passes over
+ * memory instead of four.  The D_i factors are those of the plain DIF (the
+ * row written at bitrev(t) is multiplied as row t); only addresses change.
+ * The swapped columns are read and written 32 bytes at a time, as the
+ * others already are at two columns per block.
  *
  * One pass is one kernel launch.  A block takes C = 2^lc adjacent columns
  * (coalesced rows of C elements) of 2^lp rows; each of its threads (256) holds
@@ -204,8 +223,42 @@ struct ntt_pass_args {
   unsigned k_top;        /* stages of the top round: lp mod e, or e */
   unsigned tlo_bits, glo_bits;
   unsigned inverse;      /* D_i exponents negated */
-  unsigned post;         /* NTT_POST_*: the last DIF pass only (r = 0) */
+  unsigned post;         /* NTT_POST_*: the last DIF pass only */
+  unsigned last;         /* the last pass: no D_i (post instead) */
+  unsigned nat;          /* row t is stored at row bitrev(t): natural order */
+  unsigned swap;         /* the middle self-sorting pass (swap_column) */
 };
+
+/* The index of the highest set bit of x (x != 0). */
+static CZ_HD unsigned top_bit(unsigned x) {
+#ifdef __CUDA_ARCH__
+  return 31 - __clz(x);
+#else
+  return 31 - __builtin_clz(x);
+#endif
+}
+
+/* The columns of the self-sorting middle pass (m = its column bits, the
+ * first and last passes' stages): column (x, y) -- block x, column y --
+ * is read, transformed and stored as column (y, x).  Columns go two by
+ * two, f and f ^ 1, so that a block holds both before it writes either:
+ * slot f/2 = (s, xr), s < 2^m, xr < 2^(m-1).  s = 0: the diagonal columns
+ * (2 xr, 2 xr) and (2 xr + 1, 2 xr + 1), each stored onto itself.  s > 0:
+ * x0 = xr with a 0 bit inserted at the top bit of s, and the pair
+ * (x0, x0 ^ s), (x0 ^ s, x0): every unordered pair {x, y}, x != y, once
+ * (x0 is the one of the two with that bit clear). */
+static CZ_HD void swap_column(size_t f, unsigned m, unsigned &x, unsigned &y) {
+  const unsigned side = (unsigned)f & 1, slot = (unsigned)(f >> 1);
+  const unsigned s = slot >> (m - 1), xr = slot & ((1u << (m - 1)) - 1);
+  if (s == 0) {
+    x = y = 2 * xr + side;
+    return;
+  }
+  const unsigned b = top_bit(s);
+  const unsigned x0 = ((xr >> b) << (b + 1)) | (xr & ((1u << b) - 1));
+  x = side ? x0 ^ s : x0;
+  y = side ? x0 : x0 ^ s;
+}
 
 /* Row index of a thread's element m in a round whose window is
  * [w0, w0 + e): the window bits are m, the others are g's bits in order. */
@@ -270,13 +323,21 @@ struct ntt_thread {
   unsigned g, c, cc; /* group, column in the block, column in the matrix */
   size_t f;          /* column over the whole array (block of M, cc) */
   fr_t *col;         /* row j of this column is col[j << r] */
+  fr_t *out;         /* where its rows are stored: col, or (swap) the mirror column */
 
   CZ_HD void setup(const ntt_pass_args &p, unsigned block, unsigned tid) {
     c = tid & ((1u << p.lc) - 1);
     g = tid >> p.lc;
     f = ((size_t)block << p.lc) + c;
+    size_t x = f >> p.r; /* the block of M */
     cc = (unsigned)(f & (((size_t)1 << p.r) - 1));
-    col = p.a + ((f >> p.r) << (p.lp + p.r)) + cc;
+    if (p.swap) {
+      unsigned sx, sy;
+      swap_column(f, p.r, sx, sy);
+      x = sx, cc = sy;
+    }
+    col = p.a + (x << (p.lp + p.r)) + cc;
+    out = p.swap ? p.a + ((size_t)cc << (p.lp + p.r)) + x : col;
   }
 
   /* D_i: w_M^(cc bitrev(t)) = omega^e, e = cc bitrev(t) n/M. */
@@ -302,13 +363,14 @@ struct ntt_thread {
     for (int m = 0; m < E; m++) {
       const unsigned t = row_of(g, m, w0, E_LG);
       x[m] = ld_fr(col + ((size_t)t << p.r));
-      if (DIT && p.r)
+      if (DIT && !p.last)
         x[m] = fr_t::mul(x[m], boundary(p, t));
     }
   }
 
   /* Writes the column: DIF the bottom round's rows times D_i (or the
-   * post-multiplier); DIT the top round's rows. */
+   * post-multiplier); DIT the top round's rows.  Row t goes to row t of
+   * `out`, or with nat to row bitrev(t), where its frequency belongs. */
   template <bool DIT>
   CZ_HD void end(const ntt_pass_args &p) {
     const unsigned w0 = round_w0<DIT>(p, n_rounds(p, E_LG) - 1, E_LG);
@@ -316,7 +378,7 @@ struct ntt_thread {
     for (int m = 0; m < E; m++) {
       const unsigned t = row_of(g, m, w0, E_LG);
       if (!DIT) {
-        if (p.r) {
+        if (!p.last) {
           x[m] = fr_t::mul(x[m], boundary(p, t));
         } else if (p.post == NTT_POST_SCALE) {
           x[m] = fr_t::mul(x[m], p.scale);
@@ -328,7 +390,7 @@ struct ntt_thread {
           x[m] = fr_t::mul(x[m], s);
         }
       }
-      st_fr(col + ((size_t)t << p.r), x[m]);
+      st_fr(out + ((size_t)(p.nat ? brev(t, p.lp) : t) << p.r), x[m]);
     }
   }
 
@@ -599,6 +661,10 @@ struct cuda_ntt_plan {
   bool emulate;
   unsigned npass;
   ntt_pass_shape pass[NTT_MAX_PASSES]; /* pass[0] takes the top bits */
+  /* The self-sorting forward and inverse (DESIGN): passes of m, L - 2m and
+   * m stages, m = pass[0].lp; spass[0] and spass[2] are pass[0]'s shape. */
+  bool sorted;
+  ntt_pass_shape spass[3];
   unsigned tlo_bits, glo_bits;
   fr_t *tables; /* one allocation: w[0], w[1], [full], thi, tlo, glo, ghi, [d1] */
   fr_t *w[2], *thi, *tlo, *glo, *ghi, *d1;
@@ -629,9 +695,14 @@ static cuzk_status launch_pass(const ntt_exec &x, const ntt_pass_args &a, const 
   return CUZK_OK;
 }
 
-static cuzk_status run_pass(const cuda_ntt_plan *P, const ntt_exec &x, fr_t *a, unsigned i,
-                            bool dit, int dir, unsigned post) {
-  const ntt_pass_shape &s = P->pass[i];
+/* What a pass does besides its butterflies (ntt_pass_args). */
+struct ntt_pass_role {
+  bool first, last, dit, nat, swap;
+};
+
+static cuzk_status run_pass(const cuda_ntt_plan *P, const ntt_exec &x, fr_t *a,
+                            const ntt_pass_shape &s, ntt_pass_role role, int dir, unsigned post) {
+  const bool dit = role.dit;
   ntt_pass_args g;
   g.a = a;
   g.w = P->w[dir];
@@ -639,7 +710,7 @@ static cuzk_status run_pass(const cuda_ntt_plan *P, const ntt_exec &x, fr_t *a, 
   g.tlo = P->tlo;
   g.glo = P->glo;
   g.ghi = P->ghi;
-  g.d1 = i == 0 && dir == 0 ? P->d1 : nullptr; /* null without pass1_table */
+  g.d1 = role.first && dir == 0 ? P->d1 : nullptr; /* null without pass1_table */
   g.scale = P->n_inv;
   g.lg_n = P->lg_n;
   g.lp = s.lp;
@@ -649,7 +720,10 @@ static cuzk_status run_pass(const cuda_ntt_plan *P, const ntt_exec &x, fr_t *a, 
   g.tlo_bits = P->tlo_bits;
   g.glo_bits = P->glo_bits;
   g.inverse = (unsigned)dir;
-  g.post = s.r == 0 ? post : NTT_POST_NONE;
+  g.post = role.last ? post : NTT_POST_NONE;
+  g.last = role.last;
+  g.nat = role.nat;
+  g.swap = role.swap;
   switch (s.e_lg * 4 + (s.cap ? 2 : 0) + (dit ? 1 : 0)) {
   case 4 + 2: return launch_pass<1, false, true>(x, g, s);
   case 4 + 3: return launch_pass<1, true, true>(x, g, s);
@@ -665,13 +739,29 @@ static cuzk_status run_pass(const cuda_ntt_plan *P, const ntt_exec &x, fr_t *a, 
 /* DIF passes (natural in, bit-reversed out); post applies in the last. */
 static cuzk_status run_dif(const cuda_ntt_plan *P, const ntt_exec &x, fr_t *a, int dir,
                            unsigned post) {
-  for (unsigned i = 0; i < P->npass; i++) CUZK_TRY(run_pass(P, x, a, i, false, dir, post));
+  for (unsigned i = 0; i < P->npass; i++) {
+    const ntt_pass_role role = {i == 0, i + 1 == P->npass, false, false, false};
+    CUZK_TRY(run_pass(P, x, a, P->pass[i], role, dir, post));
+  }
   return CUZK_OK;
 }
 
 /* DIT passes (bit-reversed in, natural out). */
 static cuzk_status run_dit(const cuda_ntt_plan *P, const ntt_exec &x, fr_t *a, int dir) {
-  for (unsigned i = P->npass; i-- > 0;) CUZK_TRY(run_pass(P, x, a, i, true, dir, NTT_POST_NONE));
+  for (unsigned i = P->npass; i-- > 0;) {
+    const ntt_pass_role role = {i == 0, i + 1 == P->npass, true, false, false};
+    CUZK_TRY(run_pass(P, x, a, P->pass[i], role, dir, NTT_POST_NONE));
+  }
+  return CUZK_OK;
+}
+
+/* The self-sorting DIF (natural in, natural out; DESIGN). */
+static cuzk_status run_sorted(const cuda_ntt_plan *P, const ntt_exec &x, fr_t *a, int dir,
+                              unsigned post) {
+  for (unsigned i = 0; i < 3; i++) {
+    const ntt_pass_role role = {i == 0, i == 2, false, true, i == 1};
+    CUZK_TRY(run_pass(P, x, a, P->spass[i], role, dir, post));
+  }
   return CUZK_OK;
 }
 
@@ -733,11 +823,15 @@ static cuzk_status op_run(const cuda_ntt_plan *P, const ntt_exec &x, cuda_ntt_op
                           fr_t *b, fr_t *c, fr_t *h, bool compute_c) {
   switch (op) {
   case CUDA_NTT_OP_FORWARD:
+    if (P->sorted)
+      return run_sorted(P, x, a, 0, NTT_POST_NONE);
     CUZK_TRY(run_dif(P, x, a, 0, NTT_POST_NONE));
     return run_bitrev(P, x, a);
   case CUDA_NTT_OP_FORWARD_BITREV:
     return run_dif(P, x, a, 0, NTT_POST_NONE);
   case CUDA_NTT_OP_INVERSE:
+    if (P->sorted)
+      return run_sorted(P, x, a, 1, NTT_POST_SCALE);
     CUZK_TRY(run_dif(P, x, a, 1, NTT_POST_SCALE));
     return run_bitrev(P, x, a);
   case CUDA_NTT_OP_TO_ODD_COSET:
@@ -754,12 +848,37 @@ static cuzk_status op_run(const cuda_ntt_plan *P, const ntt_exec &x, cuda_ntt_op
   }
 }
 
+/* The shape of a pass of lp stages over columns of stride 2^r at size 2^L:
+ * e = min(elems_lg, lp); 2^(lp - e) threads per column, 2^lc columns per
+ * block so that a block has cfg.threads threads (fewer when the array is
+ * small). */
+static cuzk_status shape_of(const cuda_ntt_plan *P, unsigned lp, unsigned r, ntt_pass_shape &s,
+                            cuzk_err *err) {
+  const unsigned L = P->lg_n, lt = __builtin_ctz(P->cfg.threads);
+  s.lp = lp;
+  s.r = r;
+  s.e_lg = std::min(P->cfg.elems_lg, s.lp);
+  s.cap = s.e_lg == 1 || (s.e_lg == 2 && !P->cfg.uncapped_regs);
+  s.k_top = s.lp % s.e_lg ? s.lp % s.e_lg : s.e_lg;
+  if (s.lp - s.e_lg > lt)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
+                        "cuda ntt: a pass of %u stages with 2^%u elements per thread needs %u "
+                        "threads per block, more than the %u configured",
+                        s.lp, s.e_lg, 1u << (s.lp - s.e_lg), P->cfg.threads);
+  s.lc = std::min(lt - (s.lp - s.e_lg), L - s.lp);
+  s.threads = 1u << (s.lp - s.e_lg + s.lc);
+  s.grid = (size_t)1 << (L - s.lp - s.lc);
+  s.smem = 2 * smem_half(s.lp, s.e_lg, s.lc) * sizeof(uint4);
+  return CUZK_OK;
+}
+
 /* Pass shapes for size 2^L: ceil(L / cap) passes, sizes balanced (larger
- * first).  Each pass: e = min(elems_lg, lp); 2^(lp - e) threads per column,
- * 2^lc columns per block so that a block has cfg.threads threads (fewer
- * when the array is small). */
+ * first).  With three of them the forward and inverse self-sort (DESIGN)
+ * unless cfg.bitrev_pass: passes of m, L - 2m, m stages (m = pass[0].lp),
+ * when the middle one has at least one stage and two columns per block
+ * (its columns go in pairs). */
 static cuzk_status make_shapes(cuda_ntt_plan *P, cuzk_err *err) {
-  const unsigned L = P->lg_n, cap = P->cfg.max_pass_lg, lt = __builtin_ctz(P->cfg.threads);
+  const unsigned L = P->lg_n, cap = P->cfg.max_pass_lg;
   P->npass = L ? (L + cap - 1) / cap : 0;
   if (P->npass > NTT_MAX_PASSES)
     return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
@@ -767,30 +886,31 @@ static cuzk_status make_shapes(cuda_ntt_plan *P, cuzk_err *err) {
                         cap, NTT_MAX_PASSES);
   unsigned done = 0;
   for (unsigned i = 0; i < P->npass; i++) {
-    ntt_pass_shape &s = P->pass[i];
-    s.lp = L / P->npass + (i < L % P->npass ? 1 : 0);
-    done += s.lp;
-    s.r = L - done;
-    s.e_lg = std::min(P->cfg.elems_lg, s.lp);
-    s.cap = s.e_lg == 1 || (s.e_lg == 2 && !P->cfg.uncapped_regs);
-    s.k_top = s.lp % s.e_lg ? s.lp % s.e_lg : s.e_lg;
-    if (s.lp - s.e_lg > lt)
-      return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
-                          "cuda ntt: a pass of %u stages with 2^%u elements per thread needs %u "
-                          "threads per block, more than the %u configured",
-                          s.lp, s.e_lg, 1u << (s.lp - s.e_lg), P->cfg.threads);
-    s.lc = std::min(lt - (s.lp - s.e_lg), L - s.lp);
-    s.threads = 1u << (s.lp - s.e_lg + s.lc);
-    s.grid = (size_t)1 << (L - s.lp - s.lc);
-    s.smem = 2 * smem_half(s.lp, s.e_lg, s.lc) * sizeof(uint4);
+    const unsigned lp = L / P->npass + (i < L % P->npass ? 1 : 0);
+    done += lp;
+    CUZK_TRY(shape_of(P, lp, L - done, P->pass[i], err));
   }
+  P->sorted = false;
+  if (P->npass != 3 || P->cfg.bitrev_pass)
+    return CUZK_OK;
+  const unsigned m = P->pass[0].lp;
+  if (L < 2 * m + 1)
+    return CUZK_OK;
+  ntt_pass_shape mid;
+  cuzk_err ignored = {};
+  if (shape_of(P, L - 2 * m, m, mid, &ignored) != CUZK_OK || mid.lc == 0)
+    return CUZK_OK;
+  P->spass[0] = P->pass[0];
+  P->spass[1] = mid;
+  P->spass[2] = P->pass[0];
+  P->sorted = true;
   return CUZK_OK;
 }
 
 /* Raises the dynamic shared-memory limit of every kernel a plan launches. */
 static cuzk_status set_smem_limits(const cuda_ntt_plan *P, cuzk_err *err) {
-  for (unsigned i = 0; i < P->npass; i++) {
-    const ntt_pass_shape &s = P->pass[i];
+  for (unsigned i = 0; i < P->npass + (P->sorted ? 3 : 0); i++) {
+    const ntt_pass_shape &s = i < P->npass ? P->pass[i] : P->spass[i - P->npass];
     const int sm = (int)s.smem;
     const void *k[2];
     if (s.e_lg == 1)
@@ -1009,6 +1129,11 @@ extern "C" void cuda_ntt_plan_describe(const cuda_ntt_plan *p, char *buf, size_t
     const ntt_pass_shape &s = p->pass[i];
     k += snprintf(buf + k, n - k, "%s%u (2^%u/thread%s, %u thr x %zu blk, %zu KiB)", i ? " + " : " ",
                   s.lp, s.e_lg, s.cap ? " capped" : "", s.threads, s.grid, s.smem >> 10);
+  }
+  if (p->sorted && k > 0 && (size_t)k < n) {
+    const ntt_pass_shape &s = p->spass[1];
+    k += snprintf(buf + k, n - k, "; self-sorting %u + %u (2^%u/thread, %u thr x %zu blk) + %u",
+                  p->spass[0].lp, s.lp, s.e_lg, s.threads, s.grid, p->spass[2].lp);
   }
   if (k > 0 && (size_t)k < n)
     snprintf(buf + k, n - k, "; twiddles %s%s, %.1f MiB", p->tlo_bits ? "hi*lo" : "full",

@@ -59,6 +59,11 @@ typedef struct {
    * SM (at most 64 registers): more warps hide the latency of the multiply
    * chains.  true runs the elems_lg = 2 kernel without that cap. */
   bool uncapped_regs;
+  /* forward and inverse reach natural order through one more pass, an
+   * in-place bit-reversal permutation, instead of self-sorting (ntt_gpu.cu
+   * DESIGN; self-sorting is what a plan of three passes does by default,
+   * 2^21 and up) */
+  bool bitrev_pass;
   bool emulate;         /* run on the host (see above); no GPU used */
 } cuda_ntt_config;
 

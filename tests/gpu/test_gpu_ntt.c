@@ -205,6 +205,7 @@ static const cuda_ntt_config configs[] = {
     {.buffers = 4, .max_pass_lg = 9, .uncapped_regs = true},          /* 2^27's shape */
     {.buffers = 4, .max_pass_lg = 10, .elems_lg = 3, .threads = 128},
     {.buffers = 4, .elems_lg = 3},                                    /* 2^3 per thread */
+    {.buffers = 4, .max_pass_lg = 4, .bitrev_pass = true}, /* three passes, permutation pass */
 };
 #define NCONFIGS (sizeof configs / sizeof configs[0])
 
@@ -247,6 +248,47 @@ TEST_TIMEOUT(emu_two_passes_of_9, 600) {
   check_size(&cfg, 18, NTT_ROOTS_SNARKJS, &rng);
   describe(&cfg, 18);
 }
+/* The self-sorting forward and inverse (three passes, the middle one
+ * exchanging the outer digits): the plans say they self-sort (and do not
+ * with bitrev_pass), and every shape gives the CPU's bytes -- middle passes
+ * of 1 to 6 stages, 2^1..2^3 per thread, two columns a block (the fewest a
+ * swapping pass takes) and more, the pass-1 table, both root chains. */
+static bool plan_self_sorts(const cuda_ntt_config *cfg, unsigned lg) {
+  cuda_ntt_plan *p = NULL;
+  cuzk_err err = {0};
+  char line[512] = "";
+  CHECK_MSG(cuda_ntt_plan_new(&p, lg, NTT_ROOTS_SNARKJS, cfg, &err) == CUZK_OK, "%s", err.msg);
+  cuda_ntt_plan_describe(p, line, sizeof line);
+  cuda_ntt_plan_free(p);
+  return strstr(line, "self-sorting") != NULL;
+}
+TEST_TIMEOUT(emu_self_sorting, 600) {
+  need_cuda_code();
+  static const cuda_ntt_config cfgs[] = {
+      {.buffers = 4, .max_pass_lg = 6, .emulate = true},
+      {.buffers = 4, .max_pass_lg = 6, .elems_lg = 3, .emulate = true},
+      {.buffers = 4, .max_pass_lg = 6, .elems_lg = 1, .threads = 64, .emulate = true},
+      {.buffers = 4, .max_pass_lg = 7, .threads = 64, .pass1_table = true, .emulate = true},
+  };
+  test_rng rng = {test_fresh_seed()};
+  for (size_t i = 0; i < sizeof cfgs / sizeof cfgs[0]; i++) {
+    const unsigned lo = 2 * cfgs[i].max_pass_lg + 1, hi = lo + 3; /* three passes */
+    for (unsigned lg = lo; lg <= hi; lg++) {
+      CHECK_MSG(plan_self_sorts(&cfgs[i], lg), "config %zu, 2^%u: no self-sorting plan", i, lg);
+      check_size(&cfgs[i], lg, lg & 1 ? NTT_ROOTS_BELLPERSON : NTT_ROOTS_SNARKJS, &rng);
+    }
+    describe(&cfgs[i], hi);
+    cuda_ntt_config no = cfgs[i];
+    no.bitrev_pass = true;
+    CHECK(!plan_self_sorts(&no, hi));
+  }
+  /* the default plans: self-sorting from three passes (2^21) up */
+  cuda_ntt_config def = {.emulate = true};
+  CHECK(!plan_self_sorts(&def, 20));
+  for (unsigned lg = 21; lg <= 28; lg++) CHECK_MSG(plan_self_sorts(&def, lg), "2^%u", lg);
+  printf("  self-sorting plans equal to the CPU, 2^13..2^18\n");
+}
+
 TEST(emu_bellperson_roots) {
   need_cuda_code();
   cuda_ntt_config cfg = {.buffers = 4, .max_pass_lg = 4, .emulate = true};
