@@ -133,6 +133,14 @@ typedef bls12_381_fr_t fr_t;
 #define CZ_NTT_PASS1_TABLE 0
 #endif
 
+/* 1: a thread's rows are chosen so that the twiddle-1 butterflies of the
+ * round above the bottom one fall on whole warps, which skip the
+ * multiplication (ntt_thread::setup, round; 0: the earlier lane-major
+ * groups, for A/B runs). */
+#ifndef CZ_NTT_WARP_GROUPS
+#define CZ_NTT_WARP_GROUPS 1
+#endif
+
 /* The in-pass twiddle table holds w_(2^NTT_LG_W)^i, i < 2^(NTT_LG_W-1): a pass
  * has at most NTT_LG_W stages. */
 #define NTT_LG_W 10
@@ -227,6 +235,8 @@ struct ntt_pass_args {
   unsigned last;         /* the last pass: no D_i (post instead) */
   unsigned nat;          /* row t is stored at row bitrev(t): natural order */
   unsigned swap;         /* the middle self-sorting pass (swap_column) */
+  unsigned wb;           /* the low wb bits of a thread's group are its warp's (below) */
+  unsigned swz;          /* shared-memory rows swizzled from bit swz up; 0: padded */
 };
 
 /* The index of the highest set bit of x (x != 0). */
@@ -247,8 +257,8 @@ static CZ_HD unsigned top_bit(unsigned x) {
  * x0 = xr with a 0 bit inserted at the top bit of s, and the pair
  * (x0, x0 ^ s), (x0 ^ s, x0): every unordered pair {x, y}, x != y, once
  * (x0 is the one of the two with that bit clear). */
-static CZ_HD void swap_column(size_t f, unsigned m, unsigned &x, unsigned &y) {
-  const unsigned side = (unsigned)f & 1, slot = (unsigned)(f >> 1);
+static CZ_HD void swap_column(unsigned f, unsigned m, unsigned &x, unsigned &y) {
+  const unsigned side = f & 1, slot = f >> 1;
   const unsigned s = slot >> (m - 1), xr = slot & ((1u << (m - 1)) - 1);
   if (s == 0) {
     x = y = 2 * xr + side;
@@ -289,11 +299,21 @@ static CZ_HD unsigned round_ks(const ntt_pass_args &p, unsigned r, unsigned e) {
 }
 
 /* Shared memory of a pass, in 16-byte units per half: the element at (row,
- * column c) is at ((row + row/2^e) << lc) + c -- one padding row every 2^e
- * rows, so that the threads of a quarter warp, whose rows differ by 1 or by
- * 2^e + 1, fall in distinct bank groups. */
-static CZ_HD size_t smem_half(unsigned lp, unsigned e, unsigned lc) {
-  return (((size_t)1 << lp) + ((size_t)1 << (lp - e))) << lc;
+ * column c) is at (sm_row(row) << lc) + c.  Padded (swz = 0):
+ * sm_row(t) = t + t/2^e, one padding row every 2^e rows, so that the
+ * threads of a quarter warp, whose rows differ by 1 or by 2^e + 1, fall in
+ * distinct bank groups.  Swizzled (swz = S >= 3, the layout of warp-uniform
+ * groups, ntt_thread::setup): sm_row(t) = t xor (((t >> S) xor (t >> (S+e)))
+ * mod 8).  A quarter warp then holds 2^(3-lc) groups that differ in group
+ * bits S.. (S = wb), which a round puts at row bits S+j or S+j+e; each such
+ * bit lands in bank bit j, plus at most one other bank bit on the same
+ * side of it, so the map from those bits to bank groups is triangular,
+ * hence one-to-one: no conflicts, and no padding. */
+static CZ_HD size_t smem_half(unsigned lp, unsigned e, unsigned lc, unsigned swz) {
+  return (((size_t)1 << lp) + (swz ? 0 : ((size_t)1 << (lp - e)))) << lc;
+}
+static CZ_HD unsigned sm_row(unsigned t, unsigned e, unsigned swz) {
+  return swz ? t ^ (((t >> swz) ^ (t >> (swz + e))) & 7) : t + (t >> e);
 }
 
 /* DIF butterfly (u, v) -> (u + v, (u - v) w); DIT (u, v) -> (u + w v, u - w v). */
@@ -320,28 +340,36 @@ template <int E_LG>
 struct ntt_thread {
   static constexpr int E = 1 << E_LG;
   fr_t x[E];
-  unsigned g, c, cc; /* group, column in the block, column in the matrix */
-  size_t f;          /* column over the whole array (block of M, cc) */
-  fr_t *col;         /* row j of this column is col[j << r] */
-  fr_t *out;         /* where its rows are stored: col, or (swap) the mirror column */
+  unsigned g, c; /* group, column in the block */
+  unsigned f;    /* column over the whole array (block of M, cc): < 2^30 */
 
+  /* Group g of a column is rotated out of the thread index so that its low
+   * wb bits are the warp's (all lanes alike): the rounds whose window
+   * starts at or below bit wb then know, warp by warp, which butterflies
+   * have twiddle 1 (round). */
   CZ_HD void setup(const ntt_pass_args &p, unsigned block, unsigned tid) {
     c = tid & ((1u << p.lc) - 1);
-    g = tid >> p.lc;
-    f = ((size_t)block << p.lc) + c;
-    size_t x = f >> p.r; /* the block of M */
-    cc = (unsigned)(f & (((size_t)1 << p.r) - 1));
-    if (p.swap) {
-      unsigned sx, sy;
-      swap_column(f, p.r, sx, sy);
-      x = sx, cc = sy;
-    }
-    col = p.a + (x << (p.lp + p.r)) + cc;
-    out = p.swap ? p.a + ((size_t)cc << (p.lp + p.r)) + x : col;
+    const unsigned gt = tid >> p.lc, lane_bits = p.lp - E_LG - p.wb;
+    g = (gt >> lane_bits) | ((gt & ((1u << lane_bits) - 1)) << p.wb);
+    f = (block << p.lc) + c;
+  }
+
+  /* Where column f is: block x of M, column cc in it; row j is read at
+   * x M + cc + (j << r), stored at *out + (j << r) -- the same place, or
+   * for swap the mirror column's.  Computed where needed rather than held
+   * through the rounds: the registers go to the multiplications. */
+  CZ_HD unsigned place(const ntt_pass_args &p, fr_t *&col, fr_t **out) const {
+    unsigned x = f >> p.r, cc = f & ((1u << p.r) - 1);
+    if (p.swap)
+      swap_column(f, p.r, x, cc);
+    col = p.a + ((size_t)x << (p.lp + p.r)) + cc;
+    if (out)
+      *out = p.swap ? p.a + ((size_t)cc << (p.lp + p.r)) + x : col;
+    return cc;
   }
 
   /* D_i: w_M^(cc bitrev(t)) = omega^e, e = cc bitrev(t) n/M. */
-  CZ_HD fr_t boundary(const ntt_pass_args &p, unsigned t) const {
+  CZ_HD fr_t boundary(const ntt_pass_args &p, unsigned cc, unsigned t) const {
     if (p.d1) /* the first pass: M = n, so f = cc */
       return ld_ro(p.d1 + ((size_t)t << p.r) + cc);
     const unsigned shift = p.lg_n - p.lp - p.r;
@@ -359,12 +387,14 @@ struct ntt_thread {
   template <bool DIT>
   CZ_HD void begin(const ntt_pass_args &p) {
     const unsigned w0 = round_w0<DIT>(p, 0, E_LG);
+    fr_t *col;
+    const unsigned cc = place(p, col, nullptr);
 #pragma unroll
     for (int m = 0; m < E; m++) {
       const unsigned t = row_of(g, m, w0, E_LG);
       x[m] = ld_fr(col + ((size_t)t << p.r));
       if (DIT && !p.last)
-        x[m] = fr_t::mul(x[m], boundary(p, t));
+        x[m] = fr_t::mul(x[m], boundary(p, cc, t));
     }
   }
 
@@ -374,17 +404,19 @@ struct ntt_thread {
   template <bool DIT>
   CZ_HD void end(const ntt_pass_args &p) {
     const unsigned w0 = round_w0<DIT>(p, n_rounds(p, E_LG) - 1, E_LG);
+    fr_t *col, *out;
+    const unsigned cc = place(p, col, &out);
 #pragma unroll
     for (int m = 0; m < E; m++) {
       const unsigned t = row_of(g, m, w0, E_LG);
       if (!DIT) {
         if (!p.last) {
-          x[m] = fr_t::mul(x[m], boundary(p, t));
+          x[m] = fr_t::mul(x[m], boundary(p, cc, t));
         } else if (p.post == NTT_POST_SCALE) {
           x[m] = fr_t::mul(x[m], p.scale);
         } else if (p.post == NTT_POST_COSET) {
           /* position (f << lp) | t holds coefficient k = bitrev_L of it */
-          const unsigned k = brev((unsigned)((f << p.lp) | t), p.lg_n);
+          const unsigned k = brev((f << p.lp) | t, p.lg_n);
           const fr_t s = fr_t::mul(ld_ro(p.glo + (k & ((1u << p.glo_bits) - 1))),
                                    ld_ro(p.ghi + (k >> p.glo_bits)));
           x[m] = fr_t::mul(x[m], s);
@@ -404,6 +436,9 @@ struct ntt_thread {
       bottom<DIT>(p.w);
       return;
     }
+    /* t mod 2^b is 0 when g's low w0 bits and m's low sb bits are: the
+     * former warp-uniform when w0 <= wb */
+    const bool low0 = w0 <= p.wb && (g & ((1u << w0) - 1)) == 0;
 #pragma unroll
     for (int i = 0; i < E_LG; i++) {
       const int sb = DIT ? i : E_LG - 1 - i;
@@ -414,6 +449,10 @@ struct ntt_thread {
       for (int m = 0; m < E; m++) {
         if (m & (1 << sb))
           continue;
+        if (low0 && (m & ((1 << sb) - 1)) == 0) {
+          butterfly1(x[m], x[m | (1 << sb)]);
+          continue;
+        }
         const unsigned t = row_of(g, m, w0, E_LG);
         const fr_t w = ld_ro(p.w + ((t & ((1u << b) - 1)) << (NTT_LG_W - 1 - b)));
         butterfly<DIT>(x[m], x[m | (1 << sb)], w);
@@ -447,14 +486,14 @@ struct ntt_thread {
 #pragma unroll
     for (int m = 0; m < E; m++) {
       const unsigned t = row_of(g, m, w0, E_LG);
-      sm_put(lo, hi, ((t + (t >> E_LG)) << p.lc) + c, x[m]);
+      sm_put(lo, hi, (sm_row(t, E_LG, p.swz) << p.lc) + c, x[m]);
     }
   }
   CZ_HD void get(const ntt_pass_args &p, const uint4 *lo, const uint4 *hi, unsigned w0) {
 #pragma unroll
     for (int m = 0; m < E; m++) {
       const unsigned t = row_of(g, m, w0, E_LG);
-      x[m] = sm_get(lo, hi, ((t + (t >> E_LG)) << p.lc) + c);
+      x[m] = sm_get(lo, hi, (sm_row(t, E_LG, p.swz) << p.lc) + c);
     }
   }
 };
@@ -469,7 +508,7 @@ template <int E_LG, bool DIT, bool CAP>
 __global__ void __launch_bounds__(NTT_MAX_THREADS, CAP ? NTT_CAP_BLOCKS : 2)
     ntt_pass_kernel(const ntt_pass_args p) {
   extern __shared__ uint4 ntt_smem[];
-  uint4 *lo = ntt_smem, *hi = ntt_smem + smem_half(p.lp, E_LG, p.lc);
+  uint4 *lo = ntt_smem, *hi = ntt_smem + smem_half(p.lp, E_LG, p.lc, p.swz);
   ntt_thread<E_LG> th;
   th.setup(p, blockIdx.x, threadIdx.x);
   th.template begin<DIT>(p);
@@ -492,8 +531,8 @@ __global__ void __launch_bounds__(NTT_MAX_THREADS, CAP ? NTT_CAP_BLOCKS : 2)
 template <int E_LG, bool DIT>
 static void ntt_pass_emulate(const ntt_pass_args &p, size_t grid, unsigned threads) {
   std::vector<ntt_thread<E_LG>> th(threads);
-  std::vector<uint4> sm(2 * smem_half(p.lp, E_LG, p.lc));
-  uint4 *lo = sm.data(), *hi = lo + smem_half(p.lp, E_LG, p.lc);
+  std::vector<uint4> sm(2 * smem_half(p.lp, E_LG, p.lc, p.swz));
+  uint4 *lo = sm.data(), *hi = lo + smem_half(p.lp, E_LG, p.lc, p.swz);
   const unsigned nr = n_rounds(p, E_LG);
   for (size_t b = 0; b < grid; b++) {
     for (unsigned t = 0; t < threads; t++) {
@@ -648,7 +687,7 @@ __global__ void ntt_full_tw_kernel(fr_t *t, const fr_t *hi, const fr_t *lo, unsi
 /* ---------------------------------------------------------------- plan */
 
 struct ntt_pass_shape {
-  unsigned lp, r, e_lg, lc, k_top, threads;
+  unsigned lp, r, e_lg, lc, k_top, threads, wb, swz;
   bool cap; /* the register-capped kernel (e_lg <= 2) */
   size_t grid, smem;
 };
@@ -724,6 +763,8 @@ static cuzk_status run_pass(const cuda_ntt_plan *P, const ntt_exec &x, fr_t *a,
   g.last = role.last;
   g.nat = role.nat;
   g.swap = role.swap;
+  g.wb = s.wb;
+  g.swz = s.swz;
   switch (s.e_lg * 4 + (s.cap ? 2 : 0) + (dit ? 1 : 0)) {
   case 4 + 2: return launch_pass<1, false, true>(x, g, s);
   case 4 + 3: return launch_pass<1, true, true>(x, g, s);
@@ -868,7 +909,11 @@ static cuzk_status shape_of(const cuda_ntt_plan *P, unsigned lp, unsigned r, ntt
   s.lc = std::min(lt - (s.lp - s.e_lg), L - s.lp);
   s.threads = 1u << (s.lp - s.e_lg + s.lc);
   s.grid = (size_t)1 << (L - s.lp - s.lc);
-  s.smem = 2 * smem_half(s.lp, s.e_lg, s.lc) * sizeof(uint4);
+  /* warp-uniform group bits: those above the 5 - lc lane bits of a group */
+  const unsigned gb = s.lp - s.e_lg, lane = s.lc >= 5 ? 0 : 5 - s.lc;
+  s.wb = CZ_NTT_WARP_GROUPS && gb > lane ? gb - lane : 0;
+  s.swz = s.wb >= 3 && s.lp > s.wb ? s.wb : 0;
+  s.smem = 2 * smem_half(s.lp, s.e_lg, s.lc, s.swz) * sizeof(uint4);
   return CUZK_OK;
 }
 
