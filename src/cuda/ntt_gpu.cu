@@ -144,7 +144,8 @@ typedef bls12_381_fr_t fr_t;
 /* The in-pass twiddle table holds w_(2^NTT_LG_W)^i, i < 2^(NTT_LG_W-1): a pass
  * has at most NTT_LG_W stages. */
 #define NTT_LG_W 10
-#define NTT_MAX_THREADS 256
+#define NTT_MAX_THREADS 512
+#define NTT_DEF_THREADS 256
 #define NTT_MAX_PASSES 8
 
 enum { NTT_POST_NONE, NTT_POST_SCALE, NTT_POST_COSET };
@@ -498,14 +499,14 @@ struct ntt_thread {
   }
 };
 
-/* CAP: compiled for NTT_CAP_BLOCKS blocks of NTT_MAX_THREADS threads per SM,
+/* CAP: compiled for NTT_CAP_BLOCKS blocks of 256 threads per SM,
  * i.e. at most 64 registers (elems_lg <= 2 only: 2^3 elements would spill);
  * otherwise for 2 blocks (at most 128: 2^3 elements take 128, 2^2 about 80). */
 #ifndef NTT_CAP_BLOCKS /* a -D for A/B runs (bench/gpu_ab.sh) */
 #define NTT_CAP_BLOCKS 4
 #endif
 template <int E_LG, bool DIT, bool CAP>
-__global__ void __launch_bounds__(NTT_MAX_THREADS, CAP ? NTT_CAP_BLOCKS : 2)
+__global__ void __launch_bounds__(NTT_MAX_THREADS, (CAP ? NTT_CAP_BLOCKS : 2) * 256 / NTT_MAX_THREADS)
     ntt_pass_kernel(const ntt_pass_args p) {
   extern __shared__ uint4 ntt_smem[];
   uint4 *lo = ntt_smem, *hi = ntt_smem + smem_half(p.lp, E_LG, p.lc, p.swz);
@@ -1114,7 +1115,7 @@ extern "C" cuzk_status cuda_ntt_plan_new(cuda_ntt_plan **out, unsigned lg_n, int
   if (!cfg.elems_lg)
     cfg.elems_lg = 2;
   if (!cfg.threads)
-    cfg.threads = NTT_MAX_THREADS;
+    cfg.threads = NTT_DEF_THREADS;
   if (lg_n > CUDA_NTT_LG_MAX || !cuda_ntt_host_roots_ok(roots) || cfg.buffers > CUDA_NTT_MAX_BUFFERS ||
       cfg.max_pass_lg > NTT_LG_W || cfg.elems_lg > 3 || cfg.threads < 32 ||
       cfg.threads > NTT_MAX_THREADS || (cfg.threads & (cfg.threads - 1)))

@@ -44,7 +44,7 @@ typedef struct {
   unsigned buffers;     /* device vectors of n elements owned by the plan (0..4) */
   unsigned max_pass_lg; /* radix-2 stages per pass over memory, 1..10 (0: 10) */
   unsigned elems_lg;    /* each thread holds 2^elems_lg elements: 1..3 (0: 2) */
-  unsigned threads;     /* threads per block: 32..256, a power of two (0: 256) */
+  unsigned threads;     /* threads per block: 32..512, a power of two (0: 256) */
   /* One table of all n powers of omega (32n bytes) instead of two of about
    * sqrt(n) each: saves one multiplication per element in the first pass. */
   bool full_twiddles;

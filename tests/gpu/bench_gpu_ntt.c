@@ -112,6 +112,8 @@ typedef struct {
 static const variant variants[] = {
     {"default (2^2/thread, 64 regs, sqrt twiddles)", {0}, true},
     {"permutation pass, not self-sorting", {.bitrev_pass = true}, true},
+    {"512 threads a block", {.threads = 512}, true},
+    {"512 threads a block, pass-1 table", {.threads = 512, .pass1_table = true}, true},
     {"2^3/thread, pass-1 table, permutation pass", {.elems_lg = 3, .pass1_table = true, .bitrev_pass = true}, false},
     {"full twiddle table", {.full_twiddles = true}, true},
     {"pass-1 table (D_1 in data order)", {.pass1_table = true}, true},

@@ -206,6 +206,7 @@ static const cuda_ntt_config configs[] = {
     {.buffers = 4, .max_pass_lg = 10, .elems_lg = 3, .threads = 128},
     {.buffers = 4, .elems_lg = 3},                                    /* 2^3 per thread */
     {.buffers = 4, .max_pass_lg = 4, .bitrev_pass = true}, /* three passes, permutation pass */
+    {.buffers = 4, .max_pass_lg = 5, .threads = 512},      /* wider blocks */
 };
 #define NCONFIGS (sizeof configs / sizeof configs[0])
 
@@ -240,11 +241,14 @@ TEST(emu_configs) {
   for (size_t i = 1; i < NCONFIGS; i++) emu_sweep(&configs[i], 1, 11);
 }
 /* 9 + 9 stages: the pass shape of 2^27 (passes of 9: 5 rounds at 2^2 per
- * thread) and its product twiddles, on the host. */
+ * thread) and its product twiddles, on the host; blocks of 256 and 512. */
 TEST_TIMEOUT(emu_two_passes_of_9, 600) {
   need_cuda_code();
   cuda_ntt_config cfg = {.buffers = 4, .max_pass_lg = 9, .emulate = true};
   test_rng rng = {test_fresh_seed()};
+  check_size(&cfg, 18, NTT_ROOTS_SNARKJS, &rng);
+  describe(&cfg, 18);
+  cfg.threads = 512; /* 4 columns a block: warp-uniform groups of 4 bits */
   check_size(&cfg, 18, NTT_ROOTS_SNARKJS, &rng);
   describe(&cfg, 18);
 }
