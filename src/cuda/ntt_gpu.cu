@@ -141,6 +141,12 @@ typedef bls12_381_fr_t fr_t;
 #define CZ_NTT_WARP_GROUPS 1
 #endif
 
+/* Prefetches of the D factors at the start of a DIF pass (ntt_thread::
+ * begin): 1 the pass-1 table into L2; 2 also the thi gathers into L1. */
+#ifndef CZ_NTT_PREFETCH
+#define CZ_NTT_PREFETCH 0
+#endif
+
 /* The in-pass twiddle table holds w_(2^NTT_LG_W)^i, i < 2^(NTT_LG_W-1): a pass
  * has at most NTT_LG_W stages. */
 #define NTT_LG_W 10
@@ -370,15 +376,19 @@ struct ntt_thread {
   }
 
   /* D_i: w_M^(cc bitrev(t)) = omega^e, e = cc bitrev(t) n/M. */
+  CZ_HD unsigned d_exp(const ntt_pass_args &p, unsigned cc, unsigned t) const {
+    const unsigned e = (cc * brev(t, p.lp)) << (p.lg_n - p.lp - p.r);
+    return p.inverse ? (0u - e) & (unsigned)(((size_t)1 << p.lg_n) - 1) : e;
+  }
+  CZ_HD const fr_t *d_addr(const ntt_pass_args &p, unsigned cc, unsigned t) const {
+    return p.thi + (d_exp(p, cc, t) >> p.tlo_bits);
+  }
   CZ_HD fr_t boundary(const ntt_pass_args &p, unsigned cc, unsigned t) const {
     if (p.d1) /* the first pass: M = n, so f = cc */
       return ld_ro(p.d1 + ((size_t)t << p.r) + cc);
-    const unsigned shift = p.lg_n - p.lp - p.r;
-    unsigned e = (cc * brev(t, p.lp)) << shift;
-    if (p.inverse)
-      e = (0u - e) & (unsigned)(((size_t)1 << p.lg_n) - 1);
+    const unsigned e = d_exp(p, cc, t);
     const fr_t hi = ld_ro(p.thi + (e >> p.tlo_bits));
-    if (shift >= p.tlo_bits) /* uniform: e is a multiple of 2^tlo_bits */
+    if (p.lg_n - p.lp - p.r >= p.tlo_bits) /* uniform: e is a multiple of 2^tlo_bits */
       return hi;
     return fr_t::mul(hi, ld_ro(p.tlo + (e & ((1u << p.tlo_bits) - 1))));
   }
@@ -397,6 +407,20 @@ struct ntt_thread {
       if (DIT && !p.last)
         x[m] = fr_t::mul(x[m], boundary(p, cc, t));
     }
+#if defined(__CUDA_ARCH__) && CZ_NTT_PREFETCH
+    /* the D factors end() will multiply by, on their way while the rounds
+     * run: the pass-1 table from memory into L2, the thi gathers into L1 */
+    if (!DIT && !p.last) {
+#pragma unroll
+      for (int m = 0; m < E; m++) {
+        const unsigned t = row_of(g, m, 0, E_LG);
+        if (p.d1)
+          asm volatile("prefetch.global.L2 [%0];" ::"l"(p.d1 + ((size_t)t << p.r) + cc));
+        else if (CZ_NTT_PREFETCH >= 2)
+          asm volatile("prefetch.global.L1 [%0];" ::"l"(d_addr(p, cc, t)));
+      }
+    }
+#endif
   }
 
   /* Writes the column: DIF the bottom round's rows times D_i (or the

@@ -1,7 +1,7 @@
 /* GPU NTT times on device 0, every measured configuration checked against
  * the CPU.
  *
- *   bench_gpu_ntt [--from LG] [--to LG] [--reps N] [--sweep]
+ *   bench_gpu_ntt [--from LG] [--to LG] [--reps N] [--sweep] [--only TEXT]
  *
  * For each size 2^from..2^to (default 2^20..2^27): random input (fresh
  * seed, printed) on the device; the forward NTT (natural order in and out),
@@ -14,7 +14,9 @@
  * odd-coset evaluations + pointwise, c = a o b recomputed) is timed too.
  * --sweep also times and checks the alternative plan configurations
  * (per-thread radix, register cap, pass size, full twiddle table) at 2^27,
- * and the pass size and twiddle table at the largest size.
+ * and the pass size and twiddle table at the largest size; --only TEXT
+ * limits the sweep to the default and the configurations whose name
+ * contains TEXT (for A/B runs of builds).
  *
  * The floor beside each figure is PERF.md's: (n/2) lg n butterflies of one
  * Fr multiplication (264 IMAD) at 1.656e13 IMAD/s (28.9 ms at 2^27); sppark
@@ -130,6 +132,7 @@ static const variant variants[] = {
 int main(int argc, char **argv) {
   unsigned from = 20, to = 27, reps = 7;
   bool sweep = false;
+  const char *only = NULL;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--from") && i + 1 < argc)
       from = (unsigned)atoi(argv[++i]);
@@ -139,8 +142,11 @@ int main(int argc, char **argv) {
       reps = (unsigned)atoi(argv[++i]);
     else if (!strcmp(argv[i], "--sweep"))
       sweep = true;
+    else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+      only = argv[++i], sweep = true;
     else {
-      fprintf(stderr, "usage: bench_gpu_ntt [--from LG] [--to LG] [--reps N] [--sweep]\n");
+      fprintf(stderr,
+              "usage: bench_gpu_ntt [--from LG] [--to LG] [--reps N] [--sweep] [--only TEXT]\n");
       return 2;
     }
   }
@@ -187,7 +193,7 @@ int main(int argc, char **argv) {
     }
     const bool quot = lg == 24 || lg == 27, many = sweep && (lg == 27 || lg == to);
     for (size_t v = 0; v < (many ? NVARIANTS : 1); v++) {
-      if (lg != 27 && v && !variants[v].above_27)
+      if ((lg != 27 && v && !variants[v].above_27) || (v && only && !strstr(variants[v].name, only)))
         continue;
       cuda_ntt_config cfg = variants[v].cfg;
       cfg.buffers = quot && v == 0 ? 4 : 1;
