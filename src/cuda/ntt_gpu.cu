@@ -147,6 +147,12 @@ typedef bls12_381_fr_t fr_t;
 #define CZ_NTT_PREFETCH 0
 #endif
 
+/* 1: the data is read and written with the streaming cache hint (ld.cs,
+ * st.cs: evict first), so that L1 and L2 keep the twiddles and spills. */
+#ifndef CZ_NTT_STREAMING
+#define CZ_NTT_STREAMING 0
+#endif
+
 /* The in-pass twiddle table holds w_(2^NTT_LG_W)^i, i < 2^(NTT_LG_W-1): a pass
  * has at most NTT_LG_W stages. */
 #define NTT_LG_W 10
@@ -173,7 +179,11 @@ static CZ_HD uint4 hi_of(const fr_t &x) { return make_uint4(x.l[4], x.l[5], x.l[
 static CZ_HD fr_t ld_fr(const fr_t *p) {
 #ifdef __CUDA_ARCH__
   const uint4 *q = reinterpret_cast<const uint4 *>(p);
+#if CZ_NTT_STREAMING
+  return fr_of(__ldcs(q), __ldcs(q + 1));
+#else
   return fr_of(q[0], q[1]);
+#endif
 #else
   return *p;
 #endif
@@ -191,8 +201,13 @@ static CZ_HD fr_t ld_ro(const fr_t *p) {
 static CZ_HD void st_fr(fr_t *p, const fr_t &x) {
 #ifdef __CUDA_ARCH__
   uint4 *q = reinterpret_cast<uint4 *>(p);
+#if CZ_NTT_STREAMING
+  __stcs(q, lo_of(x));
+  __stcs(q + 1, hi_of(x));
+#else
   q[0] = lo_of(x);
   q[1] = hi_of(x);
+#endif
 #else
   *p = x;
 #endif
