@@ -142,9 +142,12 @@ typedef bls12_381_fr_t fr_t;
 #endif
 
 /* Prefetches of the D factors at the start of a DIF pass (ntt_thread::
- * begin): 1 the pass-1 table into L2; 2 also the thi gathers into L1. */
+ * begin): 1 the pass-1 table into L2; 2 also the thi gathers into L1.
+ * H200, 2^27 forward, two rounds each (bench/RESULTS.md, 2026-12-01):
+ * 0: 37.48/37.44 ms, pass-1 table 35.37/35.33; 1: 37.32/37.30, 35.26/35.29;
+ * 2: 37.86/37.79, 35.61/35.60. */
 #ifndef CZ_NTT_PREFETCH
-#define CZ_NTT_PREFETCH 0
+#define CZ_NTT_PREFETCH 1
 #endif
 
 /* 1: the data is read and written with the streaming cache hint (ld.cs,
@@ -969,11 +972,26 @@ static cuzk_status make_shapes(cuda_ntt_plan *P, cuzk_err *err) {
     return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
                         "cuda ntt: 2^%u in passes of at most %u stages is more than %u passes", L,
                         cap, NTT_MAX_PASSES);
-  unsigned done = 0;
-  for (unsigned i = 0; i < P->npass; i++) {
-    const unsigned lp = L / P->npass + (i < L % P->npass ? 1 : 0);
-    done += lp;
-    CUZK_TRY(shape_of(P, lp, L - done, P->pass[i], err));
+  /* cfg.first_lg: the first pass (and so the outer ones of a self-sorting
+   * plan) takes that many stages, the others share the rest */
+  const unsigned first = P->cfg.first_lg;
+  if (first && P->npass >= 2 && first < L && first <= cap &&
+      L - first <= cap * (P->npass - 1)) {
+    unsigned done = first;
+    CUZK_TRY(shape_of(P, first, L - first, P->pass[0], err));
+    const unsigned k = P->npass - 1, rest = L - first;
+    for (unsigned i = 1; i < P->npass; i++) {
+      const unsigned lp = rest / k + (i - 1 < rest % k ? 1 : 0);
+      done += lp;
+      CUZK_TRY(shape_of(P, lp, L - done, P->pass[i], err));
+    }
+  } else {
+    unsigned done = 0;
+    for (unsigned i = 0; i < P->npass; i++) {
+      const unsigned lp = L / P->npass + (i < L % P->npass ? 1 : 0);
+      done += lp;
+      CUZK_TRY(shape_of(P, lp, L - done, P->pass[i], err));
+    }
   }
   P->sorted = false;
   if (P->npass != 3 || P->cfg.bitrev_pass)

@@ -43,6 +43,10 @@ typedef struct cuda_ntt_plan cuda_ntt_plan;
 typedef struct {
   unsigned buffers;     /* device vectors of n elements owned by the plan (0..4) */
   unsigned max_pass_lg; /* radix-2 stages per pass over memory, 1..10 (0: 10) */
+  /* stages of the first pass (0: the passes balanced, larger first); a
+   * self-sorting plan's last pass takes as many.  Ignored where the other
+   * passes could not hold the rest. */
+  unsigned first_lg;
   unsigned elems_lg;    /* each thread holds 2^elems_lg elements: 1..3 (0: 2) */
   unsigned threads;     /* threads per block: 32..512, a power of two (0: 256) */
   /* One table of all n powers of omega (32n bytes) instead of two of about

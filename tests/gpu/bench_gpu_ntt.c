@@ -124,7 +124,8 @@ static const variant variants[] = {
     {"2^3/thread, pass-1 table", {.elems_lg = 3, .pass1_table = true}, true},
     {"2^3/thread, full twiddle table", {.elems_lg = 3, .full_twiddles = true}, false},
     {"2^1/thread", {.elems_lg = 1}, false},
-    {"passes of <= 9 stages", {.max_pass_lg = 9}, true},
+    {"passes of 10 + 7 + 10 stages", {.first_lg = 10}, false},
+    {"passes of 10 + 7 + 10, pass-1 table", {.first_lg = 10, .pass1_table = true}, false},
     {"pass-1 table, registers uncapped", {.pass1_table = true, .uncapped_regs = true}, false},
 };
 #define NVARIANTS (sizeof variants / sizeof variants[0])

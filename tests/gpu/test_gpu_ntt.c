@@ -207,6 +207,7 @@ static const cuda_ntt_config configs[] = {
     {.buffers = 4, .elems_lg = 3},                                    /* 2^3 per thread */
     {.buffers = 4, .max_pass_lg = 4, .bitrev_pass = true}, /* three passes, permutation pass */
     {.buffers = 4, .max_pass_lg = 5, .threads = 512},      /* wider blocks */
+    {.buffers = 4, .max_pass_lg = 5, .first_lg = 5, .pass1_table = true}, /* outer passes of 5 */
 };
 #define NCONFIGS (sizeof configs / sizeof configs[0])
 
@@ -273,6 +274,7 @@ TEST_TIMEOUT(emu_self_sorting, 600) {
       {.buffers = 4, .max_pass_lg = 6, .elems_lg = 3, .emulate = true},
       {.buffers = 4, .max_pass_lg = 6, .elems_lg = 1, .threads = 64, .emulate = true},
       {.buffers = 4, .max_pass_lg = 7, .threads = 64, .pass1_table = true, .emulate = true},
+      {.buffers = 4, .max_pass_lg = 7, .first_lg = 7, .emulate = true}, /* 7 + (1..4) + 7 */
   };
   test_rng rng = {test_fresh_seed()};
   for (size_t i = 0; i < sizeof cfgs / sizeof cfgs[0]; i++) {
