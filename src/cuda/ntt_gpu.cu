@@ -68,8 +68,21 @@
  * reduction of mont.cuh (CZ_MONT_P1, fewer registers per product) the
  * order changed (2^27 forward, 2026-12-01): e = 3 39.6 ms, e = 2 capped
  * 40.5 (at 3 blocks per SM, NTT_CAP_BLOCKS = 3: 41.0), e = 2 uncapped
- * 43.2, e = 1 46.2; e = 3 is not yet measured at other sizes, so e = 2
- * stays the default.
+ * 43.2, e = 1 46.2.  With self-sorting and warp-uniform groups (below)
+ * e = 2 is ahead again, at 2^27 and 2^24 (37.4 against 42.4 ms; 4.12
+ * against 4.62), and stays the default.  Blocks of 512 threads (4 columns,
+ * half the blocks per SM) measured 40.1 ms; outer passes of 10 stages
+ * (10 + 7 + 10) 37.2, and 35.5 with the pass-1 table against 35.3 for
+ * 9 + 9 + 9: neither is the default.
+ *
+ * Warp-uniform groups (CZ_NTT_WARP_GROUPS): a DIF stage at bit b has
+ * twiddle 1 where t mod 2^b = 0.  The bottom round knows which at compile
+ * time; in the round above it (window [2, 4) at e = 2) t mod 2^b is made
+ * of the group's low bits, and setup() rotates the group out of the thread
+ * index so that those are the warp's bits: a quarter of the warps skip 3 of
+ * their 4 multiplications there (0.19 per element and pass of 3.75).
+ * Shared memory is swizzled instead of padded for that layout (sm_row).
+ * H200 2^27: 38.5 -> 37.4 ms.
  *
  * Twiddles, all computed by the host code of poly/ntt.h (ntt_host.c) when
  * the plan is made, in one device allocation:
@@ -547,6 +560,10 @@ struct ntt_thread {
 #ifndef NTT_CAP_BLOCKS /* a -D for A/B runs (bench/gpu_ab.sh) */
 #define NTT_CAP_BLOCKS 4
 #endif
+/* the launch bounds count blocks of NTT_MAX_THREADS (512): an odd count
+ * of 256-thread blocks has no exact bound */
+static_assert(NTT_CAP_BLOCKS * 256 % NTT_MAX_THREADS == 0,
+              "NTT_CAP_BLOCKS: a multiple of NTT_MAX_THREADS / 256");
 template <int E_LG, bool DIT, bool CAP>
 __global__ void __launch_bounds__(NTT_MAX_THREADS, (CAP ? NTT_CAP_BLOCKS : 2) * 256 / NTT_MAX_THREADS)
     ntt_pass_kernel(const ntt_pass_args p) {
