@@ -154,6 +154,14 @@ typedef bls12_381_fr_t fr_t;
 #define CZ_NTT_WARP_GROUPS 1
 #endif
 
+/* 1: a pass's round of fewer stages (lp not a multiple of e) goes where
+ * its window starts at the warp-uniform bits instead of on top (round_w0):
+ * at lp = 9, e = 2 its stage 4 then skips twiddle-1 products too, 16 more
+ * of 1824 per 512 elements.  Off until measured. */
+#ifndef CZ_NTT_ODD_ROUND
+#define CZ_NTT_ODD_ROUND 0
+#endif
+
 /* Prefetches of the D factors at the start of a DIF pass (ntt_thread::
  * begin): 1 the pass-1 table into L2; 2 also the thi gathers into L1.
  * H200, 2^27 forward, two rounds each (bench/RESULTS.md, 2026-12-01):
@@ -266,7 +274,8 @@ struct ntt_pass_args {
   unsigned lp;           /* stages in this pass */
   unsigned r;            /* column stride 2^r (r = 0: the last pass) */
   unsigned lc;           /* 2^lc columns per block */
-  unsigned k_top;        /* stages of the top round: lp mod e, or e */
+  unsigned k_top;        /* stages of the odd round: lp mod e, or e */
+  unsigned odd;          /* the DIF index of that round (0: the top one) */
   unsigned tlo_bits, glo_bits;
   unsigned inverse;      /* D_i exponents negated */
   unsigned post;         /* NTT_POST_*: the last DIF pass only */
@@ -315,25 +324,30 @@ static CZ_HD unsigned row_of(unsigned g, unsigned m, unsigned w0, unsigned e) {
   return (g & low) | (m << w0) | ((g & ~low) << e);
 }
 
-/* Rounds of a pass: the top one does k_top stages, the others e each. */
+/* Rounds of a pass: the odd one does k_top stages, the others e each. */
 static CZ_HD unsigned n_rounds(const ntt_pass_args &p, unsigned e) {
   return 1 + (p.lp - p.k_top) / e;
 }
 
 /* Window low bit and stage count of round r.  DIF goes from the top bits
- * down: the top round's window is [lp - e, lp) and does its upper k_top
- * bits, then [lp - k_top - e, lp - k_top), ..., down to [0, e).  DIT is the
- * same rounds in the opposite order. */
+ * down, e stages a round, except the odd round (DIF index `odd`, never the
+ * bottom one), whose window [w0, w0 + e) does only its upper k_top bits:
+ * rounds k < odd have w0 = lp - (k+1) e, the odd one lp - (odd+1) e, those
+ * after it lp - k_top - k e, the bottom one 0.  odd = 0 puts the single
+ * stages on top; CZ_NTT_ODD_ROUND puts them where the window starts at the
+ * warp-uniform bits (shape_of), so that they too skip twiddle-1
+ * multiplications warp by warp.  DIT is the same rounds in the opposite
+ * order. */
 template <bool DIT>
 static CZ_HD unsigned round_w0(const ntt_pass_args &p, unsigned r, unsigned e) {
   const unsigned nr = n_rounds(p, e);
   const unsigned k = DIT ? nr - 1 - r : r; /* DIF round index */
-  return k == 0 ? p.lp - e : p.lp - p.k_top - k * e;
+  return k <= p.odd ? p.lp - (k + 1) * e : p.lp - p.k_top - k * e;
 }
 template <bool DIT>
 static CZ_HD unsigned round_ks(const ntt_pass_args &p, unsigned r, unsigned e) {
   const unsigned nr = n_rounds(p, e);
-  return (DIT ? r == nr - 1 : r == 0) ? p.k_top : e;
+  return (DIT ? nr - 1 - r : r) == p.odd ? p.k_top : e;
 }
 
 /* Shared memory of a pass, in 16-byte units per half: the element at (row,
@@ -747,7 +761,7 @@ __global__ void ntt_full_tw_kernel(fr_t *t, const fr_t *hi, const fr_t *lo, unsi
 /* ---------------------------------------------------------------- plan */
 
 struct ntt_pass_shape {
-  unsigned lp, r, e_lg, lc, k_top, threads, wb, swz;
+  unsigned lp, r, e_lg, lc, k_top, odd, threads, wb, swz;
   bool cap; /* the register-capped kernel (e_lg <= 2) */
   size_t grid, smem;
 };
@@ -816,6 +830,7 @@ static cuzk_status run_pass(const cuda_ntt_plan *P, const ntt_exec &x, fr_t *a,
   g.r = s.r;
   g.lc = s.lc;
   g.k_top = s.k_top;
+  g.odd = s.odd;
   g.tlo_bits = P->tlo_bits;
   g.glo_bits = P->glo_bits;
   g.inverse = (unsigned)dir;
@@ -973,6 +988,12 @@ static cuzk_status shape_of(const cuda_ntt_plan *P, unsigned lp, unsigned r, ntt
   const unsigned gb = s.lp - s.e_lg, lane = s.lc >= 5 ? 0 : 5 - s.lc;
   s.wb = CZ_NTT_WARP_GROUPS && gb > lane ? gb - lane : 0;
   s.swz = s.wb >= 3 && s.lp > s.wb ? s.wb : 0;
+  /* the odd round's window starting at bit wb: DIF index (lp - e - wb) / e,
+   * when that is a whole number of rounds above the bottom one */
+  s.odd = 0;
+  if (CZ_NTT_ODD_ROUND && s.k_top < s.e_lg && s.wb && s.lp >= 2 * s.e_lg + s.wb &&
+      (s.lp - s.e_lg - s.wb) % s.e_lg == 0)
+    s.odd = (s.lp - s.e_lg - s.wb) / s.e_lg;
   s.smem = 2 * smem_half(s.lp, s.e_lg, s.lc, s.swz) * sizeof(uint4);
   return CUZK_OK;
 }
