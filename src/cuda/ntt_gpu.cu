@@ -1268,8 +1268,12 @@ extern "C" void cuda_ntt_plan_describe(const cuda_ntt_plan *p, char *buf, size_t
                    p->npass == 1 ? "" : "es");
   for (unsigned i = 0; i < p->npass && k > 0 && (size_t)k < n; i++) {
     const ntt_pass_shape &s = p->pass[i];
-    k += snprintf(buf + k, n - k, "%s%u (2^%u/thread%s, %u thr x %zu blk, %zu KiB)", i ? " + " : " ",
-                  s.lp, s.e_lg, s.cap ? " capped" : "", s.threads, s.grid, s.smem >> 10);
+    char odd[48] = "";
+    if (s.odd)
+      snprintf(odd, sizeof odd, ", single stage in round %u", s.odd);
+    k += snprintf(buf + k, n - k, "%s%u (2^%u/thread%s%s, %u thr x %zu blk, %zu KiB)",
+                  i ? " + " : " ", s.lp, s.e_lg, s.cap ? " capped" : "", odd, s.threads, s.grid,
+                  s.smem >> 10);
   }
   if (p->sorted && k > 0 && (size_t)k < n) {
     const ntt_pass_shape &s = p->spass[1];
