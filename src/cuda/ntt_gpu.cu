@@ -162,19 +162,14 @@ typedef bls12_381_fr_t fr_t;
 #define CZ_NTT_ODD_ROUND 0
 #endif
 
-/* Prefetches of the D factors at the start of a DIF pass (ntt_thread::
- * begin): 1 the pass-1 table into L2; 2 also the thi gathers into L1.
- * H200, 2^27 forward, two rounds each (bench/RESULTS.md, 2026-12-01):
- * 0: 37.48/37.44 ms, pass-1 table 35.37/35.33; 1: 37.32/37.30, 35.26/35.29;
- * 2: 37.86/37.79, 35.61/35.60. */
+/* 1: the pass-1 table's entries that a DIF pass will multiply by are
+ * prefetched into L2 at its start (ntt_thread::begin).  H200, 2^27 forward,
+ * two rounds each (bench/RESULTS.md, 2026-12-01): off 37.48/37.44 ms, with
+ * the table 35.37/35.33; on 37.32/37.30 and 35.26/35.29.  Prefetching the
+ * thi gathers into L1 as well (37.8 ms) and streaming cache hints on the
+ * data (37.6 ms) were slower and are gone (history: 003b122). */
 #ifndef CZ_NTT_PREFETCH
 #define CZ_NTT_PREFETCH 1
-#endif
-
-/* 1: the data is read and written with the streaming cache hint (ld.cs,
- * st.cs: evict first), so that L1 and L2 keep the twiddles and spills. */
-#ifndef CZ_NTT_STREAMING
-#define CZ_NTT_STREAMING 0
 #endif
 
 /* The in-pass twiddle table holds w_(2^NTT_LG_W)^i, i < 2^(NTT_LG_W-1): a pass
@@ -203,11 +198,7 @@ static CZ_HD uint4 hi_of(const fr_t &x) { return make_uint4(x.l[4], x.l[5], x.l[
 static CZ_HD fr_t ld_fr(const fr_t *p) {
 #ifdef __CUDA_ARCH__
   const uint4 *q = reinterpret_cast<const uint4 *>(p);
-#if CZ_NTT_STREAMING
-  return fr_of(__ldcs(q), __ldcs(q + 1));
-#else
   return fr_of(q[0], q[1]);
-#endif
 #else
   return *p;
 #endif
@@ -225,13 +216,8 @@ static CZ_HD fr_t ld_ro(const fr_t *p) {
 static CZ_HD void st_fr(fr_t *p, const fr_t &x) {
 #ifdef __CUDA_ARCH__
   uint4 *q = reinterpret_cast<uint4 *>(p);
-#if CZ_NTT_STREAMING
-  __stcs(q, lo_of(x));
-  __stcs(q + 1, hi_of(x));
-#else
   q[0] = lo_of(x);
   q[1] = hi_of(x);
-#endif
 #else
   *p = x;
 #endif
@@ -421,19 +407,15 @@ struct ntt_thread {
   }
 
   /* D_i: w_M^(cc bitrev(t)) = omega^e, e = cc bitrev(t) n/M. */
-  CZ_HD unsigned d_exp(const ntt_pass_args &p, unsigned cc, unsigned t) const {
-    const unsigned e = (cc * brev(t, p.lp)) << (p.lg_n - p.lp - p.r);
-    return p.inverse ? (0u - e) & (unsigned)(((size_t)1 << p.lg_n) - 1) : e;
-  }
-  CZ_HD const fr_t *d_addr(const ntt_pass_args &p, unsigned cc, unsigned t) const {
-    return p.thi + (d_exp(p, cc, t) >> p.tlo_bits);
-  }
   CZ_HD fr_t boundary(const ntt_pass_args &p, unsigned cc, unsigned t) const {
     if (p.d1) /* the first pass: M = n, so f = cc */
       return ld_ro(p.d1 + ((size_t)t << p.r) + cc);
-    const unsigned e = d_exp(p, cc, t);
+    const unsigned shift = p.lg_n - p.lp - p.r;
+    unsigned e = (cc * brev(t, p.lp)) << shift;
+    if (p.inverse)
+      e = (0u - e) & (unsigned)(((size_t)1 << p.lg_n) - 1);
     const fr_t hi = ld_ro(p.thi + (e >> p.tlo_bits));
-    if (p.lg_n - p.lp - p.r >= p.tlo_bits) /* uniform: e is a multiple of 2^tlo_bits */
+    if (shift >= p.tlo_bits) /* uniform: e is a multiple of 2^tlo_bits */
       return hi;
     return fr_t::mul(hi, ld_ro(p.tlo + (e & ((1u << p.tlo_bits) - 1))));
   }
@@ -453,17 +435,12 @@ struct ntt_thread {
         x[m] = fr_t::mul(x[m], boundary(p, cc, t));
     }
 #if defined(__CUDA_ARCH__) && CZ_NTT_PREFETCH
-    /* the D factors end() will multiply by, on their way while the rounds
-     * run: the pass-1 table from memory into L2, the thi gathers into L1 */
-    if (!DIT && !p.last) {
+    /* the pass-1 table entries end() will multiply by (the bottom round's
+     * rows), on their way from memory while the rounds run */
+    if (!DIT && p.d1) {
 #pragma unroll
-      for (int m = 0; m < E; m++) {
-        const unsigned t = row_of(g, m, 0, E_LG);
-        if (p.d1)
-          asm volatile("prefetch.global.L2 [%0];" ::"l"(p.d1 + ((size_t)t << p.r) + cc));
-        else if (CZ_NTT_PREFETCH >= 2)
-          asm volatile("prefetch.global.L1 [%0];" ::"l"(d_addr(p, cc, t)));
-      }
+      for (int m = 0; m < E; m++)
+        asm volatile("prefetch.global.L2 [%0];" ::"l"(p.d1 + ((size_t)row_of(g, m, 0, E_LG) << p.r) + cc));
     }
 #endif
   }
@@ -775,9 +752,9 @@ struct cuda_ntt_plan {
   unsigned npass;
   ntt_pass_shape pass[NTT_MAX_PASSES]; /* pass[0] takes the top bits */
   /* The self-sorting forward and inverse (DESIGN): passes of m, L - 2m and
-   * m stages, m = pass[0].lp; spass[0] and spass[2] are pass[0]'s shape. */
+   * m stages, m = pass[0].lp: pass[0]'s shape, smid, pass[0]'s again. */
   bool sorted;
-  ntt_pass_shape spass[3];
+  ntt_pass_shape smid;
   unsigned tlo_bits, glo_bits;
   fr_t *tables; /* one allocation: w[0], w[1], [full], thi, tlo, glo, ghi, [d1] */
   fr_t *w[2], *thi, *tlo, *glo, *ghi, *d1;
@@ -876,7 +853,7 @@ static cuzk_status run_sorted(const cuda_ntt_plan *P, const ntt_exec &x, fr_t *a
                               unsigned post) {
   for (unsigned i = 0; i < 3; i++) {
     const ntt_pass_role role = {i == 0, i == 2, false, true, i == 1};
-    CUZK_TRY(run_pass(P, x, a, P->spass[i], role, dir, post));
+    CUZK_TRY(run_pass(P, x, a, i == 1 ? P->smid : P->pass[0], role, dir, post));
   }
   return CUZK_OK;
 }
@@ -1011,25 +988,16 @@ static cuzk_status make_shapes(cuda_ntt_plan *P, cuzk_err *err) {
                         "cuda ntt: 2^%u in passes of at most %u stages is more than %u passes", L,
                         cap, NTT_MAX_PASSES);
   /* cfg.first_lg: the first pass (and so the outer ones of a self-sorting
-   * plan) takes that many stages, the others share the rest */
+   * plan) takes that many stages, the others share the rest, balanced */
   const unsigned first = P->cfg.first_lg;
-  if (first && P->npass >= 2 && first < L && first <= cap &&
-      L - first <= cap * (P->npass - 1)) {
-    unsigned done = first;
-    CUZK_TRY(shape_of(P, first, L - first, P->pass[0], err));
-    const unsigned k = P->npass - 1, rest = L - first;
-    for (unsigned i = 1; i < P->npass; i++) {
-      const unsigned lp = rest / k + (i - 1 < rest % k ? 1 : 0);
-      done += lp;
-      CUZK_TRY(shape_of(P, lp, L - done, P->pass[i], err));
-    }
-  } else {
-    unsigned done = 0;
-    for (unsigned i = 0; i < P->npass; i++) {
-      const unsigned lp = L / P->npass + (i < L % P->npass ? 1 : 0);
-      done += lp;
-      CUZK_TRY(shape_of(P, lp, L - done, P->pass[i], err));
-    }
+  const unsigned lead = first && P->npass >= 2 && first < L && first <= cap &&
+                                L - first <= cap * (P->npass - 1) ? 1 : 0;
+  const unsigned rest = L - (lead ? first : 0), k = P->npass - lead;
+  unsigned done = 0;
+  for (unsigned i = 0; i < P->npass; i++) {
+    const unsigned lp = i < lead ? first : rest / k + (i - lead < rest % k ? 1 : 0);
+    done += lp;
+    CUZK_TRY(shape_of(P, lp, L - done, P->pass[i], err));
   }
   P->sorted = false;
   if (P->npass != 3 || P->cfg.bitrev_pass)
@@ -1041,17 +1009,15 @@ static cuzk_status make_shapes(cuda_ntt_plan *P, cuzk_err *err) {
   cuzk_err ignored = {};
   if (shape_of(P, L - 2 * m, m, mid, &ignored) != CUZK_OK || mid.lc == 0)
     return CUZK_OK;
-  P->spass[0] = P->pass[0];
-  P->spass[1] = mid;
-  P->spass[2] = P->pass[0];
+  P->smid = mid;
   P->sorted = true;
   return CUZK_OK;
 }
 
 /* Raises the dynamic shared-memory limit of every kernel a plan launches. */
 static cuzk_status set_smem_limits(const cuda_ntt_plan *P, cuzk_err *err) {
-  for (unsigned i = 0; i < P->npass + (P->sorted ? 3 : 0); i++) {
-    const ntt_pass_shape &s = i < P->npass ? P->pass[i] : P->spass[i - P->npass];
+  for (unsigned i = 0; i < P->npass + (P->sorted ? 1 : 0); i++) {
+    const ntt_pass_shape &s = i < P->npass ? P->pass[i] : P->smid;
     const int sm = (int)s.smem;
     const void *k[2];
     if (s.e_lg == 1)
@@ -1276,9 +1242,9 @@ extern "C" void cuda_ntt_plan_describe(const cuda_ntt_plan *p, char *buf, size_t
                   s.smem >> 10);
   }
   if (p->sorted && k > 0 && (size_t)k < n) {
-    const ntt_pass_shape &s = p->spass[1];
+    const ntt_pass_shape &s = p->smid;
     k += snprintf(buf + k, n - k, "; self-sorting %u + %u (2^%u/thread, %u thr x %zu blk) + %u",
-                  p->spass[0].lp, s.lp, s.e_lg, s.threads, s.grid, p->spass[2].lp);
+                  p->pass[0].lp, s.lp, s.e_lg, s.threads, s.grid, p->pass[0].lp);
   }
   if (k > 0 && (size_t)k < n)
     snprintf(buf + k, n - k, "; twiddles %s%s, %.1f MiB", p->tlo_bits ? "hi*lo" : "full",

@@ -58,29 +58,34 @@ static field_desc desc_of(cuda_field f) {
   return d;
 }
 
-/* The host's answer, one element. */
+/* The host's answer, one element.  The arithmetic is the same call by call
+ * in every field (T its type and function prefix); only the canonical
+ * conversions differ (Fp2 goes coefficient by coefficient). */
+#define HOST_ARITH_CASES(T)                                                  \
+  case CUDA_FOP_ADD: T##_add(R, A, B); break;                                \
+  case CUDA_FOP_SUB: T##_sub(R, A, B); break;                                \
+  case CUDA_FOP_DBL: T##_dbl(R, A); break;                                   \
+  case CUDA_FOP_NEG: T##_neg(R, A); break;                                   \
+  case CUDA_FOP_MUL: case CUDA_FOP_MUL_WIDE: case CUDA_FOP_MUL_P1:           \
+    T##_mul(R, A, B);                                                        \
+    break;                                                                   \
+  case CUDA_FOP_MUL_SUB: { /* a b - (a + b)(a - b) */                        \
+    T s_, d_, t_;                                                            \
+    T##_add(&s_, A, B);                                                      \
+    T##_sub(&d_, A, B);                                                      \
+    T##_mul(&t_, &s_, &d_);                                                  \
+    T##_mul(R, A, B);                                                        \
+    T##_sub(R, R, &t_);                                                      \
+    break;                                                                   \
+  }                                                                          \
+  case CUDA_FOP_SQR: T##_sqr(R, A); break;
+
 static void host_op(cuda_field f, cuda_field_op op, void *r, const void *a, const void *b) {
   if (f == CUDA_FIELD_BLS12_381_FP) {
     bls12_381_fp *R = r;
     const bls12_381_fp *A = a, *B = b;
     switch (op) {
-    case CUDA_FOP_ADD: bls12_381_fp_add(R, A, B); break;
-    case CUDA_FOP_SUB: bls12_381_fp_sub(R, A, B); break;
-    case CUDA_FOP_DBL: bls12_381_fp_dbl(R, A); break;
-    case CUDA_FOP_NEG: bls12_381_fp_neg(R, A); break;
-    case CUDA_FOP_MUL: case CUDA_FOP_MUL_WIDE: case CUDA_FOP_MUL_P1:
-      bls12_381_fp_mul(R, A, B);
-      break;
-    case CUDA_FOP_MUL_SUB: { /* a b - (a + b)(a - b) */
-      bls12_381_fp s, d, t;
-      bls12_381_fp_add(&s, A, B);
-      bls12_381_fp_sub(&d, A, B);
-      bls12_381_fp_mul(&t, &s, &d);
-      bls12_381_fp_mul(R, A, B);
-      bls12_381_fp_sub(R, R, &t);
-      break;
-    }
-    case CUDA_FOP_SQR: bls12_381_fp_sqr(R, A); break;
+    HOST_ARITH_CASES(bls12_381_fp)
     case CUDA_FOP_FROM_CANON: bls12_381_fp_from_canon(R, A->l); break;
     default: bls12_381_fp_to_canon(R->l, A); break;
     }
@@ -88,23 +93,7 @@ static void host_op(cuda_field f, cuda_field_op op, void *r, const void *a, cons
     bls12_381_fr *R = r;
     const bls12_381_fr *A = a, *B = b;
     switch (op) {
-    case CUDA_FOP_ADD: bls12_381_fr_add(R, A, B); break;
-    case CUDA_FOP_SUB: bls12_381_fr_sub(R, A, B); break;
-    case CUDA_FOP_DBL: bls12_381_fr_dbl(R, A); break;
-    case CUDA_FOP_NEG: bls12_381_fr_neg(R, A); break;
-    case CUDA_FOP_MUL: case CUDA_FOP_MUL_WIDE: case CUDA_FOP_MUL_P1:
-      bls12_381_fr_mul(R, A, B);
-      break;
-    case CUDA_FOP_MUL_SUB: { /* a b - (a + b)(a - b) */
-      bls12_381_fr s, d, t;
-      bls12_381_fr_add(&s, A, B);
-      bls12_381_fr_sub(&d, A, B);
-      bls12_381_fr_mul(&t, &s, &d);
-      bls12_381_fr_mul(R, A, B);
-      bls12_381_fr_sub(R, R, &t);
-      break;
-    }
-    case CUDA_FOP_SQR: bls12_381_fr_sqr(R, A); break;
+    HOST_ARITH_CASES(bls12_381_fr)
     case CUDA_FOP_FROM_CANON: bls12_381_fr_from_canon(R, A->l); break;
     default: bls12_381_fr_to_canon(R->l, A); break;
     }
@@ -112,24 +101,8 @@ static void host_op(cuda_field f, cuda_field_op op, void *r, const void *a, cons
     bls12_381_fp2 *R = r;
     const bls12_381_fp2 *A = a, *B = b;
     switch (op) {
-    case CUDA_FOP_ADD: bls12_381_fp2_add(R, A, B); break;
-    case CUDA_FOP_SUB: bls12_381_fp2_sub(R, A, B); break;
-    case CUDA_FOP_DBL: bls12_381_fp2_dbl(R, A); break;
-    case CUDA_FOP_NEG: bls12_381_fp2_neg(R, A); break;
-    case CUDA_FOP_MUL: case CUDA_FOP_MUL_WIDE: case CUDA_FOP_MUL_P1:
-      bls12_381_fp2_mul(R, A, B);
-      break;
-    case CUDA_FOP_MUL_SUB: { /* a b - (a + b)(a - b) */
-      bls12_381_fp2 s, d, t;
-      bls12_381_fp2_add(&s, A, B);
-      bls12_381_fp2_sub(&d, A, B);
-      bls12_381_fp2_mul(&t, &s, &d);
-      bls12_381_fp2_mul(R, A, B);
-      bls12_381_fp2_sub(R, R, &t);
-      break;
-    }
-    case CUDA_FOP_SQR: bls12_381_fp2_sqr(R, A); break;
-    case CUDA_FOP_FROM_CANON: /* coefficient by coefficient */
+    HOST_ARITH_CASES(bls12_381_fp2)
+    case CUDA_FOP_FROM_CANON:
       bls12_381_fp_from_canon(&R->c0, A->c0.l);
       bls12_381_fp_from_canon(&R->c1, A->c1.l);
       break;
@@ -140,6 +113,7 @@ static void host_op(cuda_field f, cuda_field_op op, void *r, const void *a, cons
     }
   }
 }
+#undef HOST_ARITH_CASES
 
 /* ---- inputs ---- */
 
