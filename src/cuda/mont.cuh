@@ -56,14 +56,19 @@
 #define CZ_MONT_MUL_SUB 1
 #endif
 
-/* See mont::add_mp_p1: 1 (the default) multiplies moduli whose low 32-bit
- * limbs are 1 and 2^32 - 1 (BLS12-381 r) through the reduction without the
- * m, m p[0] and m p[1] products; 0 keeps the generic CIOS for every field.
- * Measured on the H200 (bench/RESULTS.md, 2026-12-01, A/B in one call):
- * Fr mul 51.40e9 -> 55.43e9/s, NTT 2^27 forward 44.9 -> 40.5 ms, the
- * quotient step 278.8 -> 248.3 ms. */
+/* See mont::add_mp_p1: moduli whose low 32-bit limbs are 1 and 2^32 - 1
+ * (BLS12-381 r) reduce without the m and m p[0] products; 1 also without
+ * m p[1] (add_mp_p1), 2 (the default) with m p[1] one multiply-add
+ * (add_mp_p1m); 0 keeps the generic CIOS for every field.  Measured on the
+ * H200 (bench/RESULTS.md, 2026-12-01, A/B in one call each): 0 -> 1: Fr mul
+ * 51.40e9 -> 55.43e9/s, NTT 2^27 forward 44.9 -> 40.5 ms, the quotient
+ * step 278.8 -> 248.3 ms; 1 -> 2 (fourth session): NTT 2^27 forward
+ * 37.03 -> 36.68 ms (pass-1 table 35.01 -> 34.70), quotient 246.7 ->
+ * 242.7 ms, though a lone chain of products (bench_gpu_field) runs 3 %
+ * slower (50.1e9 -> 48.4e9/s): the NTT's kernels are ALU-bound, a chain
+ * of products is not. */
 #ifndef CZ_MONT_P1
-#define CZ_MONT_P1 1
+#define CZ_MONT_P1 2
 #endif
 
 /* N 32-bit words as a literal type, so that constants can be computed at
@@ -251,25 +256,29 @@ struct alignas((4 * C::N) % 16 == 0 ? 16 : 4) mont {
    *                          z is X[1]: renamings by 0 and 2 words, so pairs
    *                          stay pairs
    *
-   * Bounds (p < 2^(32N-1), a, b < p): t < 2p at the top of each iteration
-   * and t < 2p + 2 (2^32 - 1) p = p 2^33 < 2^(32N+32) before the shift;
-   * all three parts are non-negative, so X fits N+1 words
-   * and Y N words (its chains carry out nothing).  At the end
-   * r = X + z + 2^32 Y < 2p.  Cost: 4N^2 multiply-adds (2N^2 products, lo
-   * and hi, fused in pairs), about 3N carry words, N m's, N for the final
-   * sum and 2N for the subtraction: N = 12 (Fp) about 650. */
+   * Bounds (p < 2^(32N-1), a < p, b any N words): t < 2p at the top of
+   * each iteration and t < 2p + 2 (2^32 - 1) p = p 2^33 < 2^(32N+32)
+   * before the shift (b enters one word b_i < 2^32 at a time); all three
+   * parts are non-negative, so X fits N+1 words and Y N words (its chains
+   * carry out nothing).  At the end r = (a b + M p) / 2^(32N), M < 2^(32N),
+   * so r < p + p b / 2^(32N) < 2p: one conditional subtraction reduces
+   * it.  Cost: 4N^2 multiply-adds (2N^2 products, lo and hi, fused in
+   * pairs), about 3N carry words, N m's, N for the final sum and 2N for
+   * the subtraction: N = 12 (Fp) about 650. */
   static CZ_HD mont mul_eo(const mont &x, const mont &y) {
-    return mul_cios<CZ_MONT_P1 != 0 && p1_form>(x, y);
+    return mul_cios<p1_form ? CZ_MONT_P1 : 0>(x, y);
   }
-  /* mul_eo with the p[0] = 1 reduction of add_mp_p1 whatever CZ_MONT_P1
-   * says (the field tests check it in every build: CUDA_FOP_MUL_P1) */
+  /* mul_eo with add_mp_p1's reduction whatever CZ_MONT_P1 says, so that
+   * the field tests check it in every build (CUDA_FOP_MUL_P1) beside the
+   * default add_mp_p1m */
   static CZ_HD mont mul_p1(const mont &x, const mont &y) {
     static_assert(p1_form, "mul_p1: the modulus's low words must be 1, 2^32 - 1");
-    return mul_cios<true>(x, y);
+    return mul_cios<1>(x, y);
   }
 
-  /* The CIOS loop; P1: reduce with add_mp_p1 (p1_form moduli only). */
-  template <bool P1>
+  /* The CIOS loop; P1: reduce with add_mp_p1 (p1_form moduli only; 2: its
+   * variant add_mp_p1m). */
+  template <int P1>
   static CZ_HD mont mul_cios(const mont &x, const mont &y) {
     const uint32_t *a = x.l, *b = y.l;
     uint32_t X[N + 1], Y[N], z = 0;
@@ -306,7 +315,9 @@ struct alignas((4 * C::N) % 16 == 0 ? 16 : 4) mont {
         X[N] = c.addc(0, 0);
       }
       /* t += m p */
-      if constexpr (P1) {
+      if constexpr (P1 == 2) {
+        add_mp_p1m(c, X, Y);
+      } else if constexpr (P1) {
         add_mp_p1(c, X, Y);
       } else {
         const uint32_t m = X[0] * C::n0;
@@ -376,6 +387,25 @@ struct alignas((4 * C::N) % 16 == 0 ? 16 : 4) mont {
     X[3] = c.madc_hi_cc(m, C::p()[2], X[3]);
     mp_even_from4(c, X, m);
   }
+  /* CZ_MONT_P1 = 2: add_mp_p1 with m p[1] one multiply-add again.  The
+   * kernels that run Fr products back to back (the NTT) keep the ALU pipe
+   * busier than the multiply pipe (Nsight Compute, H200: 48 % against
+   * about 41 %), and add_mp_p1 spends six ALU instructions a round where
+   * this spends two and one IMAD.WIDE: m = -t0 from a carry chain (so that
+   * ptxas keeps m p[j] fused, as in add_mp_p1), the carry of t0 + m p[0] =
+   * t0 + m, which is c, then Y[0..1] += m p[1] + c, the chain going on. */
+  static CZ_HD void add_mp_p1m(carry_chain &c, uint32_t (&X)[N + 1], uint32_t (&Y)[N]) {
+    const uint32_t t0 = X[0];
+    const uint32_t m = c.sub_cc(0, t0);
+    (void)c.add_cc(t0, m); /* = 0, carry c = (t0 != 0) */
+    Y[0] = c.madc_lo_cc(m, C::p()[1], Y[0]);
+    Y[1] = c.madc_hi_cc(m, C::p()[1], Y[1]);
+    mp_odd_from3(c, Y, m);
+    X[2] = c.mad_lo_cc(m, C::p()[2], X[2]);
+    X[3] = c.madc_hi_cc(m, C::p()[2], X[3]);
+    mp_even_from4(c, X, m);
+  }
+
   /* the chains' common tails: Y += m p_j for odd j >= 3 (p_j at Y[j-1],
    * Y[j]), continuing the carry; X += m p_j for even j >= 4, continuing the
    * carry, which ends in X[N] */

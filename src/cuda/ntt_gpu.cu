@@ -63,8 +63,9 @@
  * H200 at 2^27 (forward, bench/RESULTS.md): e = 3 (128 registers, 16 warps
  * per SM) 62.9 ms; e = 2 uncapped (84 registers, 24 warps) 51.9 ms; e = 2
  * capped (64 registers, 32 warps; 16 bytes of spill) 48.2 ms; e = 1 (58
- * registers, 9 rounds a pass) 55.1 ms.  lp = 9 at e = 2 is 5 rounds: the
- * top one of a single stage, then four of two.  Since the p[0] = 1
+ * registers, 9 rounds a pass) 55.1 ms.  lp = 9 at e = 2 is 5 rounds: four
+ * of two stages and one of a single stage (the third, CZ_NTT_ODD_ROUND;
+ * it was the top one).  Since the p[0] = 1
  * reduction of mont.cuh (CZ_MONT_P1, fewer registers per product) the
  * order changed (2^27 forward, 2026-12-01): e = 3 39.6 ms, e = 2 capped
  * 40.5 (at 3 blocks per SM, NTT_CAP_BLOCKS = 3: 41.0), e = 2 uncapped
@@ -157,9 +158,12 @@ typedef bls12_381_fr_t fr_t;
 /* 1: a pass's round of fewer stages (lp not a multiple of e) goes where
  * its window starts at the warp-uniform bits instead of on top (round_w0):
  * at lp = 9, e = 2 its stage 4 then skips twiddle-1 products too, 16 more
- * of 1824 per 512 elements.  Off until measured. */
+ * of 1824 per 512 elements.  H200, 2^27, A/B two rounds each
+ * (bench/RESULTS.md, 2026-12-01): forward 37.30/37.25 -> 37.11/37.13 ms,
+ * with the pass-1 table 35.22/35.23 -> 35.06/35.03, inverse 39.15 ->
+ * 38.90, quotient 248.3 -> 246.7. */
 #ifndef CZ_NTT_ODD_ROUND
-#define CZ_NTT_ODD_ROUND 0
+#define CZ_NTT_ODD_ROUND 1
 #endif
 
 /* 1: the pass-1 table's entries that a DIF pass will multiply by are
