@@ -83,7 +83,10 @@
  * index so that those are the warp's bits: a quarter of the warps skip 3 of
  * their 4 multiplications there (0.19 per element and pass of 3.75).
  * Shared memory is swizzled instead of padded for that layout (sm_row).
- * H200 2^27: 38.5 -> 37.4 ms.
+ * H200 2^27: 38.5 -> 37.4 ms.  The same layout keeps a warp's rows fixed
+ * across the upper rounds (their windows start at or above bit wb), so the
+ * exchanges between them need only __syncwarp (warp_local,
+ * CZ_NTT_WARP_SYNC): 2 of 4 block barriers a pass at 2^27, 36.7 -> 36.2 ms.
  *
  * Twiddles, all computed by the host code of poly/ntt.h (ntt_host.c) when
  * the plan is made, in one device allocation:
@@ -174,6 +177,15 @@ typedef bls12_381_fr_t fr_t;
  * data (37.6 ms) were slower and are gone (history: 003b122). */
 #ifndef CZ_NTT_PREFETCH
 #define CZ_NTT_PREFETCH 1
+#endif
+
+/* 1: an exchange between rounds that stays inside each warp (warp_local)
+ * is ordered by __syncwarp instead of the block's barrier: at 2^27 the
+ * first two of a pass's four.  H200, A/B two rounds each (bench/RESULTS.md,
+ * 2026-12-01): forward 36.74/36.76 -> 36.28/36.20 ms, with the pass-1
+ * table 34.79/34.79 -> 34.23/34.24, quotient 242.7 -> 238.9. */
+#ifndef CZ_NTT_WARP_SYNC
+#define CZ_NTT_WARP_SYNC 1
 #endif
 
 /* The in-pass twiddle table holds w_(2^NTT_LG_W)^i, i < 2^(NTT_LG_W-1): a pass
@@ -338,6 +350,25 @@ template <bool DIT>
 static CZ_HD unsigned round_ks(const ntt_pass_args &p, unsigned r, unsigned e) {
   const unsigned nr = n_rounds(p, e);
   return (DIT ? nr - 1 - r : r) == p.odd ? p.k_top : e;
+}
+
+/* Whether the exchange before round r (r >= 1) stays inside each warp, so
+ * that __syncwarp orders it (CZ_NTT_WARP_SYNC).  A warp's threads share
+ * their group's low wb bits (ntt_thread::setup) and cover every value of
+ * the others, for all the columns they hold; row_of puts group bit j at
+ * row bit j below the window and j + e above it.  So the rows a warp holds
+ * in a round are those with fixed bits at min(w0, wb) low places and
+ * wb - min(w0, wb) places above the window, and two rounds hold the same
+ * rows -- the exchange between them moves data between the warp's own
+ * threads -- when min(w0, wb) agrees (wb = 0: a column's threads are all
+ * in one warp).  At lp = 9, e = 2, wb = 3 (2^27) the rounds' windows start
+ * at bits 7, 5, 3, 2, 0: the first two exchanges of four. */
+template <bool DIT>
+static CZ_HD bool warp_local(const ntt_pass_args &p, unsigned r, unsigned e) {
+  if (!CZ_NTT_WARP_SYNC || !CZ_NTT_WARP_GROUPS)
+    return false;
+  const unsigned a = round_w0<DIT>(p, r - 1, e), b = round_w0<DIT>(p, r, e);
+  return (a < p.wb ? a : p.wb) == (b < p.wb ? b : p.wb);
 }
 
 /* Shared memory of a pass, in 16-byte units per half: the element at (row,
@@ -571,10 +602,18 @@ __global__ void __launch_bounds__(NTT_MAX_THREADS, (CAP ? NTT_CAP_BLOCKS : 2) * 
 #pragma unroll 1
   for (unsigned r = 0; r < nr; r++) {
     if (r) {
+      /* uniform over the block; blocks under a warp keep __syncthreads */
+      const bool wl = warp_local<DIT>(p, r, E_LG) && blockDim.x >= 32;
       th.put(p, lo, hi, round_w0<DIT>(p, r - 1, E_LG));
-      __syncthreads();
+      if (wl)
+        __syncwarp();
+      else
+        __syncthreads();
       th.get(p, lo, hi, round_w0<DIT>(p, r, E_LG));
-      __syncthreads();
+      if (wl)
+        __syncwarp();
+      else
+        __syncthreads();
     }
     th.template round<DIT>(p, round_w0<DIT>(p, r, E_LG), round_ks<DIT>(p, r, E_LG));
   }
@@ -596,8 +635,14 @@ static void ntt_pass_emulate(const ntt_pass_args &p, size_t grid, unsigned threa
     }
     for (unsigned r = 0; r < nr; r++) {
       if (r) {
-        for (unsigned t = 0; t < threads; t++) th[t].put(p, lo, hi, round_w0<DIT>(p, r - 1, E_LG));
-        for (unsigned t = 0; t < threads; t++) th[t].get(p, lo, hi, round_w0<DIT>(p, r, E_LG));
+        /* an exchange the kernel orders with __syncwarp only: warp by
+         * warp, so that a warp reading a row another warp writes would
+         * read that row's previous round here, and the tests fail */
+        const unsigned step = warp_local<DIT>(p, r, E_LG) && threads >= 32 ? 32 : threads;
+        for (unsigned w = 0; w < threads; w += step) {
+          for (unsigned t = w; t < w + step; t++) th[t].put(p, lo, hi, round_w0<DIT>(p, r - 1, E_LG));
+          for (unsigned t = w; t < w + step; t++) th[t].get(p, lo, hi, round_w0<DIT>(p, r, E_LG));
+        }
       }
       for (unsigned t = 0; t < threads; t++)
         th[t].template round<DIT>(p, round_w0<DIT>(p, r, E_LG), round_ks<DIT>(p, r, E_LG));
