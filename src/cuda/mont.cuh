@@ -383,9 +383,7 @@ struct alignas((4 * C::N) % 16 == 0 ? 16 : 4) mont {
     Y[0] = c.addc_cc(Y[0], t0);      /* + t0 + c */
     Y[1] = c.addc_cc(Y[1], h);
     mp_odd_from3(c, Y, m);
-    X[2] = c.mad_lo_cc(m, C::p()[2], X[2]);
-    X[3] = c.madc_hi_cc(m, C::p()[2], X[3]);
-    mp_even_from4(c, X, m);
+    mp_even_from2(c, X, m);
   }
   /* CZ_MONT_P1 = 2: add_mp_p1 with m p[1] one multiply-add again.  The
    * kernels that run Fr products back to back (the NTT) keep the ALU pipe
@@ -398,12 +396,8 @@ struct alignas((4 * C::N) % 16 == 0 ? 16 : 4) mont {
     const uint32_t t0 = X[0];
     const uint32_t m = c.sub_cc(0, t0);
     (void)c.add_cc(t0, m); /* = 0, carry c = (t0 != 0) */
-    Y[0] = c.madc_lo_cc(m, C::p()[1], Y[0]);
-    Y[1] = c.madc_hi_cc(m, C::p()[1], Y[1]);
-    mp_odd_from3(c, Y, m);
-    X[2] = c.mad_lo_cc(m, C::p()[2], X[2]);
-    X[3] = c.madc_hi_cc(m, C::p()[2], X[3]);
-    mp_even_from4(c, X, m);
+    add_mp_odd(c, Y, m, true);
+    mp_even_from2(c, X, m);
   }
 
   /* the chains' common tails: Y += m p_j for odd j >= 3 (p_j at Y[j-1],
@@ -417,6 +411,13 @@ struct alignas((4 * C::N) % 16 == 0 ? 16 : 4) mont {
     }
     Y[N - 2] = c.madc_lo_cc(m, C::p()[N - 1], Y[N - 2]);
     Y[N - 1] = c.madc_hi(m, C::p()[N - 1], Y[N - 1]);
+  }
+  /* X += m p_j for even j >= 2 as a fresh chain (add_mp_p1, add_mp_p1m:
+   * X[0..1] are settled by then) */
+  static CZ_HD void mp_even_from2(carry_chain &c, uint32_t (&X)[N + 1], uint32_t m) {
+    X[2] = c.mad_lo_cc(m, C::p()[2], X[2]);
+    X[3] = c.madc_hi_cc(m, C::p()[2], X[3]);
+    mp_even_from4(c, X, m);
   }
   static CZ_HD void mp_even_from4(carry_chain &c, uint32_t (&X)[N + 1], uint32_t m) {
 #pragma unroll
