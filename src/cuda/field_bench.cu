@@ -87,14 +87,6 @@ struct wide_ops_of {
   static __device__ __forceinline__ F sqr(const F &a) { return F::mul_lazy(a, a); }
 };
 
-/* Fr's product with the p[0] = 1 reduction (mont::mul_p1), in any build */
-template <class F>
-struct p1_ops_of {
-  typedef F T;
-  static __device__ __forceinline__ F mul(const F &a, const F &b) { return F::mul_p1(a, b); }
-  static __device__ __forceinline__ F sqr(const F &a) { return F::mul_p1(a, a); }
-};
-
 template <class O, class T, int ILP, bool SQR>
 __global__ void __launch_bounds__(256) field_chain_kernel(T *out, const T *x, const T *y,
                                                           size_t threads, unsigned iters) {
@@ -138,14 +130,13 @@ extern "C" cuzk_status cuda_field_bench(cuda_field f, cuda_field_op op,
                                         const void *x, const void *y, double *ms,
                                         cuzk_err *err) {
   if ((unsigned)f >= CUDA_FIELD_COUNT ||
-      (op != CUDA_FOP_MUL && op != CUDA_FOP_SQR && op != CUDA_FOP_MUL_WIDE &&
-       !(op == CUDA_FOP_MUL_P1 && f == CUDA_FIELD_BLS12_381_FR)) ||
+      (op != CUDA_FOP_MUL && op != CUDA_FOP_SQR && op != CUDA_FOP_MUL_WIDE) ||
       !cfg || !out ||
       !x || (op != CUDA_FOP_SQR && !y) || !ms || cfg->threads == 0 || cfg->reps == 0 || cfg->reps > 63 ||
       (cfg->ilp != 1 && cfg->ilp != 2 && cfg->ilp != 4) ||
       (cfg->limb64 && f != CUDA_FIELD_BLS12_381_FP))
     return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
-                        "cuda_field_bench: want MUL, SQR, MUL_WIDE or (Fr) MUL_P1, ilp 1, 2 or 4, "
+                        "cuda_field_bench: want MUL, SQR or MUL_WIDE, ilp 1, 2 or 4, "
                         "threads > 0, reps 1..63, all buffers, limb64 only for Fp");
   const bool sqr = op == CUDA_FOP_SQR;
   chain_launch fn;
@@ -157,8 +148,6 @@ extern "C" cuzk_status cuda_field_bench(cuda_field f, cuda_field_op op,
     fn = pick<wide_ops_of<bls12_381_fr_t>, bls12_381_fr_t>(cfg->ilp, false);
   else if (op == CUDA_FOP_MUL_WIDE)
     fn = pick<wide_ops_of<bls12_381_fp2_t>, bls12_381_fp2_t>(cfg->ilp, false);
-  else if (op == CUDA_FOP_MUL_P1)
-    fn = pick<p1_ops_of<bls12_381_fr_t>, bls12_381_fr_t>(cfg->ilp, false);
   else if (f == CUDA_FIELD_BLS12_381_FP)
     fn = pick<field_ops_of<bls12_381_fp_t>, bls12_381_fp_t>(cfg->ilp, sqr);
   else if (f == CUDA_FIELD_BLS12_381_FR)

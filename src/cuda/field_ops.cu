@@ -12,28 +12,13 @@
 #include "cuda/check.cuh"
 #include "cuda/field_ops.h"
 
-/* CUDA_FOP_MUL_P1: mont::mul_p1 where the modulus has that form, else mul */
-template <class F>
-static CZ_HD F mul_p1_of(const F &a, const F &b) {
-  return F::mul(a, b);
-}
-template <class C>
-static CZ_HD mont<C> mul_p1_of(const mont<C> &a, const mont<C> &b) {
-  if constexpr (mont<C>::p1_form)
-    return mont<C>::mul_p1(a, b);
-  else
-    return mont<C>::mul(a, b);
-}
-
 template <class F>
 static CZ_HD F field_op(cuda_field_op op, const F &a, const F &b) {
   switch (op) {
   case CUDA_FOP_MUL_WIDE:
     return F::mul_lazy(a, b);
-  case CUDA_FOP_MUL_P1:
-    return mul_p1_of(a, b);
   case CUDA_FOP_MUL_SUB:
-    return F::mul_sub_lazy(a, b, F::add(a, b), F::sub(a, b));
+    return F::mul_sub(a, b, F::add(a, b), F::sub(a, b));
   case CUDA_FOP_ADD:
     return F::add(a, b);
   case CUDA_FOP_SUB:
@@ -104,8 +89,7 @@ static cuzk_status check_args(cuda_field f, cuda_field_op op, void *r, const voi
     return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "cuda_field_apply: field %d, op %d: no such",
                         (int)f, (int)op);
   if (n && (!r || !a || (!b && (op == CUDA_FOP_ADD || op == CUDA_FOP_SUB || op == CUDA_FOP_MUL ||
-                        op == CUDA_FOP_MUL_WIDE || op == CUDA_FOP_MUL_P1 ||
-                        op == CUDA_FOP_MUL_SUB))))
+                        op == CUDA_FOP_MUL_WIDE || op == CUDA_FOP_MUL_SUB))))
     return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "cuda_field_apply: %s %s: missing buffer",
                         cuda_field_name(f), cuda_field_op_name(op));
   return CUZK_OK;

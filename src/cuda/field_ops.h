@@ -40,13 +40,9 @@ typedef enum {
   CUDA_FOP_MUL_WIDE, /* the product through the lazily reduced path: Fp, Fr
                       * REDC(wide_mul(a, b)), Fp2 mul_lazy (mont.cuh, fp2.cuh);
                       * equal to mul */
-  CUDA_FOP_MUL_P1,   /* the product with mont::add_mp_p1's reduction for a
-                      * modulus of that form (Fr), whatever CZ_MONT_P1 says;
-                      * Fp, Fp2: mul.  Equal to mul */
-  CUDA_FOP_MUL_SUB,  /* a b - (a + b)(a - b) through mul_sub_lazy (mont.cuh,
-                      * fp2.cuh: two products, one reduction per
-                      * coefficient), whatever CZ_MONT_MUL_SUB and
-                      * CZ_FP2_MUL_SUB say */
+  CUDA_FOP_MUL_SUB,  /* a b - (a + b)(a - b) through the point formulas'
+                      * mul_sub (mont.cuh: two products, one reduction;
+                      * fp2.cuh: two products, a subtraction) */
   CUDA_FOP_COUNT
 } cuda_field_op;
 
@@ -57,7 +53,7 @@ static inline const char *cuda_field_name(cuda_field f) {
 static inline const char *cuda_field_op_name(cuda_field_op op) {
   static const char *const names[] = {"add", "sub", "dbl", "neg",
                                       "mul", "sqr", "from_canon", "to_canon", "mul_wide",
-                                      "mul_p1", "mul_sub"};
+                                      "mul_sub"};
   return (unsigned)op < CUDA_FOP_COUNT ? names[op] : "?";
 }
 /* Bytes per element: 48, 32, 96. */

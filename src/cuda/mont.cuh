@@ -21,55 +21,24 @@
  * and .WIDE forms); a 64x64-bit product costs four of them plus carries.
  * PTX exposes carry-propagating 32-bit multiply-adds, and ptxas (CUDA 13.0,
  * sm_90) fuses each mad.lo.cc/madc.hi.cc pair on the same operands into one
- * IMAD.WIDE.U32.X (both halves, carry in and out).  Measured on the H200
- * (bench/RESULTS.md, "GPU field arithmetic"): this code 26.96e9 Fp mul/s,
- * 96% of the IMAD-bound ceiling of PERF.md (588 IMAD each, 28.2e9/s; the
- * first version, before the pair-aligned accumulators of mul_eo, 23.45e9);
- * the same CIOS on 64-bit limbs with 128-bit accumulation 17.2e9/s.  One
- * chain per thread is fastest (2 and 4 independent chains per thread: -1%,
- * -2%): occupancy alone hides the carry-chain latency.
+ * IMAD.WIDE.U32.X (both halves, carry in and out).  The same CIOS on
+ * 64-bit limbs with 128-bit accumulation (field_bench.cu's baseline) runs
+ * at two thirds of this code's rate on the H200 (bench/RESULTS.md, "GPU
+ * field arithmetic").  Each product is one dependent chain: occupancy, not
+ * independent chains within a thread, hides the carry-chain latency.
  *
  * Every routine is __host__ __device__: on the host the carry chains of
  * ptx.cuh are emulated, which lets CI check the exact device algorithm
  * against src/ff without a GPU.
  *
  * Costs (PTX instructions, N limbs): add/sub about 3N, mul 4N^2 + 6N
- * (N=12: 648), sqr = mul (see sqr: a dedicated squaring was measured and
- * lost in the MSM). */
+ * (N=12: 648), sqr = mul (see sqr). */
 #ifndef CUZK_CUDA_MONT_CUH
 #define CUZK_CUDA_MONT_CUH
 
 #include <stdint.h>
 
 #include "cuda/ptx.cuh"
-
-/* See mont::mul: fields of at least this many 32-bit limbs multiply out of
- * line on the device (12: Fp, and so Fp2; Fr inlined).  0 inlines all. */
-#ifndef CZ_MONT_CALL_N
-#define CZ_MONT_CALL_N 12
-#endif
-/* mont::mul_sub on the device: 1 (the default) = lazily reduced, one
- * more out-of-line body; 0 = mul, mul, sub.  Measured on the H200
- * (bench/RESULTS.md, 2026-12-01, A/B in one call): G1 MSM 2^26 414.0 ->
- * 393.3 ms (accumulation 347.0 -> 327.4), 2^27 771.3 -> 731.8 ms. */
-#ifndef CZ_MONT_MUL_SUB
-#define CZ_MONT_MUL_SUB 1
-#endif
-
-/* See mont::add_mp_p1: moduli whose low 32-bit limbs are 1 and 2^32 - 1
- * (BLS12-381 r) reduce without the m and m p[0] products; 1 also without
- * m p[1] (add_mp_p1), 2 (the default) with m p[1] one multiply-add
- * (add_mp_p1m); 0 keeps the generic CIOS for every field.  Measured on the
- * H200 (bench/RESULTS.md, 2026-12-01, A/B in one call each): 0 -> 1: Fr mul
- * 51.40e9 -> 55.43e9/s, NTT 2^27 forward 44.9 -> 40.5 ms, the quotient
- * step 278.8 -> 248.3 ms; 1 -> 2 (fourth session): NTT 2^27 forward
- * 37.03 -> 36.68 ms (pass-1 table 35.01 -> 34.70), quotient 246.7 ->
- * 242.7 ms, though a lone chain of products (bench_gpu_field) runs 3 %
- * slower (50.1e9 -> 48.4e9/s): the NTT's kernels are ALU-bound, a chain
- * of products is not. */
-#ifndef CZ_MONT_P1
-#define CZ_MONT_P1 2
-#endif
 
 /* N 32-bit words as a literal type, so that constants can be computed at
  * compile time and placed in device code as immediates. */
@@ -205,24 +174,28 @@ struct alignas((4 * C::N) % 16 == 0 ? 16 : 4) mont {
     return r;
   }
 
+  /* Fields of at least this many 32-bit limbs multiply out of line on the
+   * device (mul, mul_sub): Fp's 12, and so Fp2's, whose products inlined
+   * at every use of the point formulas overflow the instruction cache;
+   * Fr's 8 stay inline, where the NTT runs its products back to back and
+   * a call was slower (bench/RESULTS.md, "Pair-aligned Montgomery
+   * multiplication and out-of-line Fp products"). */
+  static constexpr int call_limbs = 12;
+
   /* a * b * R^-1 mod p (mul_eo below).
    *
-   * On the device, fields of at least CZ_MONT_CALL_N limbs multiply
-   * through one out-of-line copy (mul_call) instead of inlining ~650
-   * instructions at every use.  A G1 XYZZ addition holds ten of them,
-   * ~120 KB of machine code, more than the instruction caches hold: Nsight
-   * Compute showed the XYZZ accumulation stalled on instruction fetch for
-   * 48 % of its cycles.  Out of line, G1 MSM 2^24 went from 137.9 to
-   * 118.5 ms and G2 2^22 from 150.2 to 114.4 ms on the H200
-   * (bench/RESULTS.md, 2026-12-01). */
+   * On the device, fields of at least call_limbs limbs multiply through one
+   * out-of-line copy (mul_call) instead of inlining ~650 instructions at
+   * every use: a G1 XYZZ addition holds ten of them, ~120 KB of machine
+   * code, more than the instruction caches hold. */
   static CZ_HD mont mul(const mont &x, const mont &y) {
-#if defined(__CUDA_ARCH__) && CZ_MONT_CALL_N > 0
-    if (N >= CZ_MONT_CALL_N)
+#ifdef __CUDA_ARCH__
+    if constexpr (N >= call_limbs)
       return mul_call(x, y);
 #endif
     return mul_eo(x, y);
   }
-#if defined(__CUDA_ARCH__) && CZ_MONT_CALL_N > 0
+#ifdef __CUDA_ARCH__
   /* by value: arguments and result travel in registers, not local memory */
   static __device__ __noinline__ mont mul_call(const mont x, const mont y) {
     return mul_eo(x, y);
@@ -237,10 +210,9 @@ struct alignas((4 * C::N) % 16 == 0 ? 16 : 4) mont {
    * fuses into one IMAD.WIDE.U32.X: a 32x32-bit product added to a
    * register pair) works on an aligned register pair.  With a single
    * accumulator the odd limbs' products land on pairs (j, j+1), j odd, and
-   * the shift by one word each iteration swaps even and odd: ptxas paid
-   * with 315 register moves in 744 instructions per Fp mul, and this split
-   * took the H200 from 23.45e9 to 26.96e9 Fp mul/s (96 % of the IMAD
-   * ceiling; bench/RESULTS.md, 2026-12-01):
+   * the shift by one word each iteration swaps even and odd, which ptxas
+   * pays for with register moves (bench/RESULTS.md, "Pair-aligned
+   * Montgomery multiplication"):
    *
    *   t = X + 2^32 Y + z     X: N+1 words at positions 0..N (X[N] a carry
    *                          word), Y: N words at positions 1..N, z: one
@@ -251,6 +223,7 @@ struct alignas((4 * C::N) % 16 == 0 ? 16 : 4) mont {
    *                          its carry into Y[0], the odd chain's first word
    *   m = X[0] n0            only X has a word at position 0
    *   t += m p               p's even limbs into X, odd limbs into Y
+   *                          (add_mp_p1 where p[0] = 1)
    *   t >>= 32               X[0] is 0 now; the new X is Y (positions 0..N-1),
    *                          the new Y is X[2..N] (positions 1..N-1), the new
    *                          z is X[1]: renamings by 0 and 2 words, so pairs
@@ -266,20 +239,6 @@ struct alignas((4 * C::N) % 16 == 0 ? 16 : 4) mont {
    * pairs), about 3N carry words, N m's, N for the final sum and 2N for
    * the subtraction: N = 12 (Fp) about 650. */
   static CZ_HD mont mul_eo(const mont &x, const mont &y) {
-    return mul_cios<p1_form ? CZ_MONT_P1 : 0>(x, y);
-  }
-  /* mul_eo with add_mp_p1's reduction whatever CZ_MONT_P1 says, so that
-   * the field tests check it in every build (CUDA_FOP_MUL_P1) beside the
-   * default add_mp_p1m */
-  static CZ_HD mont mul_p1(const mont &x, const mont &y) {
-    static_assert(p1_form, "mul_p1: the modulus's low words must be 1, 2^32 - 1");
-    return mul_cios<1>(x, y);
-  }
-
-  /* The CIOS loop; P1: reduce with add_mp_p1 (p1_form moduli only; 2: its
-   * variant add_mp_p1m). */
-  template <int P1>
-  static CZ_HD mont mul_cios(const mont &x, const mont &y) {
     const uint32_t *a = x.l, *b = y.l;
     uint32_t X[N + 1], Y[N], z = 0;
     carry_chain c;
@@ -315,9 +274,7 @@ struct alignas((4 * C::N) % 16 == 0 ? 16 : 4) mont {
         X[N] = c.addc(0, 0);
       }
       /* t += m p */
-      if constexpr (P1 == 2) {
-        add_mp_p1m(c, X, Y);
-      } else if constexpr (P1) {
+      if constexpr (p1_form) {
         add_mp_p1(c, X, Y);
       } else {
         const uint32_t m = X[0] * C::n0;
@@ -331,68 +288,40 @@ struct alignas((4 * C::N) % 16 == 0 ? 16 : 4) mont {
     return reduce_once(r);
   }
 
-  /* p1_form: p = 1 + (2^32 - 1) 2^32 + 2^64 p', i.e. 32-bit limbs p[0] = 1
-   * and p[1] = 2^32 - 1 (BLS12-381 r = 0x73ed...ffffffff00000001; not
-   * BLS12-381 p, not BN254).  Then n0 = -p^-1 = 2^32 - 1 and, with t0 = X[0]
-   * the low word of t:
+  /* p1_form: the modulus's low 32-bit limb is 1 (BLS12-381 r =
+   * 0x73ed...00000001; not BLS12-381 p, not BN254).  Then n0 = -p^-1 mod
+   * 2^32 = 2^32 - 1 and, with t0 = X[0] the low word of t:
    *
    *   m = t0 n0 mod 2^32 = -t0 mod 2^32    (no multiply)
-   *   m p[0] + t0 = m + t0 = 2^32 c,       c = (t0 != 0): the low word
-   *                                        vanishes, its carry is c
-   *   m p[1] = m 2^32 - m:  lo = -m mod 2^32 = t0,
-   *                         hi = m - c     (m = 0 iff c = 0)
+   *   t0 + m p[0] = t0 + m = 2^32 c        c = (t0 != 0): the low word
+   *                                        vanishes and carries c, and
+   *                                        m p[0] = m has no high word
    *
-   * so positions 0..2 of m p + t0 need no product: position 1 gets t0 + c,
-   * position 2 gets h = m - c, and only p[2..N-1] are multiplied: 2N - 4 of
-   * the 2N + 1 multiply-adds of a round remain (N = 8: 12 of 17 IMADs,
-   * 224 instead of 264 per product).  t + m p is the very integer of
-   * add_mp_even + add_mp_odd, so mul_eo's bounds hold as they are; only the
-   * split differs: c goes into Y[0] (position 1) instead of X[1], and X[0]
-   * keeps t0 -- its true value t0 + m = 2^32 c is the c now in Y, and
-   * shift_word drops X[0].  Y's chain still carries nothing out: 2^32 Y is
-   * at most the whole sum, below 2^(32N+32), and X, the other part, is not
-   * negative.
+   * so a round of the reduction needs neither the product m nor m p[0]:
+   * the remaining m p[1..N-1] are 2N - 2 of the generic 2N + 1
+   * multiply-adds (N = 8: 240 instead of 264 IMADs per product, counted as
+   * PERF.md does).  t + m p is the very integer of add_mp_even +
+   * add_mp_odd, so mul_eo's bounds hold as they are; only the split
+   * differs: c enters the odd chain at Y[0] (position 1) instead of X[1],
+   * which m p[0] leaves untouched, and X[0] keeps t0 -- its true value
+   * t0 + m = 2^32 c is the c now in Y, and shift_word drops X[0].  Y's
+   * chain still carries nothing out: 2^32 Y is at most the whole sum,
+   * below 2^(32N+32), and X, the other part, is not negative.
    *
-   *   Y[0] += t0 + c, Y[1] += h, Y[2..] += m p_odd (p[3], p[5], ...)
-   *   X[2..N] += m p_even (p[2], p[4], ...)   (X[1] untouched)
+   *   m = 0 - t0 (sub.cc), then CF = c (add.cc t0 + m, whose sum is 0)
+   *   Y[0..N-1] += m p_odd (p[1], p[3], ...) + c    the chain going on
+   *   X[2..N] += m p_even (p[2], p[4], ...)         a fresh chain
    *
-   * The two chains are independent (the even one starts fresh at X[2]),
-   * and each stays pair-aligned as in add_mp_even/odd.
-   *
-   * SASS (CUDA 13.0, sm_90; one inlined Fr mul in a kernel of its own,
-   * 440 -> 408 instructions): ptxas already folds the generic path's
-   * m = t0 * (2^32 - 1) into a negation and m p[0], m p[1] into two
-   * IMAD.HI a round, but then rewrites each m p[j] as t0 (-p[j]), whose lo
-   * and hi halves no longer share operands: the reduction stays split into
-   * IMAD.X + IMAD.HI.U32.X pairs (48 + 48) instead of IMAD.WIDE.U32.X.
-   * Here m comes out of a carry chain, and the 40 remaining m p[j] fuse
-   * into IMAD.WIDE.U32.X.  In the NTT pass kernel (ntt_pass_kernel<2,
-   * DIF, capped>, 25 Fr products) 7160 -> 6376 instructions, IMAD-pipe
-   * instructions 4924 -> 3088, spills 120 -> 60 bytes. */
-  static constexpr bool p1_form = C::n0 == 0xffffffffu && C::p()[1] == 0xffffffffu;
+   * m comes out of a carry chain rather than as t0 n0 so that ptxas keeps
+   * each m p[j] one IMAD.WIDE.U32.X: from t0 * (2^32 - 1) it rewrites m p[j]
+   * as t0 (-p[j]), whose lo and hi halves no longer share operands.  m p[1]
+   * (p[1] = 2^32 - 1 for r) could be had without a multiply as well, but
+   * for more ALU instructions than the one IMAD.WIDE it saves, and the
+   * NTT's kernels, which run Fr products back to back, are bound by the ALU
+   * pipe (bench/RESULTS.md, "where a pass's time goes"). */
+  static constexpr bool p1_form = C::p()[0] == 1;
 
   static CZ_HD void add_mp_p1(carry_chain &c, uint32_t (&X)[N + 1], uint32_t (&Y)[N]) {
-    const uint32_t t0 = X[0];
-    /* the borrow of 0 - t0 is c; subc takes it as a borrow: h = m - c.
-     * (add_cc's carry into subc would not do: ptxas maps PTX's CF to the
-     * hardware carry, which for a subtraction is the inverted borrow, so
-     * that mix computed m - 1 + c in SASS; sub.cc -> subc is exact) */
-    const uint32_t m = c.sub_cc(0, t0);
-    const uint32_t h = c.subc(m, 0);
-    (void)c.add_cc(t0, m); /* = 0; CF = c again, for position 1 */
-    Y[0] = c.addc_cc(Y[0], t0);      /* + t0 + c */
-    Y[1] = c.addc_cc(Y[1], h);
-    mp_odd_from3(c, Y, m);
-    mp_even_from2(c, X, m);
-  }
-  /* CZ_MONT_P1 = 2: add_mp_p1 with m p[1] one multiply-add again.  The
-   * kernels that run Fr products back to back (the NTT) keep the ALU pipe
-   * busier than the multiply pipe (Nsight Compute, H200: 48 % against
-   * about 41 %), and add_mp_p1 spends six ALU instructions a round where
-   * this spends two and one IMAD.WIDE: m = -t0 from a carry chain (so that
-   * ptxas keeps m p[j] fused, as in add_mp_p1), the carry of t0 + m p[0] =
-   * t0 + m, which is c, then Y[0..1] += m p[1] + c, the chain going on. */
-  static CZ_HD void add_mp_p1m(carry_chain &c, uint32_t (&X)[N + 1], uint32_t (&Y)[N]) {
     const uint32_t t0 = X[0];
     const uint32_t m = c.sub_cc(0, t0);
     (void)c.add_cc(t0, m); /* = 0, carry c = (t0 != 0) */
@@ -412,8 +341,8 @@ struct alignas((4 * C::N) % 16 == 0 ? 16 : 4) mont {
     Y[N - 2] = c.madc_lo_cc(m, C::p()[N - 1], Y[N - 2]);
     Y[N - 1] = c.madc_hi(m, C::p()[N - 1], Y[N - 1]);
   }
-  /* X += m p_j for even j >= 2 as a fresh chain (add_mp_p1, add_mp_p1m:
-   * X[0..1] are settled by then) */
+  /* X += m p_j for even j >= 2 as a fresh chain (add_mp_p1: X[0..1] are
+   * settled by then) */
   static CZ_HD void mp_even_from2(carry_chain &c, uint32_t (&X)[N + 1], uint32_t m) {
     X[2] = c.mad_lo_cc(m, C::p()[2], X[2]);
     X[3] = c.madc_hi_cc(m, C::p()[2], X[3]);
@@ -470,15 +399,12 @@ struct alignas((4 * C::N) % 16 == 0 ? 16 : 4) mont {
     r[N - 1] = c.addc(X[N - 1], Y[N - 2]);
   }
 
-  /* a * a * R^-1 mod p.  A dedicated squaring (products a_i a_j, i < j,
-   * once and doubled, then a separate reduction) ran 1.19x mul's rate
-   * alone on the H200, but made G1 MSM 2^26 slower (419.5 -> 438.0 ms): a
-   * second out-of-line body in the accumulation loop thrashes the
-   * instruction cache (bench/RESULTS.md, 2026-12-01; the code is in the
-   * history, commit "mont.cuh: sqr_eo"). */
+  /* a * a * R^-1 mod p, by mul: a dedicated squaring, faster alone, is a
+   * second out-of-line body in the MSM's accumulation loop, which then
+   * thrashes the instruction cache (bench/RESULTS.md, "Two more tries"). */
   static CZ_HD mont sqr(const mont &a) { return mul(a, a); }
 
-  /* ---- lazily reduced products (fp2.cuh's CZ_FP2_LAZY) ----
+  /* ---- lazily reduced products (fp2::mul_lazy, mul_sub) ----
    *
    * wide_mul: T = a b as a 2N-word integer (no reduction).  Pair-aligned as
    * mul_eo: products with i + j even go to E (words i + j, i + j + 1),
@@ -589,24 +515,18 @@ struct alignas((4 * C::N) % 16 == 0 ? 16 : 4) mont {
    * redc_wide.  Its input is below p R: a b - c d < p^2 < p R when
    * non-negative, and in (p R - p^2, p R) when p R was added.  Used for
    * the Y3 = R (Q - X3) - Y1 PPP of ec.cuh's XYZZ formulas: 9.5 instead of
-   * 10 multiplications' work per mixed addition.  On the host it is always
-   * this path (so CI's emulated MSM tests run it); on the device
-   * CZ_MONT_MUL_SUB = 1 makes it one more out-of-line body (mul_sub_call;
-   * unlike a dedicated squaring, measured slower, it does not thrash the
-   * instruction cache: one call per addition), 0 keeps two calls of mul
-   * and a subtraction. */
+   * 10 multiplications' work per mixed addition.  On the device, where mul
+   * is out of line, so is this (mul_sub_call): called once per addition,
+   * this second body pays where a dedicated squaring did not (see sqr;
+   * bench/RESULTS.md, "One lazily reduced product in the XYZZ formulas"). */
   static CZ_HD mont mul_sub(const mont &a, const mont &b, const mont &c, const mont &d) {
-#if defined(__CUDA_ARCH__) && !CZ_MONT_MUL_SUB
-    return sub(mul(a, b), mul(c, d));
-#else
-#if defined(__CUDA_ARCH__) && CZ_MONT_CALL_N > 0
-    if (N >= CZ_MONT_CALL_N) /* out of line where mul is */
+#ifdef __CUDA_ARCH__
+    if constexpr (N >= call_limbs)
       return mul_sub_call(a, b, c, d);
 #endif
     return mul_sub_lazy(a, b, c, d);
-#endif
   }
-#if defined(__CUDA_ARCH__) && CZ_MONT_MUL_SUB && CZ_MONT_CALL_N > 0
+#ifdef __CUDA_ARCH__
   static __device__ __noinline__ mont mul_sub_call(const mont a, const mont b, const mont c,
                                                    const mont d) {
     return mul_sub_lazy(a, b, c, d);
@@ -627,14 +547,6 @@ struct alignas((4 * C::N) % 16 == 0 ? 16 : 4) mont {
 #pragma unroll
     for (int k = 1; k < 2 * N; k++) a[k] = c.subc_cc(a[k], b[k]);
     return c.subc(0, 0);
-  }
-  /* a += b on 2N-word integers (the caller knows the sum fits) */
-  static CZ_HD void add_wide(uint32_t (&a)[2 * N], const uint32_t (&b)[2 * N]) {
-    carry_chain c;
-    a[0] = c.add_cc(a[0], b[0]);
-#pragma unroll
-    for (int k = 1; k < 2 * N - 1; k++) a[k] = c.addc_cc(a[k], b[k]);
-    a[2 * N - 1] = c.addc(a[2 * N - 1], b[2 * N - 1]);
   }
   /* t += p R (p into the high half) where mask is all ones: a 2N-word
    * difference that borrowed (sub_wide's mask) brought back into [0, p R) */

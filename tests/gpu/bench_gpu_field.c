@@ -85,11 +85,6 @@ static const row rows[] = {
     {"fr mul", CUDA_FIELD_BLS12_381_FR, CUDA_FOP_MUL, 1, 0, 264},
     {"fr mul", CUDA_FIELD_BLS12_381_FR, CUDA_FOP_MUL, 2, 0, 264},
     {"fr mul", CUDA_FIELD_BLS12_381_FR, CUDA_FOP_MUL, 4, 0, 264},
-    /* mont::mul_p1, the p[0] = 1 reduction, in every build: 224 IMADs
-     * (mont.cuh add_mp_p1) */
-    {"fr mul p1", CUDA_FIELD_BLS12_381_FR, CUDA_FOP_MUL_P1, 1, 0, 224},
-    {"fr mul p1", CUDA_FIELD_BLS12_381_FR, CUDA_FOP_MUL_P1, 2, 0, 224},
-    {"fr mul p1", CUDA_FIELD_BLS12_381_FR, CUDA_FOP_MUL_P1, 4, 0, 224},
     {"fp2 mul", CUDA_FIELD_BLS12_381_FP2, CUDA_FOP_MUL, 1, 0, 3 * 588},
     {"fp2 mul", CUDA_FIELD_BLS12_381_FP2, CUDA_FOP_MUL, 2, 0, 3 * 588},
     /* the lazily reduced products (mont wide_mul + redc_wide, fp2 mul_lazy;

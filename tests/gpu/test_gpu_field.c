@@ -1,6 +1,7 @@
 /* Device field arithmetic (src/cuda: mont.cuh, fp2.cuh) against the host's
  * (src/ff) for exact equality: BLS12-381 Fp, Fr and Fp2; add, sub, dbl, neg,
- * mul, sqr and the Montgomery conversions.
+ * mul, sqr, the Montgomery conversions, the lazily reduced product and the
+ * point formulas' a b - c d (mul_sub, as the device runs it).
  *
  * Inputs per field: every pair of named edge values (0, 1, 2, p-1, p-2,
  * (p-1)/2, R mod p, R^2 mod p, 2^(k-1)-1 for a k-bit p; as raw limbs, so
@@ -66,9 +67,7 @@ static field_desc desc_of(cuda_field f) {
   case CUDA_FOP_SUB: T##_sub(R, A, B); break;                                \
   case CUDA_FOP_DBL: T##_dbl(R, A); break;                                   \
   case CUDA_FOP_NEG: T##_neg(R, A); break;                                   \
-  case CUDA_FOP_MUL: case CUDA_FOP_MUL_WIDE: case CUDA_FOP_MUL_P1:           \
-    T##_mul(R, A, B);                                                        \
-    break;                                                                   \
+  case CUDA_FOP_MUL: case CUDA_FOP_MUL_WIDE: T##_mul(R, A, B); break;        \
   case CUDA_FOP_MUL_SUB: { /* a b - (a + b)(a - b) */                        \
     T s_, d_, t_;                                                            \
     T##_add(&s_, A, B);                                                      \
