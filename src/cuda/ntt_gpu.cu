@@ -28,8 +28,8 @@
  *                      g^bitrev(p) / n (g the coset shift), then DIT passes
  *                      with w: no permutation pass at all
  *
- * Self-sorting (plans of three passes, L >= 21 by default): B costs a pass
- * over memory (2.5 ms of 40 at 2^27), and three passes can do without it.
+ * Self-sorting (plans of three passes, L >= 21 by default): B costs a whole
+ * pass over memory, and three passes can do without it.
  * Write L = m + mid + m (m = lp_0) and an index as digits (a, b, c) of m,
  * mid and m bits.  Each pass stores row t of its column at row bitrev(t),
  * so its digit comes out as the frequency digit itself (k1, k2, k3 of
@@ -48,45 +48,37 @@
  *
  * One pass is one kernel launch.  A block takes C = 2^lc adjacent columns
  * (coalesced rows of C elements) of 2^lp rows; each of its threads (256) holds
- * 2^e elements (e = elems_lg) of one column in registers and does e radix-2
- * stages on them at a time (a "round"), exchanging through shared memory
- * between rounds.  A round works on the rows whose bits outside a window
- * [w0, w0 + e) are fixed; the bottom round (w0 = 0) has twiddle indices
- * known at compile time, so its twiddle-1 butterflies skip the
- * multiplication.  Loads come from global memory straight into the first
- * round's registers, stores go straight out of the last round's: each
- * element is read and written once per pass.
+ * 2^e elements (e = 2, or 1 in a pass of a single stage) of one column in
+ * registers and does e radix-2 stages on them at a time (a "round"),
+ * exchanging through shared memory between rounds.  A round works on the
+ * rows whose bits outside a window [w0, w0 + e) are fixed; the bottom round
+ * (w0 = 0) has twiddle indices known at compile time, so its twiddle-1
+ * butterflies skip the multiplication.  Loads come from global memory
+ * straight into the first round's registers, stores go straight out of the
+ * last round's: each element is read and written once per pass.
  *
  * Why e = 2 with at most 64 registers (4 blocks of 256 threads per SM): the
  * pass is bound by chains of dependent multiply-adds, and warps in flight
- * matter more than independent butterflies per thread.  Measured on the
- * H200 at 2^27 (forward, bench/RESULTS.md): e = 3 (128 registers, 16 warps
- * per SM) 62.9 ms; e = 2 uncapped (84 registers, 24 warps) 51.9 ms; e = 2
- * capped (64 registers, 32 warps; 16 bytes of spill) 48.2 ms; e = 1 (58
- * registers, 9 rounds a pass) 55.1 ms.  lp = 9 at e = 2 is 5 rounds: four
- * of two stages and one of a single stage (the third, CZ_NTT_ODD_ROUND;
- * it was the top one).  Since the p[0] = 1
- * reduction of mont.cuh (CZ_MONT_P1, fewer registers per product) the
- * order changed (2^27 forward, 2026-12-01): e = 3 39.6 ms, e = 2 capped
- * 40.5 (at 3 blocks per SM, NTT_CAP_BLOCKS = 3: 41.0), e = 2 uncapped
- * 43.2, e = 1 46.2.  With self-sorting and warp-uniform groups (below)
- * e = 2 is ahead again, at 2^27 and 2^24 (37.4 against 42.4 ms; 4.12
- * against 4.62), and stays the default.  Blocks of 512 threads (4 columns,
- * half the blocks per SM) measured 40.1 ms; outer passes of 10 stages
- * (10 + 7 + 10) 37.2, and 35.5 with the pass-1 table against 35.3 for
- * 9 + 9 + 9: neither is the default.
+ * hide them better than more independent butterflies per thread do.  2^1
+ * and 2^3 elements per thread, 2^2 without the register cap, 3 blocks per
+ * SM, blocks of 512 threads and outer passes of 10 stages were all slower
+ * at 2^27 on the H200 (bench/RESULTS.md, "GPU NTT" and the sessions after
+ * it).  A pass of lp stages is floor(lp / 2) rounds of two stages and, for
+ * odd lp, one round of a single stage, the odd round (lp = 9: five rounds).
  *
- * Warp-uniform groups (CZ_NTT_WARP_GROUPS): a DIF stage at bit b has
- * twiddle 1 where t mod 2^b = 0.  The bottom round knows which at compile
- * time; in the round above it (window [2, 4) at e = 2) t mod 2^b is made
- * of the group's low bits, and setup() rotates the group out of the thread
- * index so that those are the warp's bits: a quarter of the warps skip 3 of
- * their 4 multiplications there (0.19 per element and pass of 3.75).
- * Shared memory is swizzled instead of padded for that layout (sm_row).
- * H200 2^27: 38.5 -> 37.4 ms.  The same layout keeps a warp's rows fixed
- * across the upper rounds (their windows start at or above bit wb), so the
- * exchanges between them need only __syncwarp (warp_local,
- * CZ_NTT_WARP_SYNC): 2 of 4 block barriers a pass at 2^27, 36.7 -> 36.2 ms.
+ * Warp-uniform groups: a DIF stage at bit b has twiddle 1 where
+ * t mod 2^b = 0.  The bottom round knows which at compile time; in the
+ * round above it (window [2, 4)) t mod 2^b is made of the group's low bits,
+ * and setup() rotates the group out of the thread index so that those are
+ * the warp's bits: a quarter of the warps skip 3 of their 4 multiplications
+ * there (0.19 per element and pass of 3.75).  The odd round goes where its
+ * window starts at those bits too (round_w0, shape_of), so that its stage
+ * skips twiddle-1 products warp by warp as well (at lp = 9, 16 more of 1824
+ * per 512 elements).  Shared memory is swizzled instead of padded for that
+ * layout (sm_row).  The same layout keeps a warp's rows fixed across the
+ * upper rounds (their windows start at or above bit wb), so the exchanges
+ * between them need only __syncwarp (warp_local): at lp = 9, the first two
+ * of a pass's four.
  *
  * Twiddles, all computed by the host code of poly/ntt.h (ntt_host.c) when
  * the plan is made, in one device allocation:
@@ -99,24 +91,27 @@
  *              first pass saves that multiplication.  The inverse reads the
  *              same tables at n - e.
  *   glo, ghi   g^i and g^(i 2^glo_bits) / n for the coset multiplier.
- *   d1         (cfg.pass1_table or CZ_NTT_PASS1_TABLE) the first pass's
- *              D factors of the forward direction, n of them, at the
- *              position of the element they multiply: (t, cc) at
- *              t 2^r + cc.  The first pass of the forward (and of the
- *              odd-coset DIT) reads them like its data -- no product, and
- *              no gather over a 2^L table as with full_twiddles -- at the
- *              price of 32n bytes of memory and 32n bytes read per pass.
- *              The inverse direction keeps thi * tlo.
+ *   d1         (cfg.pass1_table) the first pass's D factors of the forward
+ *              direction, n of them, at the position of the element they
+ *              multiply: (t, cc) at t 2^r + cc.  The first pass of the
+ *              forward (and of the odd-coset DIT) reads them like its data
+ *              -- no product, and no gather over a 2^L table as with
+ *              full_twiddles -- at the price of 32n bytes of memory and 32n
+ *              bytes read per pass; a DIF pass prefetches its entries into
+ *              L2 while its rounds run (ntt_thread::begin).  The inverse
+ *              direction keeps thi * tlo.
  *
- * Cost per element for 2^27 (3 passes of 9, e = 2): 15 multiplications per
- * 4 elements in each pass's butterflies (3.75 per element), 2 for the D_i,
- * 1 for the product twiddle of pass 1 (0 with d1 or full_twiddles): 14.25
- * Fr mul per element, 1.91e9 in all; bytes: 3 passes x 8.6 GB (+ 8.6 GB
- * for B).  At the measured 50.9e9 Fr mul/s (bench/RESULTS.md, field
- * benchmark) the multiplications alone
- * are 37.6 ms; the forward measures 48.2 ms (45.6 with bit-reversed output):
- * the transform is bound by the field multiplication, not by memory (the
- * memory floor is under 8 ms).
+ * Cost at 2^27 (3 passes of 9, e = 2): per element and pass 3.75
+ * multiplications in the butterflies (15 per 4 elements), less 0.19 and
+ * 0.03 skipped warp by warp (above); one by D_i in each of the first two
+ * passes, and one for pass 1's product twiddle (none with d1 or
+ * full_twiddles): 13.6 Fr products per element, 1.82e9 in all.  At 240
+ * IMAD each (mont.cuh's product for r, counted as PERF.md counts) and
+ * PERF.md's 1.656e13 IMAD/s that is 26.4 ms, against 6 ms for the 25.8 GB
+ * the three passes move at 4.3 TB/s: the transform is bound by the
+ * products and the ALU work around them (bench/RESULTS.md), not by memory.
+ * (bench_gpu_ntt's floor is PERF.md's coarser (n/2) lg n products of 264
+ * IMAD: 28.9 ms.)
  *
  * Everything that runs per thread is a member of ntt_thread (and the small
  * per-element functions below), __host__ __device__: the kernels call them
@@ -142,55 +137,11 @@
 
 typedef bls12_381_fr_t fr_t;
 
-/* 1: every plan of two or more passes gets cfg.pass1_table (ntt_gpu.h).
- * Off by default: it costs 32n bytes of device memory (4 GiB at 2^27) for
- * about 2 ms at 2^27 (H200, bench/RESULTS.md, 2026-12-01: forward 40.5 ->
- * 38.3 ms with CZ_MONT_P1; 44.9 -> 42.3 without). */
-#ifndef CZ_NTT_PASS1_TABLE
-#define CZ_NTT_PASS1_TABLE 0
-#endif
-
-/* 1: a thread's rows are chosen so that the twiddle-1 butterflies of the
- * round above the bottom one fall on whole warps, which skip the
- * multiplication (ntt_thread::setup, round; 0: the earlier lane-major
- * groups, for A/B runs). */
-#ifndef CZ_NTT_WARP_GROUPS
-#define CZ_NTT_WARP_GROUPS 1
-#endif
-
-/* 1: a pass's round of fewer stages (lp not a multiple of e) goes where
- * its window starts at the warp-uniform bits instead of on top (round_w0):
- * at lp = 9, e = 2 its stage 4 then skips twiddle-1 products too, 16 more
- * of 1824 per 512 elements.  H200, 2^27, A/B two rounds each
- * (bench/RESULTS.md, 2026-12-01): forward 37.30/37.25 -> 37.11/37.13 ms,
- * with the pass-1 table 35.22/35.23 -> 35.06/35.03, inverse 39.15 ->
- * 38.90, quotient 248.3 -> 246.7. */
-#ifndef CZ_NTT_ODD_ROUND
-#define CZ_NTT_ODD_ROUND 1
-#endif
-
-/* 1: the pass-1 table's entries that a DIF pass will multiply by are
- * prefetched into L2 at its start (ntt_thread::begin).  H200, 2^27 forward,
- * two rounds each (bench/RESULTS.md, 2026-12-01): off 37.48/37.44 ms, with
- * the table 35.37/35.33; on 37.32/37.30 and 35.26/35.29.  Prefetching the
- * thi gathers into L1 as well (37.8 ms) and streaming cache hints on the
- * data (37.6 ms) were slower and are gone (history: 003b122). */
-#ifndef CZ_NTT_PREFETCH
-#define CZ_NTT_PREFETCH 1
-#endif
-
-/* 1: an exchange between rounds that stays inside each warp (warp_local)
- * is ordered by __syncwarp instead of the block's barrier: at 2^27 the
- * first two of a pass's four.  H200, A/B two rounds each (bench/RESULTS.md,
- * 2026-12-01): forward 36.74/36.76 -> 36.28/36.20 ms, with the pass-1
- * table 34.79/34.79 -> 34.23/34.24, quotient 242.7 -> 238.9. */
-#ifndef CZ_NTT_WARP_SYNC
-#define CZ_NTT_WARP_SYNC 1
-#endif
-
 /* The in-pass twiddle table holds w_(2^NTT_LG_W)^i, i < 2^(NTT_LG_W-1): a pass
  * has at most NTT_LG_W stages. */
 #define NTT_LG_W 10
+/* A thread holds 2^NTT_E_LG elements of its column (DESIGN: why e = 2). */
+#define NTT_E_LG 2
 #define NTT_MAX_THREADS 512
 #define NTT_DEF_THREADS 256
 #define NTT_MAX_PASSES 8
@@ -336,8 +287,8 @@ static CZ_HD unsigned n_rounds(const ntt_pass_args &p, unsigned e) {
  * bottom one), whose window [w0, w0 + e) does only its upper k_top bits:
  * rounds k < odd have w0 = lp - (k+1) e, the odd one lp - (odd+1) e, those
  * after it lp - k_top - k e, the bottom one 0.  odd = 0 puts the single
- * stages on top; CZ_NTT_ODD_ROUND puts them where the window starts at the
- * warp-uniform bits (shape_of), so that they too skip twiddle-1
+ * stages on top; shape_of puts them where the window starts at the
+ * warp-uniform bits where it can, so that they too skip twiddle-1
  * multiplications warp by warp.  DIT is the same rounds in the opposite
  * order. */
 template <bool DIT>
@@ -353,10 +304,10 @@ static CZ_HD unsigned round_ks(const ntt_pass_args &p, unsigned r, unsigned e) {
 }
 
 /* Whether the exchange before round r (r >= 1) stays inside each warp, so
- * that __syncwarp orders it (CZ_NTT_WARP_SYNC).  A warp's threads share
- * their group's low wb bits (ntt_thread::setup) and cover every value of
- * the others, for all the columns they hold; row_of puts group bit j at
- * row bit j below the window and j + e above it.  So the rows a warp holds
+ * that __syncwarp orders it.  A warp's threads share their group's low wb
+ * bits (ntt_thread::setup) and cover every value of the others, for all
+ * the columns they hold; row_of puts group bit j at row bit j below the
+ * window and j + e above it.  So the rows a warp holds
  * in a round are those with fixed bits at min(w0, wb) low places and
  * wb - min(w0, wb) places above the window, and two rounds hold the same
  * rows -- the exchange between them moves data between the warp's own
@@ -365,8 +316,6 @@ static CZ_HD unsigned round_ks(const ntt_pass_args &p, unsigned r, unsigned e) {
  * at bits 7, 5, 3, 2, 0: the first two exchanges of four. */
 template <bool DIT>
 static CZ_HD bool warp_local(const ntt_pass_args &p, unsigned r, unsigned e) {
-  if (!CZ_NTT_WARP_SYNC || !CZ_NTT_WARP_GROUPS)
-    return false;
   const unsigned a = round_w0<DIT>(p, r - 1, e), b = round_w0<DIT>(p, r, e);
   return (a < p.wb ? a : p.wb) == (b < p.wb ? b : p.wb);
 }
@@ -469,7 +418,7 @@ struct ntt_thread {
       if (DIT && !p.last)
         x[m] = fr_t::mul(x[m], boundary(p, cc, t));
     }
-#if defined(__CUDA_ARCH__) && CZ_NTT_PREFETCH
+#ifdef __CUDA_ARCH__
     /* the pass-1 table entries end() will multiply by (the bottom round's
      * rows), on their way from memory while the rounds run */
     if (!DIT && p.d1) {
@@ -580,18 +529,12 @@ struct ntt_thread {
   }
 };
 
-/* CAP: compiled for NTT_CAP_BLOCKS blocks of 256 threads per SM,
- * i.e. at most 64 registers (elems_lg <= 2 only: 2^3 elements would spill);
- * otherwise for 2 blocks (at most 128: 2^3 elements take 128, 2^2 about 80). */
-#ifndef NTT_CAP_BLOCKS /* a -D for A/B runs (bench/gpu_ab.sh) */
-#define NTT_CAP_BLOCKS 4
-#endif
-/* the launch bounds count blocks of NTT_MAX_THREADS (512): an odd count
- * of 256-thread blocks has no exact bound */
-static_assert(NTT_CAP_BLOCKS * 256 % NTT_MAX_THREADS == 0,
-              "NTT_CAP_BLOCKS: a multiple of NTT_MAX_THREADS / 256");
-template <int E_LG, bool DIT, bool CAP>
-__global__ void __launch_bounds__(NTT_MAX_THREADS, (CAP ? NTT_CAP_BLOCKS : 2) * 256 / NTT_MAX_THREADS)
+/* Compiled for 1024 threads per SM (4 blocks of 256, the default; the
+ * bounds count blocks of NTT_MAX_THREADS), i.e. at most 64 of the 64K
+ * registers per thread: see DESIGN, why e = 2. */
+#define NTT_MIN_BLOCKS (1024 / NTT_MAX_THREADS)
+template <int E_LG, bool DIT>
+__global__ void __launch_bounds__(NTT_MAX_THREADS, NTT_MIN_BLOCKS)
     ntt_pass_kernel(const ntt_pass_args p) {
   extern __shared__ uint4 ntt_smem[];
   uint4 *lo = ntt_smem, *hi = ntt_smem + smem_half(p.lp, E_LG, p.lc, p.swz);
@@ -788,7 +731,6 @@ __global__ void ntt_full_tw_kernel(fr_t *t, const fr_t *hi, const fr_t *lo, unsi
 
 struct ntt_pass_shape {
   unsigned lp, r, e_lg, lc, k_top, odd, threads, wb, swz;
-  bool cap; /* the register-capped kernel (e_lg <= 2) */
   size_t grid, smem;
 };
 
@@ -823,13 +765,13 @@ struct ntt_exec {
 
 static size_t blocks_for(size_t n, unsigned threads) { return (n + threads - 1) / threads; }
 
-template <int E_LG, bool DIT, bool CAP>
+template <int E_LG, bool DIT>
 static cuzk_status launch_pass(const ntt_exec &x, const ntt_pass_args &a, const ntt_pass_shape &s) {
   if (x.emulate) {
     ntt_pass_emulate<E_LG, DIT>(a, s.grid, s.threads);
     return CUZK_OK;
   }
-  ntt_pass_kernel<E_LG, DIT, CAP><<<(unsigned)s.grid, s.threads, s.smem, x.s>>>(a);
+  ntt_pass_kernel<E_LG, DIT><<<(unsigned)s.grid, s.threads, s.smem, x.s>>>(a);
   CUDA_TRY(x.err, cudaGetLastError());
   return CUZK_OK;
 }
@@ -866,16 +808,9 @@ static cuzk_status run_pass(const cuda_ntt_plan *P, const ntt_exec &x, fr_t *a,
   g.swap = role.swap;
   g.wb = s.wb;
   g.swz = s.swz;
-  switch (s.e_lg * 4 + (s.cap ? 2 : 0) + (dit ? 1 : 0)) {
-  case 4 + 2: return launch_pass<1, false, true>(x, g, s);
-  case 4 + 3: return launch_pass<1, true, true>(x, g, s);
-  case 8 + 0: return launch_pass<2, false, false>(x, g, s);
-  case 8 + 1: return launch_pass<2, true, false>(x, g, s);
-  case 8 + 2: return launch_pass<2, false, true>(x, g, s);
-  case 8 + 3: return launch_pass<2, true, true>(x, g, s);
-  case 12 + 0: return launch_pass<3, false, false>(x, g, s);
-  default: return launch_pass<3, true, false>(x, g, s);
-  }
+  if (s.e_lg == 1) /* a pass of one stage */
+    return dit ? launch_pass<1, true>(x, g, s) : launch_pass<1, false>(x, g, s);
+  return dit ? launch_pass<NTT_E_LG, true>(x, g, s) : launch_pass<NTT_E_LG, false>(x, g, s);
 }
 
 /* DIF passes (natural in, bit-reversed out); post applies in the last. */
@@ -991,7 +926,7 @@ static cuzk_status op_run(const cuda_ntt_plan *P, const ntt_exec &x, cuda_ntt_op
 }
 
 /* The shape of a pass of lp stages over columns of stride 2^r at size 2^L:
- * e = min(elems_lg, lp); 2^(lp - e) threads per column, 2^lc columns per
+ * e = min(NTT_E_LG, lp); 2^(lp - e) threads per column, 2^lc columns per
  * block so that a block has cfg.threads threads (fewer when the array is
  * small). */
 static cuzk_status shape_of(const cuda_ntt_plan *P, unsigned lp, unsigned r, ntt_pass_shape &s,
@@ -999,8 +934,7 @@ static cuzk_status shape_of(const cuda_ntt_plan *P, unsigned lp, unsigned r, ntt
   const unsigned L = P->lg_n, lt = __builtin_ctz(P->cfg.threads);
   s.lp = lp;
   s.r = r;
-  s.e_lg = std::min(P->cfg.elems_lg, s.lp);
-  s.cap = s.e_lg == 1 || (s.e_lg == 2 && !P->cfg.uncapped_regs);
+  s.e_lg = std::min((unsigned)NTT_E_LG, s.lp);
   s.k_top = s.lp % s.e_lg ? s.lp % s.e_lg : s.e_lg;
   if (s.lp - s.e_lg > lt)
     return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
@@ -1012,12 +946,12 @@ static cuzk_status shape_of(const cuda_ntt_plan *P, unsigned lp, unsigned r, ntt
   s.grid = (size_t)1 << (L - s.lp - s.lc);
   /* warp-uniform group bits: those above the 5 - lc lane bits of a group */
   const unsigned gb = s.lp - s.e_lg, lane = s.lc >= 5 ? 0 : 5 - s.lc;
-  s.wb = CZ_NTT_WARP_GROUPS && gb > lane ? gb - lane : 0;
+  s.wb = gb > lane ? gb - lane : 0;
   s.swz = s.wb >= 3 && s.lp > s.wb ? s.wb : 0;
   /* the odd round's window starting at bit wb: DIF index (lp - e - wb) / e,
    * when that is a whole number of rounds above the bottom one */
   s.odd = 0;
-  if (CZ_NTT_ODD_ROUND && s.k_top < s.e_lg && s.wb && s.lp >= 2 * s.e_lg + s.wb &&
+  if (s.k_top < s.e_lg && s.wb && s.lp >= 2 * s.e_lg + s.wb &&
       (s.lp - s.e_lg - s.wb) % s.e_lg == 0)
     s.odd = (s.lp - s.e_lg - s.wb) / s.e_lg;
   s.smem = 2 * smem_half(s.lp, s.e_lg, s.lc, s.swz) * sizeof(uint4);
@@ -1025,10 +959,9 @@ static cuzk_status shape_of(const cuda_ntt_plan *P, unsigned lp, unsigned r, ntt
 }
 
 /* Pass shapes for size 2^L: ceil(L / cap) passes, sizes balanced (larger
- * first).  With three of them the forward and inverse self-sort (DESIGN)
- * unless cfg.bitrev_pass: passes of m, L - 2m, m stages (m = pass[0].lp),
- * when the middle one has at least one stage and two columns per block
- * (its columns go in pairs). */
+ * first).  With three of them the forward and inverse self-sort (DESIGN):
+ * passes of m, L - 2m, m stages (m = pass[0].lp), when the middle one has
+ * at least one stage and two columns per block (its columns go in pairs). */
 static cuzk_status make_shapes(cuda_ntt_plan *P, cuzk_err *err) {
   const unsigned L = P->lg_n, cap = P->cfg.max_pass_lg;
   P->npass = L ? (L + cap - 1) / cap : 0;
@@ -1049,7 +982,7 @@ static cuzk_status make_shapes(cuda_ntt_plan *P, cuzk_err *err) {
     CUZK_TRY(shape_of(P, lp, L - done, P->pass[i], err));
   }
   P->sorted = false;
-  if (P->npass != 3 || P->cfg.bitrev_pass)
+  if (P->npass != 3)
     return CUZK_OK;
   const unsigned m = P->pass[0].lp;
   if (L < 2 * m + 1)
@@ -1068,19 +1001,11 @@ static cuzk_status set_smem_limits(const cuda_ntt_plan *P, cuzk_err *err) {
   for (unsigned i = 0; i < P->npass + (P->sorted ? 1 : 0); i++) {
     const ntt_pass_shape &s = i < P->npass ? P->pass[i] : P->smid;
     const int sm = (int)s.smem;
-    const void *k[2];
-    if (s.e_lg == 1)
-      k[0] = (const void *)ntt_pass_kernel<1, false, true>,
-      k[1] = (const void *)ntt_pass_kernel<1, true, true>;
-    else if (s.e_lg == 2 && s.cap)
-      k[0] = (const void *)ntt_pass_kernel<2, false, true>,
-      k[1] = (const void *)ntt_pass_kernel<2, true, true>;
-    else if (s.e_lg == 2)
-      k[0] = (const void *)ntt_pass_kernel<2, false, false>,
-      k[1] = (const void *)ntt_pass_kernel<2, true, false>;
-    else
-      k[0] = (const void *)ntt_pass_kernel<3, false, false>,
-      k[1] = (const void *)ntt_pass_kernel<3, true, false>;
+    const void *const k[2] = {
+        s.e_lg == 1 ? (const void *)ntt_pass_kernel<1, false>
+                    : (const void *)ntt_pass_kernel<NTT_E_LG, false>,
+        s.e_lg == 1 ? (const void *)ntt_pass_kernel<1, true>
+                    : (const void *)ntt_pass_kernel<NTT_E_LG, true>};
     for (const void *f : k) {
       cudaFuncAttributes attr;
       CUDA_TRY(err, cudaFuncGetAttributes(&attr, f));
@@ -1142,7 +1067,7 @@ static cuzk_status make_tables(cuda_ntt_plan *P, cuzk_err *err) {
   const size_t nw = (size_t)1 << (NTT_LG_W - 1);
   const size_t nhi = boundary ? (size_t)1 << (L - split) : 0, nlo = boundary ? (size_t)1 << split : 0;
   const size_t nfull = full ? (size_t)1 << L : 0;
-  const size_t nd1 = boundary && (P->cfg.pass1_table || CZ_NTT_PASS1_TABLE) ? (size_t)1 << L : 0;
+  const size_t nd1 = boundary && P->cfg.pass1_table ? (size_t)1 << L : 0;
   const size_t nglo = (size_t)1 << P->glo_bits, nghi = (size_t)1 << (L - P->glo_bits);
   const size_t nhost = 2 * nw + nhi + nlo + nglo + nghi, total = nhost + nfull + nd1;
 
@@ -1222,16 +1147,14 @@ extern "C" cuzk_status cuda_ntt_plan_new(cuda_ntt_plan **out, unsigned lg_n, int
     cfg = *cfg_in;
   if (!cfg.max_pass_lg)
     cfg.max_pass_lg = NTT_LG_W;
-  if (!cfg.elems_lg)
-    cfg.elems_lg = 2;
   if (!cfg.threads)
     cfg.threads = NTT_DEF_THREADS;
   if (lg_n > CUDA_NTT_LG_MAX || !cuda_ntt_host_roots_ok(roots) || cfg.buffers > CUDA_NTT_MAX_BUFFERS ||
-      cfg.max_pass_lg > NTT_LG_W || cfg.elems_lg > 3 || cfg.threads < 32 ||
+      cfg.max_pass_lg > NTT_LG_W || cfg.threads < 32 ||
       cfg.threads > NTT_MAX_THREADS || (cfg.threads & (cfg.threads - 1)))
     return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
                         "cuda_ntt_plan_new: want lg_n <= %u (got %u), a known root chain (%d), "
-                        "buffers <= %u, max_pass_lg <= %u, elems_lg <= 3, threads a power of two "
+                        "buffers <= %u, max_pass_lg <= %u, threads a power of two "
                         "in 32..%u",
                         CUDA_NTT_LG_MAX, lg_n, roots, CUDA_NTT_MAX_BUFFERS, NTT_LG_W,
                         NTT_MAX_THREADS);
@@ -1286,9 +1209,8 @@ extern "C" void cuda_ntt_plan_describe(const cuda_ntt_plan *p, char *buf, size_t
     char odd[48] = "";
     if (s.odd)
       snprintf(odd, sizeof odd, ", single stage in round %u", s.odd);
-    k += snprintf(buf + k, n - k, "%s%u (2^%u/thread%s%s, %u thr x %zu blk, %zu KiB)",
-                  i ? " + " : " ", s.lp, s.e_lg, s.cap ? " capped" : "", odd, s.threads, s.grid,
-                  s.smem >> 10);
+    k += snprintf(buf + k, n - k, "%s%u (2^%u/thread%s, %u thr x %zu blk, %zu KiB)",
+                  i ? " + " : " ", s.lp, s.e_lg, odd, s.threads, s.grid, s.smem >> 10);
   }
   if (p->sorted && k > 0 && (size_t)k < n) {
     const ntt_pass_shape &s = p->smid;

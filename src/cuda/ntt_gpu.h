@@ -47,33 +47,24 @@ typedef struct {
    * self-sorting plan's last pass takes as many.  Ignored where the other
    * passes could not hold the rest. */
   unsigned first_lg;
-  unsigned elems_lg;    /* each thread holds 2^elems_lg elements: 1..3 (0: 2) */
   unsigned threads;     /* threads per block: 32..512, a power of two (0: 256) */
   /* One table of all n powers of omega (32n bytes) instead of two of about
    * sqrt(n) each: saves one multiplication per element in the first pass. */
   bool full_twiddles;
   /* The first pass's D factors of the forward direction as one more table
-   * of n elements (32n bytes) in the data's own order, (row t, column cc)
-   * at t 2^r + cc: read like the data (coalesced, streaming), where the
-   * full table is gathered at cc bitrev(t), and no product in the product
-   * mode.  The build default is CZ_NTT_PASS1_TABLE (ntt_gpu.cu); a plan
-   * gets it when either is set. */
+   * of n elements (32n bytes, 4 GiB at 2^27) in the data's own order, (row
+   * t, column cc) at t 2^r + cc: read like the data (coalesced, streaming),
+   * where the full table is gathered at cc bitrev(t), and no product in the
+   * product mode.  On the H200 at 2^27 it takes about 5 % off the forward
+   * and 3 % off the odd-coset evaluation (bench/RESULTS.md); plans of one
+   * pass have no such factors and ignore it. */
   bool pass1_table;
-  /* Kernels of elems_lg <= 2 are compiled for 4 blocks of 256 threads per
-   * SM (at most 64 registers): more warps hide the latency of the multiply
-   * chains.  true runs the elems_lg = 2 kernel without that cap. */
-  bool uncapped_regs;
-  /* forward and inverse reach natural order through one more pass, an
-   * in-place bit-reversal permutation, instead of self-sorting (ntt_gpu.cu
-   * DESIGN; self-sorting is what a plan of three passes does by default,
-   * 2^21 and up) */
-  bool bitrev_pass;
   bool emulate;         /* run on the host (see above); no GPU used */
 } cuda_ntt_config;
 
 /* Makes a plan for size 2^lg_n.  On success *out owns the device memory
- * (twiddles: about 32 (2 sqrt(n) + 1536) bytes, or 32 n more with
- * full_twiddles; plus 32 n per buffer).  Synchronous: it uploads the tables
+ * (twiddles: about 32 (2 sqrt(n) + 1536) bytes, 32 n more with
+ * full_twiddles and 32 n more with pass1_table; plus 32 n per buffer).  Synchronous: it uploads the tables
  * and waits for them.  CUZK_NO_MEMORY when the device memory is not there. */
 cuzk_status cuda_ntt_plan_new(cuda_ntt_plan **out, unsigned lg_n, int roots,
                               const cuda_ntt_config *cfg, cuzk_err *err);

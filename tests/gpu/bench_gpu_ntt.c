@@ -14,9 +14,9 @@
  * odd-coset evaluations + pointwise, c = a o b recomputed) is timed too,
  * and at 2^27 the plan with the pass-1 table as well (cfg.pass1_table: 32n
  * more bytes of device memory), both 2^27 summaries against issue 3's
- * 35 ms target.  --sweep also times and checks the alternative plan configurations
- * (per-thread radix, register cap, pass size, full twiddle table) at 2^27,
- * and the pass size and twiddle table at the largest size; --only TEXT
+ * 35 ms target.  --sweep also times and checks the other plan
+ * configurations (block size, pass sizes, twiddle tables) at 2^27, and the
+ * block size and tables at the largest size; --only TEXT
  * limits the sweep to the default and the configurations whose name
  * contains TEXT (for A/B runs of builds).
  *
@@ -117,20 +117,12 @@ typedef struct {
 
 static const variant variants[] = {
     {"default (2^2/thread, 64 regs, sqrt twiddles)", {0}, true, false},
-    {"permutation pass, not self-sorting", {.bitrev_pass = true}, true, false},
     {"512 threads a block", {.threads = 512}, true, false},
     {"512 threads a block, pass-1 table", {.threads = 512, .pass1_table = true}, true, false},
-    {"2^3/thread, pass-1 table, permutation pass", {.elems_lg = 3, .pass1_table = true, .bitrev_pass = true}, false, false},
     {"full twiddle table", {.full_twiddles = true}, true, false},
     {"pass-1 table (D_1 in data order)", {.pass1_table = true}, true, true},
-    {"2^2/thread, registers uncapped", {.uncapped_regs = true}, false, false},
-    {"2^3/thread (128 regs)", {.elems_lg = 3}, true, false},
-    {"2^3/thread, pass-1 table", {.elems_lg = 3, .pass1_table = true}, true, false},
-    {"2^3/thread, full twiddle table", {.elems_lg = 3, .full_twiddles = true}, false, false},
-    {"2^1/thread", {.elems_lg = 1}, false, false},
     {"passes of 10 + 7 + 10 stages", {.first_lg = 10}, false, false},
     {"passes of 10 + 7 + 10, pass-1 table", {.first_lg = 10, .pass1_table = true}, false, false},
-    {"pass-1 table, registers uncapped", {.pass1_table = true, .uncapped_regs = true}, false, false},
 };
 #define NVARIANTS (sizeof variants / sizeof variants[0])
 

@@ -57,8 +57,8 @@ static void check_equal(const char *what, const cuda_ntt_config *cfg, unsigned l
   const uint8_t *g = got, *w = want;
   for (size_t i = 0; i < n; i++)
     if (memcmp(g + 32 * i, w + 32 * i, 32) != 0) {
-      fprintf(stderr, "  %s 2^%u (cap %u, elems 2^%u, %u threads%s%s%s): element %zu of %zu differs\n",
-              what, lg, cfg->max_pass_lg, cfg->elems_lg, cfg->threads,
+      fprintf(stderr, "  %s 2^%u (cap %u, first %u, %u threads%s%s%s): element %zu of %zu differs\n",
+              what, lg, cfg->max_pass_lg, cfg->first_lg, cfg->threads,
               cfg->full_twiddles ? ", full twiddles" : "", cfg->pass1_table ? ", pass-1 table" : "",
               cfg->emulate ? ", emulated" : "", i, n);
       for (int s = 0; s < 2; s++) {
@@ -191,22 +191,20 @@ static void check_size(const cuda_ntt_config *cfg, unsigned lg, int roots, test_
 
 
 /* Configurations that make small sizes take the paths of large ones:
- * several passes (cap), every per-thread radix, narrow blocks, the full
- * twiddle table. */
+ * several passes (cap), passes of one stage (2^1 elements per thread),
+ * narrow and wide blocks, the twiddle tables. */
 static const cuda_ntt_config configs[] = {
     {.buffers = 4},                                                   /* default */
-    {.buffers = 4, .max_pass_lg = 3, .elems_lg = 3},                  /* 3 stages a pass */
-    {.buffers = 4, .max_pass_lg = 4, .elems_lg = 3, .threads = 32},   /* top round of 1 stage */
-    {.buffers = 4, .max_pass_lg = 5, .elems_lg = 2, .threads = 64},   /* top round of 1 stage */
-    {.buffers = 4, .max_pass_lg = 4, .elems_lg = 1, .threads = 128},  /* radix 2 */
+    {.buffers = 4, .max_pass_lg = 3},                                 /* rounds of 2 + 1 */
+    {.buffers = 4, .max_pass_lg = 3, .first_lg = 1},    /* first passes of 1 stage */
+    {.buffers = 4, .max_pass_lg = 4, .threads = 32},                  /* narrow blocks */
+    {.buffers = 4, .max_pass_lg = 5, .threads = 64},                  /* top round of 1 stage */
+    {.buffers = 4, .max_pass_lg = 8, .threads = 64},    /* a column's threads fill a block */
     {.buffers = 4, .max_pass_lg = 3, .full_twiddles = true},          /* one twiddle table */
     {.buffers = 4, .max_pass_lg = 3, .pass1_table = true},            /* D_1 in data order */
     {.buffers = 4, .max_pass_lg = 4, .full_twiddles = true, .pass1_table = true},
-    {.buffers = 4, .max_pass_lg = 9, .uncapped_regs = true},          /* 2^27's shape */
-    {.buffers = 4, .max_pass_lg = 10, .elems_lg = 3, .threads = 128},
-    {.buffers = 4, .elems_lg = 3},                                    /* 2^3 per thread */
-    {.buffers = 4, .max_pass_lg = 4, .bitrev_pass = true}, /* three passes, permutation pass */
-    {.buffers = 4, .max_pass_lg = 5, .threads = 512},      /* wider blocks */
+    {.buffers = 4, .max_pass_lg = 9},                                 /* 2^27's pass shape */
+    {.buffers = 4, .max_pass_lg = 5, .threads = 512},                 /* wider blocks */
     {.buffers = 4, .max_pass_lg = 5, .first_lg = 5, .pass1_table = true}, /* outer passes of 5 */
 };
 #define NCONFIGS (sizeof configs / sizeof configs[0])
@@ -254,10 +252,10 @@ TEST_TIMEOUT(emu_two_passes_of_9, 600) {
   describe(&cfg, 18);
 }
 /* The self-sorting forward and inverse (three passes, the middle one
- * exchanging the outer digits): the plans say they self-sort (and do not
- * with bitrev_pass), and every shape gives the CPU's bytes -- middle passes
- * of 1 to 6 stages, 2^1..2^3 per thread, two columns a block (the fewest a
- * swapping pass takes) and more, the pass-1 table, both root chains. */
+ * exchanging the outer digits): the plans say they self-sort, and every
+ * shape gives the CPU's bytes -- middle passes of 1 to 6 stages, two
+ * columns a block (the fewest a swapping pass takes) and more, the pass-1
+ * table, both root chains. */
 static bool plan_self_sorts(const cuda_ntt_config *cfg, unsigned lg) {
   cuda_ntt_plan *p = NULL;
   cuzk_err err = {0};
@@ -271,8 +269,6 @@ TEST_TIMEOUT(emu_self_sorting, 600) {
   need_cuda_code();
   static const cuda_ntt_config cfgs[] = {
       {.buffers = 4, .max_pass_lg = 6, .emulate = true},
-      {.buffers = 4, .max_pass_lg = 6, .elems_lg = 3, .emulate = true},
-      {.buffers = 4, .max_pass_lg = 6, .elems_lg = 1, .threads = 64, .emulate = true},
       {.buffers = 4, .max_pass_lg = 7, .threads = 64, .pass1_table = true, .emulate = true},
       {.buffers = 4, .max_pass_lg = 7, .first_lg = 7, .emulate = true}, /* 7 + (1..4) + 7 */
   };
@@ -284,9 +280,6 @@ TEST_TIMEOUT(emu_self_sorting, 600) {
       check_size(&cfgs[i], lg, lg & 1 ? NTT_ROOTS_BELLPERSON : NTT_ROOTS_SNARKJS, &rng);
     }
     describe(&cfgs[i], hi);
-    cuda_ntt_config no = cfgs[i];
-    no.bitrev_pass = true;
-    CHECK(!plan_self_sorts(&no, hi));
   }
   /* the default plans: self-sorting from three passes (2^21) up */
   cuda_ntt_config def = {.emulate = true};
@@ -302,17 +295,47 @@ TEST(emu_bellperson_roots) {
   for (unsigned lg = 1; lg <= 10; lg++) check_size(&cfg, lg, NTT_ROOTS_BELLPERSON, &rng);
 }
 
+/* cfg.pass1_table is the one way to ask for the pass-1 table: a plan of two
+ * or more passes made with it holds exactly 32n bytes more and says so,
+ * one of a single pass ignores it; the results with it are checked above
+ * (configs, emu_self_sorting). */
+TEST(emu_pass1_table) {
+  need_cuda_code();
+  for (unsigned lg = 1; lg <= 12; lg++) {
+    cuda_ntt_config cfg = {.max_pass_lg = 4, .emulate = true};
+    cuda_ntt_plan *p = NULL, *q = NULL;
+    cuzk_err err = {0};
+    CHECK_MSG(cuda_ntt_plan_new(&p, lg, NTT_ROOTS_SNARKJS, &cfg, &err) == CUZK_OK, "%s", err.msg);
+    cfg.pass1_table = true;
+    CHECK_MSG(cuda_ntt_plan_new(&q, lg, NTT_ROOTS_SNARKJS, &cfg, &err) == CUZK_OK, "%s", err.msg);
+    char dp[512], dq[512];
+    cuda_ntt_plan_describe(p, dp, sizeof dp);
+    cuda_ntt_plan_describe(q, dq, sizeof dq);
+    const bool passes = lg > 4; /* max_pass_lg 4: two passes or more */
+    const size_t extra = passes ? (size_t)32 << lg : 0;
+    CHECK_MSG(cuda_ntt_plan_bytes(q) == cuda_ntt_plan_bytes(p) + extra,
+              "2^%u: %zu bytes with the table, %zu without, want %zu more", lg,
+              cuda_ntt_plan_bytes(q), cuda_ntt_plan_bytes(p), extra);
+    CHECK_MSG(!strstr(dp, "pass-1 table"), "2^%u: %s", lg, dp);
+    CHECK_MSG((strstr(dq, "pass-1 table") != NULL) == passes, "2^%u: %s", lg, dq);
+    cuda_ntt_plan_free(p);
+    cuda_ntt_plan_free(q);
+  }
+}
+
 TEST(bad_arguments) {
   need_cuda_code();
   cuda_ntt_plan *p = (cuda_ntt_plan *)1;
   cuzk_err err = {0};
-  cuda_ntt_config cfg = {.emulate = true, .elems_lg = 4};
+  cuda_ntt_config cfg = {.emulate = true, .threads = 48};
   CHECK_EQ_INT(cuda_ntt_plan_new(&p, 31, NTT_ROOTS_SNARKJS, NULL, &err), CUZK_INVALID_ARGUMENT);
   CHECK(p == NULL);
   CHECK_EQ_INT(cuda_ntt_plan_new(&p, 4, 7, NULL, &err), CUZK_INVALID_ARGUMENT);
   CHECK_EQ_INT(cuda_ntt_plan_new(&p, 4, NTT_ROOTS_SNARKJS, &cfg, &err), CUZK_INVALID_ARGUMENT);
-  cfg = (cuda_ntt_config){.emulate = true, .elems_lg = 1, .threads = 32};
-  /* a pass of 10 stages at radix 2 needs 512 threads */
+  cfg = (cuda_ntt_config){.emulate = true, .max_pass_lg = 11};
+  CHECK_EQ_INT(cuda_ntt_plan_new(&p, 4, NTT_ROOTS_SNARKJS, &cfg, &err), CUZK_INVALID_ARGUMENT);
+  cfg = (cuda_ntt_config){.emulate = true, .threads = 32};
+  /* a pass of 10 stages at 2^2 elements per thread needs 256 threads */
   CHECK_EQ_INT(cuda_ntt_plan_new(&p, 10, NTT_ROOTS_SNARKJS, &cfg, &err), CUZK_INVALID_ARGUMENT);
   CHECK(strstr(err.msg, "threads") != NULL);
   cfg = (cuda_ntt_config){.emulate = true, .buffers = 1};
