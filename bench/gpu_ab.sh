@@ -1,20 +1,23 @@
 #!/usr/bin/env bash
-# A/B runs of compile-time variants on the GPU machine, in one device call.
+# A/B runs of two builds on the GPU machine, in one device call: the GPU
+# binaries of a commit against those of another commit or of the working
+# tree (before and after a change, on the same machine, interleaved).
 #
-#   bench/gpu_ab.sh stage NAME [-DMACRO[=V] ...]   here: build the GPU binaries
-#       with those defines (NAME "base": none) in build-ab/NAME, strip them
-#       and pack them into build-pkg/NAME.tgz (build* is git-ignored)
-#   bench/gpu_ab.sh run ROUNDS BIN [ARGS...]       there: unpack every
+#   bench/gpu_ab.sh stage NAME [REV]            here: build the GPU binaries
+#       of git revision REV (a clean export of it, in build-ab/NAME/src;
+#       without REV the working tree, in build-ab/NAME), strip them and pack
+#       them into build-pkg/NAME.tgz (build* is git-ignored)
+#   bench/gpu_ab.sh run ROUNDS BIN [ARGS...]    there: unpack every
 #       build-pkg/*.tgz, then ROUNDS times run build-ab/NAME/gpu/BIN ARGS
 #       for each variant in turn (interleaved, so drift hits all alike);
 #       the whole output in $OUT/ab.log, its summary: lines tagged with the
 #       variant last
 #
-# Example (the G2 Karatsuba Fp2 product against the default lazy one):
-#   bench/gpu_ab.sh stage base
-#   bench/gpu_ab.sh stage karatsuba -DCZ_FP2_LAZY=0
+# Example (the MSM and NTT rows before and after a change):
+#   bench/gpu_ab.sh stage before 25affae
+#   bench/gpu_ab.sh stage after
 #   device run, carry ["build-pkg"]:
-#     bench/gpu_ab.sh run 2 bench_gpu_msm --g1 1 0 --g2 24 24 --acc both --reps 3
+#     bench/gpu_ab.sh run 2 bench_gpu_ntt --from 27 --to 27 --reps 5
 #
 # Why packed: the device call carries at most 64 MiB, and the GPU binaries
 # of one build are ~90 MB unstripped; a variant's stripped, compressed
@@ -28,25 +31,32 @@ targets=${GPU_AB_TARGETS:-"bench_gpu_msm bench_gpu_field bench_gpu_ntt test_gpu_
 
 case "${1:-}" in
 stage)
-  name=${2:?"stage NAME [-DMACRO ...]"}
-  shift 2
+  name=${2:?"stage NAME [REV]"}
+  rev=${3:-}
   [[ "$name" =~ ^[A-Za-z0-9_-]+$ ]] || { echo "gpu_ab: NAME: letters, digits, - and _"; exit 2; }
-  for d in "$@"; do
-    [[ "$d" =~ ^-D[A-Za-z_][A-Za-z0-9_]*(=[A-Za-z0-9_.]*)?$ ]] || { echo "gpu_ab: not a define: $d"; exit 2; }
-  done
   b=build-ab/$name
   nvcc=${NVCC:-/usr/local/cuda/bin/nvcc}
+  if [ -n "$rev" ]; then
+    sha=$(git rev-parse --verify --quiet "$rev^{commit}") || { echo "gpu_ab: $rev: no such commit"; exit 2; }
+    dir=$b/src build=build
+    rm -rf "$dir" && mkdir -p "$dir" || exit 1
+    git archive "$sha" | tar x -C "$dir" || exit 1
+    what="commit $(git rev-parse --short "$sha")"
+  else
+    dir=. build=$b
+    what="working tree of $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src tests Makefile || echo '+changes')"
+  fi
   goals=()
-  for t in $targets; do goals+=("$b/gpu/$t"); done
-  make -s -j"$(nproc)" CUDA=1 BUILD="$b" NVCC="$nvcc $*" "${goals[@]}" || exit 1
-  mkdir -p "$b/pkg/gpu/lib" build-pkg
+  for t in $targets; do goals+=("$build/gpu/$t"); done
+  make -s -C "$dir" -j"$(nproc)" CUDA=1 BUILD="$build" NVCC="$nvcc" "${goals[@]}" || exit 1
+  out=$dir/$build/gpu
+  rm -rf "$b/pkg" && mkdir -p "$b/pkg/gpu/lib" build-pkg || exit 1
   for t in $targets; do
-    cp "$b/gpu/$t" "$b/pkg/gpu/" && strip --strip-debug "$b/pkg/gpu/$t"
+    cp "$out/$t" "$b/pkg/gpu/" && strip --strip-debug "$b/pkg/gpu/$t"
   done
-  lib=$(ldd "$b/gpu/${targets%% *}" 2>/dev/null | awk '/libcjson/{print $3}')
+  lib=$(ldd "$out/${targets%% *}" 2>/dev/null | awk '/libcjson/{print $3}')
   [ -n "$lib" ] && cp -L "$lib" "$b/pkg/gpu/lib/"
-  echo "variant $name: ${*:-no defines}; commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src tests Makefile || echo '+changes')" \
-    >"$b/pkg/gpu/VARIANT"
+  echo "variant $name: $what" >"$b/pkg/gpu/VARIANT"
   tar czf "build-pkg/$name.tgz" -C "$b/pkg" gpu || exit 1
   ls -l "build-pkg/$name.tgz"
   du -ch build-pkg/*.tgz | tail -n 1 | sed 's/total/in build-pkg (the carry limit is 64 MiB)/'
@@ -81,7 +91,7 @@ run)
   exit $status
   ;;
 *)
-  sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
   ;;
 esac
