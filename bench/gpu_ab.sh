@@ -14,7 +14,7 @@
 #   bench/gpu_ab.sh stage base
 #   bench/gpu_ab.sh stage karatsuba -DCZ_FP2_LAZY=0
 #   device run, carry ["build-pkg"]:
-#     bench/gpu_ab.sh run 2 bench_gpu_msm --g1 1 0 --g2 24 24 --acc both --reps 3
+#     bench/gpu_ab.sh run 2 bench_gpu_msm --g1 1 0 --g2 24 24 --reps 3
 #
 # Why packed: the device call carries at most 64 MiB, and the GPU binaries
 # of one build are ~90 MB unstripped; a variant's stripped, compressed

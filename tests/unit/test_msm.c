@@ -183,10 +183,10 @@ static void check_recode(const uint8_t *p, unsigned c) {
   unsigned nwin = msm_plan_make(c, 1, 1, 0).nwin;
   limb_t acc[5] = {0};
   for (unsigned w = 0; w < nwin; w++) {
-    uint32_t d = msm_digit(s, w, c, 0);
+    uint32_t d = msm_digit(s, 4, w * c, c, 0);
     uint32_t mag = d & ~MSM_DIGIT_NEG;
     CHECK(mag <= 1u << (c - 1));
-    uint32_t dn = msm_digit(s, w, c, 1); /* neg flips only the sign */
+    uint32_t dn = msm_digit(s, 4, w * c, c, 1); /* neg flips only the sign */
     CHECK_EQ_INT(dn & ~MSM_DIGIT_NEG, mag);
     if (mag)
       CHECK((dn ^ d) == MSM_DIGIT_NEG);
@@ -769,7 +769,7 @@ TEST(g1_stats_count_additions) {
     for (size_t i = 0; i < n; i++) {
       limb_t s[4];
       unsigned neg = msm_scalar_load(s, sc + 32 * i);
-      uint32_t mag = msm_digit(s, w, p.c, neg) & ~MSM_DIGIT_NEG;
+      uint32_t mag = msm_digit(s, 4, w * p.c, p.c, neg) & ~MSM_DIGIT_NEG;
       if (mag) {
         want++;
         if (!used[mag - 1])
