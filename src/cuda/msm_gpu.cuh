@@ -5,15 +5,12 @@
  *
  * DESIGN
  *   Scalars are read mod r and folded to s <= (r-1)/2 < 2^254 (s -> r - s,
- *   point negated), then cut into nwin windows recoded as signed digits
- *   |d| <= 2^(c_w-1), window w of c_w bits at bit offset o_w (wgeo): the
- *   CPU MSM's recoding (msm_internal.h, msm_digit) generalised to windows
- *   of two widths, floor and ceil(255 / nwin) bits, the wider first, that
- *   tile exactly the 255 bits the recoding needs (the borrow out of bit 254
- *   is zero): 12 windows at 2^26 are 3 of 22 bits and 9 of 21, 15 x 2^20
- *   buckets instead of the 12 x 2^21 of uniform 22-bit windows (264 bits).
- *   CZ_MSM_VARWIN=0 (msm_gpu.cu) keeps uniform c-bit windows, the CPU's
- *   exactly.  A run is a fixed sequence of launches on one stream:
+ *   point negated), then recoded as signed digits over the run's windows
+ *   (msm/window.h: msm_geo, msm_digit, the CPU MSM's recoding): the even
+ *   split of 255 bits that the planner picks (msm/plan.h,
+ *   msm_gpu_windows), windows of floor and ceil(255 / nwin) bits, the
+ *   wider first, or what opts ask for.  A run is a fixed sequence of
+ *   launches on one stream:
  *
  *   1. keys (per group of g windows): one thread per point reads its scalar
  *      once and writes, for each window of the group, the key: the bucket's
@@ -66,62 +63,14 @@
  *   from n_max (caps_for); a run checks its plan against them.  Nothing is
  *   allocated, freed or synchronised device-wide during a run.
  *
- * Tuning constants and why (measured on the H200, bench_gpu_msm --sweep,
- * 2026-11-30):
- *   windows: minimise nwin (n + 2^16) + 3 B (mixed additions, reduction
- *     additions weighted 3 per bucket for 2 XYZZ additions of 1.4x the
- *     cost, a per-window launch overhead), B = the buckets of all windows,
- *     over equal splits of 12..127 windows (widest <= 22 bits; uniform
- *     c-bit windows, B = nwin 2^(c-1), with CZ_MSM_VARWIN=0).  The model
- *     predicted the uniform sweep to within 0.5 %: G1 2^26 at c = 19, 20,
- *     21, 22: 671, 637, 642, 620 ms; G2 2^24 at c = 18, 19, 20, 21: 788,
- *     756, 735, 803 ms (chunk 256).  Its choices (G1 and G2 alike;
- *     windows x bits, buckets of all windows):
- *       n      uniform (before)      equal split (CZ_MSM_VARWIN=1)
- *       2^16   20 x 13      82K      8 x 14 + 11 x 13   111K
- *       2^17   20 x 13      82K      3 x 15 + 15 x 14   172K
- *       2^18   17 x 15     279K      17 x 15            279K
- *       2^19   17 x 15     279K      17 x 15            279K
- *       2^20   16 x 16     524K      15 x 16 + 1 x 15   508K
- *       2^21   15 x 17     983K      15 x 17            983K
- *       2^22   15 x 17     983K      3 x 19 + 11 x 18   2.23M
- *       2^23   14 x 19    3.67M      3 x 19 + 11 x 18   2.23M
- *       2^24   13 x 20    6.82M      8 x 20 + 5 x 19    5.51M
- *       2^25   13 x 20    6.82M      3 x 22 + 9 x 21    15.7M
- *       2^26   12 x 22    25.2M      3 x 22 + 9 x 21    15.7M
- *       2^27   12 x 22    25.2M      3 x 22 + 9 x 21    15.7M
- *     Fewer buckets also mean more mixed additions (a bucket's first point
- *     is a copy): at 2^26 the reduction's 2 x 9.4M fewer XYZZ additions
- *     against 9.4M more mixed ones, about -8 ms of 414 (not yet measured).
+ * Tuning constants (their measurements: bench/RESULTS.md, "GPU MSM"):
+ *   windows: the planner's GPU cost model (msm/plan.c).
  *   chunk: items / 2^18 in [4, 256], so that a launch has >= 2^18 threads
- *     (G1: 128 registers, 16 warps per SM; 2^18 threads are ~6 waves) and
- *     merges add about 2.8 / chunk of the mixed additions' cost.  G1 2^26,
- *     c = 22, chunk 64 / 128 / 256: 630 / 621 / 620 ms; G2 2^24, c = 20:
- *     786 / 745 / 735 ms.
+ *     (~6 waves of 16 warps per SM at G1's 128 registers) while the merges
+ *     stay near 2.8 / chunk of the mixed additions' cost; 256 measured
+ *     fastest of 64 / 128 / 256 at G1 2^26 and G2 2^24.
  *   group: windows are sorted and accumulated together up to 2^25 items, so
- *     that small n still fills the GPU.
- * Where the time goes (G1 2^26, 383 ms on the H200, bench/RESULTS.md
- * 2026-12-01; 622 ms before the pair-aligned, out-of-line Fp products of
- * mont.cuh, 414 before mont::mul_sub and the variable window widths):
- * accumulation 327 ms (805M mixed additions, 0.41 ns each), reduction 21
- * (15.7M buckets: 3 x 22 + 9 x 21 bits; 32 ms with 12 x 22), sort 17,
- * merges 8, keys 8.  G2 2^24 (313 ms with the lazily reduced Fp2 product
- * of fp2.cuh; 381 before): accumulation 269, reduction 23, merges 11.
- * Batch-affine (3'): measured on the H200 (2026-12-01, bench/RESULTS.md):
- * exact, but G1 2^26 616 ms against XYZZ's 620 (tree rounds 472 ms against
- * the 280 modelled below), 2^27 1,127 against 1,152, G2 2^24 806 against
- * 730: the rounds run at 0.6x the XYZZ kernel's multiplication rate, so
- * they are bound by something the count leaves out (scattered 96-byte
- * traffic, per-round launches, spills), not yet profiled.  The default
- * stays XYZZ.  Operation counts at G1 2^26, c = 22 (12 windows of 2^26
- * entries, 5 rounds): ~780M tree additions at ~6.3M = 4.9e9 Fp mul
- * (against 805M x 10M = 8.1e9), ~480 B of memory traffic per addition
- * (~375 GB, ~90 ms at 4.3 TB/s, overlapping the arithmetic), 60 rounds of
- * ~4 launches, the XYZZ pass over ~1.5 entries per bucket.  At the XYZZ
- * kernel's 17.6e9 Fp mul/s: ~280 ms instead of 504; bench_gpu_msm --acc
- * both measures both.  Registers (ptxas, CUDA 13.0, sm_90): G1 ba_prep
- * 110, ba_finish 128 (capped for 16 warps per SM; 8 bytes spilled),
- * ba_inv 54; G2 ba_prep 130, ba_finish 255 (44 bytes spilled), ba_inv 64. */
+ *     that small n still fills the GPU. */
 #ifndef CUZK_CUDA_MSM_GPU_CUH
 #define CUZK_CUDA_MSM_GPU_CUH
 
@@ -153,8 +102,8 @@ constexpr uint32_t RED_THREADS = 1u << 17;
 constexpr uint32_t SUM_FANIN = 16;
 constexpr uint32_t MERGE_CHUNK = 32;
 /* Merge rounds after the first: their lists are short, their launches a
- * few blocks, so each round's serial additions are its latency.  G1 2^26
- * merges 13.99 ms at 32, 8.55 at 8, 7.65 at 4 (H200, 2026-12-01). */
+ * few blocks, so each round's serial additions are its latency; 8 cut G1
+ * 2^26's merges to under two thirds of their time at 32. */
 constexpr uint32_t MERGE_CHUNK_LATE = 8;
 constexpr uint32_t SENT_ALL = 0xffffffffu; /* an empty partial-sum slot */
 constexpr uint32_t NEG_BIT = MSM_DIGIT_NEG; /* a digit's sign, kept in its value */

@@ -56,13 +56,12 @@ typedef enum {
 /* How one run is cut; 0 in a field means "the plan's choice".  Tests use
  * the fields to force small windows and many merge rounds.
  * Windows (c, nwin): they tile the 255 bits of a folded scalar with its
- * signed-digit borrow.  c alone: the widest window's bits, in nwin_of(c) =
- * ceil(255 / c) windows, split equally (floor / ceil(255 / nwin) bits,
- * the wider first) in the default build, uniform c-bit windows in one
- * built with -DCZ_MSM_VARWIN=0; nwin alone: nwin windows split equally;
- * both: nwin uniform c-bit windows (c nwin >= 255 > c (nwin - 1)).  The
- * context's buckets hold what its own plans need (msm_gpu.cu, caps_for):
- * uniform windows wider than the equal split's may not fit. */
+ * signed-digit borrow (msm/window.h).  c alone: ceil(255 / c) windows
+ * split evenly (floor / ceil(255 / nwin) bits, the wider first), so none
+ * is wider than c (msm_gpu_windows_c); nwin alone: nwin windows split
+ * evenly; both: nwin uniform c-bit windows (c nwin >= 255 > c (nwin - 1)).
+ * The context's buckets hold every even split no wider than its own plan
+ * for n_max (msm_gpu_max_buckets): wider or uniform windows may not fit. */
 typedef struct {
   unsigned c;           /* window bits, 2..23 (see above) */
   unsigned chunk;       /* points per thread in bucket accumulation, >= 1 */

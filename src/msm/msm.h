@@ -42,7 +42,7 @@
  *   K - 1 images of each live base are computed once per run into scratch
  *   ((K - 1) n points), not per window.  The plan takes the split where
  *   its model, fitted to measurements, says it pays: up to ~2^19 points
- *   (plan.c has the figures); above, the reduction is a small share and
+ *   (plan.c); above, the reduction is a small share and
  *   the K n points' larger stream costs what it saves.
  *
  *   Sparse inputs: a first pass keeps only the live points, those whose

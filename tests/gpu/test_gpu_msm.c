@@ -440,7 +440,7 @@ TEST_TIMEOUT(emu_g2_edges, 600) {
   o = (msm_gpu_opts){.c = 5, .chunk = 4, .merge_chunk = 4};
   edges(1, 97, 1, &o);
 }
-/* The plan's own choices (13-bit windows at these sizes). */
+/* The plan's own choices (21 windows of 13 and 12 bits at these sizes). */
 TEST_TIMEOUT(emu_g1_auto_plan, 600) {
   need_cuda_code();
   uint64_t seed = test_fresh_seed();
@@ -477,7 +477,7 @@ TEST_TIMEOUT(emu_resident, 600) {
 /* ---- emulated, window widths ---- */
 
 /* Windows split equally (opts.nwin: floor / ceil(255 / nwin) bits, the
- * wider first) whatever the build's default (CZ_MSM_VARWIN): counts whose
+ * wider first): counts whose
  * splits mix two widths (20: 15 x 13 + 5 x 12 bits; 21: 3 x 13 + 18 x 12;
  * 23: 2 x 12 + 21 x 11;
  * 37: 33 x 7 + 4 x 6; 100: 55 x 3 + 45 x 2; 127: 1 x 3 + 126 x 2), and
