@@ -87,7 +87,8 @@ cuzk_status plan_for(plan *p, size_t n, const msm_gpu_opts *o, const caps &k, cu
   if (msm_geo_buckets(&geo) > k.buckets)
     return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
                         "msm_gpu: %u windows of %u..%u bits need %zu buckets, the context has "
-                        "%zu", geo.nwin, geo.cl, msm_geo_widest(&geo), msm_geo_buckets(&geo), k.buckets);
+                        "%zu", geo.nwin, geo.cl, msm_geo_widest(&geo), msm_geo_buckets(&geo),
+                        k.buckets);
   p->g = o && o->group ? std::min(o->group, geo.nwin)
                        : (unsigned)std::min<size_t>(
                              geo.nwin, std::max<size_t>(1, std::min(GROUP_ITEMS, k.items) / n));

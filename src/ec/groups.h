@@ -11,7 +11,9 @@
  *   EC_F     its coordinate field's prefix
  *   EC_NAME  its short name, for names outside ec/ (msm_g1, msm_plan_for_g1)
  * defined, and undefines all four afterwards.  Deliberately without an
- * include guard. */
+ * include guard.  A new group needs its field's header below and what the
+ * includers name per group beyond the template (msm.c: msm_NAME_images,
+ * msm_NAME_endo_max, msm_plan_for_NAME). */
 #ifndef EC_TMPL
 #error "ec/groups.h: define EC_TMPL as the template header to instantiate"
 #endif
