@@ -5,7 +5,7 @@
  * count) that walks its candidates in a fixed order and keeps the first of
  * the cheapest, so a plan never depends on anything but its arguments.
  * The measurements behind the constants are in bench/RESULTS.md ("MSM
- * planner"). */
+ * planner and code health"). */
 #include <math.h>
 
 #include "base/par.h"
