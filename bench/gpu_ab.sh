@@ -18,6 +18,7 @@
 #   bench/gpu_ab.sh stage after
 #   device run, carry ["build-pkg"]:
 #     bench/gpu_ab.sh run 2 bench_gpu_ntt --from 27 --to 27 --reps 5
+#     bench/gpu_ab.sh run 2 bench_gpu_msm --g1 1 0 --g2 24 24 --reps 3
 #
 # Why packed: the device call carries at most 64 MiB, and the GPU binaries
 # of one build are ~90 MB unstripped; a variant's stripped, compressed

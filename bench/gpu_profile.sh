@@ -4,11 +4,10 @@
 # over binaries staged by `bench/gpu.sh --stage BUILD` (carried).
 #
 #   bench/gpu_profile.sh [BUILD] [WHAT...]
-#     WHAT: msm-ba   G1 2^24 batch-affine rounds (ba_prep, ba_inv, ba_finish)
-#           msm-xyzz G1 2^24 XYZZ accumulation and reduction
-#           g2       G2 2^22, both accumulations
+#     WHAT: msm-xyzz G1 2^24 XYZZ accumulation and reduction
+#           g2       G2 2^22 XYZZ accumulation
 #           ntt      NTT 2^24 passes
-#     (default: all four)
+#     (default: all three)
 #
 # Each profile: a .ncu-rep and its details page as text under $OUT (or
 # BUILD/gpu-logs), one line per kernel in profile-summary.txt.  Clocks are
@@ -21,7 +20,7 @@ cd "$here"
 build=${1:-build}
 shift || true
 what=("$@")
-[ ${#what[@]} -gt 0 ] || what=(msm-ba msm-xyzz g2 ntt)
+[ ${#what[@]} -gt 0 ] || what=(msm-xyzz g2 ntt)
 out=${OUT:-$build/gpu-logs}
 mkdir -p "$out"
 
@@ -54,12 +53,10 @@ prof() { # prof NAME KERNEL-REGEX COUNT BIN ARGS...
 
 for w in "${what[@]}"; do
   case $w in
-  msm-ba) prof msm_ba 'ba_prep|ba_inv|ba_finish' 9 \
-    "$build/gpu/bench_gpu_msm" --g1 24 24 --g2 1 0 --acc ba --reps 1 --check 0 ;;
   msm-xyzz) prof msm_xyzz 'accumulate_fn|reduce_fn|keys_fn|sum_fn' 8 \
-    "$build/gpu/bench_gpu_msm" --g1 24 24 --g2 1 0 --acc xyzz --reps 1 --check 0 ;;
-  g2) prof msm_g2 'ba_prep|ba_finish' 6 \
-    "$build/gpu/bench_gpu_msm" --g1 1 0 --g2 22 22 --acc both --reps 1 --check 0 ;;
+    "$build/gpu/bench_gpu_msm" --g1 24 24 --g2 1 0 --reps 1 --check 0 ;;
+  g2) prof msm_g2 'accumulate_fn' 6 \
+    "$build/gpu/bench_gpu_msm" --g1 1 0 --g2 22 22 --reps 1 --check 0 ;;
   ntt) prof ntt 'ntt_' 6 "$build/gpu/bench_gpu_ntt" --from 24 --to 24 --reps 1 ;;
   *) echo "gpu_profile: unknown $w" ;;
   esac

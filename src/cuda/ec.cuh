@@ -43,26 +43,6 @@ struct ec_aff {
   static CZ_HD bool is_inf(const ec_aff &p) { return F::is_zero(p.x) & F::is_zero(p.y); }
   /* -p; infinity stays infinity (neg(0) = 0). */
   static CZ_HD ec_aff neg(const ec_aff &p) { return {p.x, F::neg(p.y)}; }
-
-  /* The second half of a batch-affine addition (the host's ec_batch_tmpl.h;
-   * Montgomery's trick shares one inversion among many of them): p + q for
-   * finite p, q with x1 != x2, given inv = 1/(x2 - x1), or p + p (dbl, q = p,
-   * y1 != 0) given inv = 1/(2 y1).  The caller classifies (infinity, P = -Q).
-   *   l = (y2 - y1) inv, or 3 x1^2 inv;  x3 = l^2 - x1 - x2;  y3 = l (x1 - x3) - y1.
-   * ADD 2M + 1S, DBL 2M + 2S. */
-  static EC_HOT ec_aff add_given_inv(const ec_aff &p, const ec_aff &q, const F &inv, bool dbl) {
-    F l;
-    if (dbl) {
-      const F x2 = F::sqr(p.x);
-      l = F::mul(F::add(F::dbl(x2), x2), inv);
-    } else {
-      l = F::mul(F::sub(q.y, p.y), inv);
-    }
-    ec_aff r;
-    r.x = F::sub(F::sub(F::sqr(l), p.x), q.x);
-    r.y = F::sub(F::mul(l, F::sub(p.x, r.x)), p.y);
-    return r;
-  }
 };
 
 template <class F>

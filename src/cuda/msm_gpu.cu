@@ -16,59 +16,7 @@ extern "C" {
 #include "base/par.h"
 }
 
-/* Variable window widths (1, the default): the windows split SCALAR_BITS
- * equally (floor / ceil widths, geo_split) and the plan picks their count
- * by the real bucket count; 0: uniform c-bit windows (nwin c >= 255, up to
- * 264 bits at c = 22).  Also what opts.c means: the widest window, with
- * nwin_of(c) windows split equally (1) or uniform (0).  A compile-time
- * switch for the H200 A/B (bench/gpu_ab.sh stage NAME -DCZ_MSM_VARWIN=0). */
-#ifndef CZ_MSM_VARWIN
-#define CZ_MSM_VARWIN 1
-#endif
-
 namespace msmg {
-
-/* The widest window the plan chooses by itself (C_MAX only when forced). */
-constexpr unsigned C_AUTO_MAX = 22;
-
-unsigned nwin_of(unsigned c) { return (SCALAR_BITS + c - 1) / c; }
-wgeo geo_uniform(unsigned c) { return wgeo{nwin_of(c), 0, c}; }
-wgeo geo_split(unsigned nwin) {
-  const unsigned cl = SCALAR_BITS / nwin, nh = SCALAR_BITS % nwin;
-  return wgeo{nwin, nh, cl};
-}
-
-/* The tuning notes' cost: nwin (n + 2^16) mixed additions and launch
- * overheads, 3 per bucket for the reduction. */
-static double geo_cost(const wgeo &g, size_t n) {
-  return g.nwin * ((double)n + 65536.0) + 3.0 * (double)g.buckets();
-}
-
-wgeo geo_auto(size_t n) {
-  wgeo best = geo_uniform(C_MIN);
-  double best_cost = -1;
-#if CZ_MSM_VARWIN
-  for (unsigned w = nwin_of(C_AUTO_MAX); w <= SCALAR_BITS / C_MIN; w++) {
-    const wgeo g = geo_split(w);
-#else
-  for (unsigned c = C_MIN; c <= C_AUTO_MAX; c++) {
-    const wgeo g = geo_uniform(c);
-#endif
-    const double cost = geo_cost(g, n);
-    if (best_cost < 0 || cost < best_cost)
-      best = g, best_cost = cost;
-  }
-  return best;
-}
-
-/* The windows opts.c = c asks for (see CZ_MSM_VARWIN). */
-static wgeo geo_of_c(unsigned c) {
-#if CZ_MSM_VARWIN
-  return geo_split(nwin_of(c));
-#else
-  return geo_uniform(c);
-#endif
-}
 
 uint32_t pow2_floor(size_t x) {
   uint32_t p = 1;
@@ -93,16 +41,7 @@ caps caps_for(size_t n_max) {
   caps k;
   k.n_max = n_max;
   k.items = std::max(n_max, std::min(GROUP_ITEMS, (size_t)NWIN_MAX * n_max));
-  /* every plan up to the widest window the plan takes at n_max (no
-   * smaller n takes a wider one: the cheapest window count falls as n
-   * grows): opts.c up to it, and any equal split no wider */
-  const unsigned cmax = geo_auto(n_max).widest();
-  k.buckets = 0;
-  for (unsigned c = C_MIN; c <= cmax; c++)
-    k.buckets = std::max(k.buckets, geo_of_c(c).buckets());
-  for (unsigned w = nwin_of(cmax); w <= SCALAR_BITS / C_MIN; w++)
-    if (geo_split(w).widest() <= cmax)
-      k.buckets = std::max(k.buckets, geo_split(w).buckets());
+  k.buckets = msm_gpu_max_buckets(n_max);
   /* 2 ceil(x / chunk_auto(x)) over x <= items: chunk_auto is a step
    * function, so the largest counts are at items and just below each step;
    * small contexts (tests) also take chunk = 1 */
@@ -119,53 +58,37 @@ caps caps_for(size_t n_max) {
    * up to twice the threads of the buckets' own count (plan_for) */
   k.segs0 = 2 * std::min<size_t>(RED_THREADS, k.buckets);
   k.segs1 = k.segs0 / SUM_FANIN + NWIN_MAX;
-  /* batch-affine: k >= 1 pairs per thread in small contexts (tests), >= 4
-   * above (the block trees' memory is 2 field elements per k pairs) */
-  k.ba_kmin = k.items <= (1u << 20) ? 1 : 4;
-  k.ba_pool = ceil_div(k.items, 2);
-  k.ba_threads = ba_blocks(k.items, k.ba_kmin) * BA_T;
-  k.ba_excl = ceil_div(k.items, 2) + (size_t)BA_T * BA_K_MAX;
   return k;
 }
 
-/* Batch-affine rounds for n points in c-bit windows: buckets hold
- * lambda = n / 2^(c-1) points on average (random scalars), and each round
- * halves them; floor(log2(lambda)) rounds leave 1 to 2 per bucket to the
- * XYZZ pass (not yet measured on the H200). */
-static unsigned ba_rounds_auto(size_t n, unsigned c) {
-  const size_t lambda = n >> (c - 1);
-  unsigned r = 0;
-  while (lambda >> (r + 1)) r++;
-  return r;
-}
-
-cuzk_status plan_for(plan *p, size_t n, const msm_gpu_opts *o, const caps &k, unsigned flags,
-                     cuzk_err *err) {
+cuzk_status plan_for(plan *p, size_t n, const msm_gpu_opts *o, const caps &k, cuzk_err *err) {
   const unsigned oc = o ? o->c : 0, onw = o ? o->nwin : 0;
   if (oc && (oc < C_MIN || oc > C_MAX))
     return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "msm_gpu: window of %u bits (%u..%u)", oc,
                         C_MIN, C_MAX);
-  if (onw && (onw < nwin_of(C_MAX) || onw > NWIN_MAX))
+  const unsigned onw_min = msm_geo_uniform(C_MAX, SCALAR_BITS).nwin;
+  if (onw && (onw < onw_min || onw > NWIN_MAX))
     return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "msm_gpu: %u windows (%u..%u)", onw,
-                        nwin_of(C_MAX), NWIN_MAX);
+                        onw_min, NWIN_MAX);
   if (oc && onw) { /* uniform, as asked */
     if (oc * onw < SCALAR_BITS || oc * (onw - 1) >= SCALAR_BITS)
       return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "msm_gpu: %u windows of %u bits for "
                           "%u-bit scalars", onw, oc, SCALAR_BITS);
-    p->geo = wgeo{onw, 0, oc};
+    p->geo = msm_geo{onw, 0, oc};
   } else if (onw) {
     if (onw > SCALAR_BITS / C_MIN)
       return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "msm_gpu: %u windows split %u bits",
                           onw, SCALAR_BITS);
-    p->geo = geo_split(onw);
+    p->geo = msm_geo_split(onw, SCALAR_BITS);
   } else {
-    p->geo = oc ? geo_of_c(oc) : geo_auto(n);
+    p->geo = oc ? msm_gpu_windows_c(oc) : msm_gpu_windows(n);
   }
-  const wgeo &geo = p->geo;
-  if (geo.buckets() > k.buckets)
+  const msm_geo &geo = p->geo;
+  if (msm_geo_buckets(&geo) > k.buckets)
     return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
                         "msm_gpu: %u windows of %u..%u bits need %zu buckets, the context has "
-                        "%zu", geo.nwin, geo.cl, geo.widest(), geo.buckets(), k.buckets);
+                        "%zu", geo.nwin, geo.cl, msm_geo_widest(&geo), msm_geo_buckets(&geo),
+                        k.buckets);
   p->g = o && o->group ? std::min(o->group, geo.nwin)
                        : (unsigned)std::min<size_t>(
                              geo.nwin, std::max<size_t>(1, std::min(GROUP_ITEMS, k.items) / n));
@@ -185,55 +108,24 @@ cuzk_status plan_for(plan *p, size_t n, const msm_gpu_opts *o, const caps &k, un
   /* segments of len buckets, ~RED_THREADS of them over all buckets; len
    * divides every window's count, the narrow windows leave the last half
    * of their rows idle (reduce_fn) */
-  const size_t total = geo.buckets();
-  const uint32_t nb_lo = geo.nb(geo.nwin - 1);
+  const size_t total = msm_geo_buckets(&geo);
+  const uint32_t nb_lo = msm_geo_nb(&geo, geo.nwin - 1);
   p->len = std::min<uint32_t>(nb_lo, std::max<uint32_t>(std::min<uint32_t>(nb_lo, 8),
                                                         pow2_ceil(ceil_div(total, RED_THREADS))));
-  p->S = geo.nb(0) / p->len;
+  p->S = msm_geo_nb(&geo, 0) / p->len;
   if ((size_t)geo.nwin * p->S > k.segs0 ||
       (size_t)geo.nwin * ceil_div(p->S, SUM_FANIN) > k.segs1)
     return cuzk_err_set(err, CUZK_INTERNAL, "msm_gpu: reduction segments over capacity");
-  p->ba_rounds = 0;
-  p->ba_k = 0;
-  const unsigned acc = o ? o->accumulate : MSM_GPU_ACC_AUTO;
-  if (acc > MSM_GPU_ACC_BATCH_AFFINE)
-    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "msm_gpu: accumulate mode %u", acc);
-  if (acc != MSM_GPU_ACC_BATCH_AFFINE)
-    return CUZK_OK;
-  if (!(flags & MSM_GPU_BATCH_AFFINE))
-    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "msm_gpu: batch-affine accumulation needs a "
-                        "context made with MSM_GPU_BATCH_AFFINE");
-  if (n > (size_t)IDX_MASK + 1)
-    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
-                        "msm_gpu: batch-affine accumulation takes at most 2^30 points, not %zu", n);
-  p->ba_k = o->ba_pairs ? o->ba_pairs : std::max(BA_K_AUTO, k.ba_kmin);
-  if (p->ba_k < k.ba_kmin || p->ba_k > BA_K_MAX)
-    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
-                        "msm_gpu: %u batch-affine pairs per thread (%u..%u in this context)",
-                        p->ba_k, k.ba_kmin, BA_K_MAX);
-  p->ba_rounds = o->ba_rounds ? o->ba_rounds : ba_rounds_auto(n, geo.widest());
-  if (p->ba_rounds > 32)
-    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "msm_gpu: %u batch-affine rounds (1..32)",
-                        p->ba_rounds);
-  const size_t blocks = ba_blocks(items, p->ba_k);
-  if (blocks * BA_T > k.ba_threads || blocks * BA_T * p->ba_k > k.ba_excl)
-    return cuzk_err_set(err, CUZK_INTERNAL, "msm_gpu: batch-affine rounds over capacity");
   return CUZK_OK;
 }
 
-/* CUB's scratch for the sort of k.items pairs and, with MSM_GPU_BATCH_AFFINE,
- * the scan of k.ba_excl counts (one per pair slot; 0 when a query fails). */
-size_t cub_bytes(const caps &k, unsigned flags) {
+/* CUB's scratch for the sort of k.items pairs (0 when the query fails). */
+size_t cub_bytes(const caps &k) {
   cub::DoubleBuffer<uint32_t> dk(nullptr, nullptr), dv(nullptr, nullptr);
-  size_t bytes = 0, scan = 0;
+  size_t bytes = 0;
   if (cub::DeviceRadixSort::SortPairs(nullptr, bytes, dk, dv, (int)k.items, 0, 32) != cudaSuccess)
     return 0;
-  if (flags & MSM_GPU_BATCH_AFFINE) {
-    if (cub::DeviceScan::InclusiveSum(nullptr, scan, (const uint64_t *)nullptr, (uint64_t *)nullptr,
-                                      (int)k.ba_excl) != cudaSuccess)
-      return 0;
-  }
-  return std::max(bytes, scan);
+  return bytes;
 }
 
 void layout_for(layout *l, msm_gpu_group g, size_t n_max, unsigned flags, size_t cub) {
@@ -256,14 +148,6 @@ void layout_for(layout *l, msm_gpu_group g, size_t n_max, unsigned flags, size_t
   b[B_CUB] = cub;
   b[B_IN_BASES] = in ? as * n_max : 0;
   b[B_IN_SCALARS] = in ? 32 * n_max : 0;
-  const bool ba = flags & MSM_GPU_BATCH_AFFINE;
-  const size_t fs = as / 2; /* a field element */
-  b[B_BA_POOL0] = b[B_BA_POOL1] = ba ? as * k.ba_pool : 0;
-  b[B_BA_EXCL] = ba ? fs * k.ba_excl : 0;
-  b[B_BA_TREE] = ba ? fs * 2 * k.ba_threads : 0;
-  b[B_BA_TCNT] = b[B_BA_TOFF] = ba ? 8 * k.ba_excl : 0;
-  b[B_BA_KMASK] = ba ? 4 * k.ba_threads : 0;
-  b[B_BA_LEN] = ba ? 8 : 0;
 }
 
 /* Split: counts[k] += points of class k; the indices of class 1 go to
@@ -330,24 +214,6 @@ cuzk_status exec::sort(size_t items, unsigned bits, const uint32_t **K,
   *V = dv.Current();
   return CUZK_OK;
 }
-cuzk_status exec::scan(const uint64_t *in, uint64_t *out, size_t n) const {
-  if (n > ctx->k.ba_excl)
-    return cuzk_err_set(err, CUZK_INTERNAL, "msm_gpu: a scan of %zu counts, the context holds %zu",
-                        n, ctx->k.ba_excl);
-  if (ctx->host) {
-    uint64_t s = 0;
-    for (size_t i = 0; i < n; i++) out[i] = s += in[i];
-    return CUZK_OK;
-  }
-  size_t bytes = 0;
-  CUDA_TRY(err, cub::DeviceScan::InclusiveSum(nullptr, bytes, in, out, (int)n, st));
-  if (bytes > ctx->cub_bytes)
-    return cuzk_err_set(err, CUZK_INTERNAL, "msm_gpu: scan of %zu counts needs %zu bytes, "
-                        "the context has %zu", n, bytes, ctx->cub_bytes);
-  CUDA_TRY(err, cub::DeviceScan::InclusiveSum(ctx->cub_tmp, bytes, in, out, (int)n, st));
-  return CUZK_OK;
-}
-
 cuzk_status exec::classify(const uint8_t *scalars, uint32_t n) const {
   if (ctx->host) {
     uint32_t c[3] = {0, 0, 0};
@@ -399,8 +265,7 @@ cuzk_status prof_collect(msm_gpu *ctx, cuzk_err *err) {
 
 void CUDART_CB finish_cb(void *p) {
   msm_gpu *ctx = (msm_gpu *)p;
-  msm_gpu_finish(ctx->group, ctx->job_out, ctx->win_host, ctx->job_geo.nwin, ctx->job_geo.nh,
-                 ctx->job_geo.cl,
+  msm_gpu_finish(ctx->group, ctx->job_out, ctx->win_host, &ctx->job_geo,
                  ctx->job_ones ? (const uint8_t *)ctx->win_host + NWIN_MAX * ctx->psize : nullptr);
 }
 
@@ -437,7 +302,7 @@ extern "C" size_t msm_gpu_device_bytes(msm_gpu_group g, size_t n_max, unsigned f
   if (n_max == 0 || n_max >= (1u << 31))
     return 0;
   layout l;
-  size_t cub = flags & MSM_GPU_EMULATE ? 0 : cub_bytes(caps_for(n_max), flags);
+  size_t cub = flags & MSM_GPU_EMULATE ? 0 : cub_bytes(caps_for(n_max));
   layout_for(&l, g, n_max, flags, cub);
   size_t total = 0;
   for (unsigned i = 0; i < B_COUNT; i++) total += l.bytes[i];
@@ -517,9 +382,9 @@ cuzk_status ctx_init(msm_gpu *ctx, cuzk_err *err) {
         return cuzk_err_set(err, CUZK_NO_MEMORY, "msm_gpu: profile events");
       for (unsigned i = 0; i < ctx->pev_cap; i++) CUDA_TRY(err, cuda_gc_event_new(&ctx->pev[i], cudaEventDefault));
     }
-    ctx->cub_bytes = cub_bytes(ctx->k, ctx->flags);
+    ctx->cub_bytes = cub_bytes(ctx->k);
     if (ctx->cub_bytes == 0)
-      return cuzk_err_set(err, CUZK_INTERNAL, "msm_gpu: CUB sort or scan size query failed");
+      return cuzk_err_set(err, CUZK_INTERNAL, "msm_gpu: CUB sort size query failed");
   }
   layout l;
   layout_for(&l, ctx->group, ctx->n_max, ctx->flags, ctx->cub_bytes);
@@ -528,9 +393,7 @@ cuzk_status ctx_init(msm_gpu *ctx, cuzk_err *err) {
                          (void **)&ctx->part_keys[1], &ctx->part_pts[0], &ctx->part_pts[1],
                          &ctx->segs[0], &ctx->segs[1], &ctx->ones_dev, (void **)&ctx->idx1,
                          (void **)&ctx->idx2, (void **)&ctx->counts_dev, &ctx->cub_tmp,
-                         &ctx->in_bases, &ctx->in_scalars, &ctx->ba_pool[0], &ctx->ba_pool[1],
-                         &ctx->ba_excl, &ctx->ba_tree, (void **)&ctx->ba_tcnt,
-                         (void **)&ctx->ba_toff, (void **)&ctx->ba_kmask, (void **)&ctx->ba_len};
+                         &ctx->in_bases, &ctx->in_scalars};
   for (unsigned i = 0; i < B_COUNT; i++) CUZK_TRY(ctx_alloc(ctx, dst[i], l.bytes[i], false, err));
   CUZK_TRY(ctx_alloc(ctx, &ctx->win_host, WIN_SLOTS * ctx->psize, true, err));
   if (!ctx->host && (ctx->flags & MSM_GPU_HOST_INPUTS))

@@ -5,15 +5,12 @@
  *
  * DESIGN
  *   Scalars are read mod r and folded to s <= (r-1)/2 < 2^254 (s -> r - s,
- *   point negated), then cut into nwin windows recoded as signed digits
- *   |d| <= 2^(c_w-1), window w of c_w bits at bit offset o_w (wgeo): the
- *   CPU MSM's recoding (msm_internal.h, msm_digit) generalised to windows
- *   of two widths, floor and ceil(255 / nwin) bits, the wider first, that
- *   tile exactly the 255 bits the recoding needs (the borrow out of bit 254
- *   is zero): 12 windows at 2^26 are 3 of 22 bits and 9 of 21, 15 x 2^20
- *   buckets instead of the 12 x 2^21 of uniform 22-bit windows (264 bits).
- *   CZ_MSM_VARWIN=0 (msm_gpu.cu) keeps uniform c-bit windows, the CPU's
- *   exactly.  A run is a fixed sequence of launches on one stream:
+ *   point negated), then recoded as signed digits over the run's windows
+ *   (msm/window.h: msm_geo, msm_digit, the CPU MSM's recoding): the even
+ *   split of 255 bits that the planner picks (msm/plan.h,
+ *   msm_gpu_windows), windows of floor and ceil(255 / nwin) bits, the
+ *   wider first, or what opts ask for.  A run is a fixed sequence of
+ *   launches on one stream:
  *
  *   1. keys (per group of g windows): one thread per point reads its scalar
  *      once and writes, for each window of the group, the key: the bucket's
@@ -38,27 +35,6 @@
  *      bucket's size: all-equal scalars (one bucket holding every point)
  *      cost log_{merge_chunk}(n / chunk) extra rounds, not a serial sum.
  *      Buckets no run reaches keep the memset's infinity (all-zero bytes).
- *   3'. accumulate, batch-affine (opts.accumulate = MSM_GPU_ACC_BATCH_AFFINE,
- *      a context made with MSM_GPU_BATCH_AFFINE; msm_gpu_ba.cuh): each
- *      bucket's points are a contiguous run of the sorted list, summed as a
- *      binary tree one level per round for all buckets of the group: pair
- *      (2j, 2j+1) of one key becomes its affine sum, every other entry
- *      passes (entries at infinity, zero digits and P + (-P) sums are
- *      dropped), and the list is compacted in order (the scan of per-pair
- *      counts gives each pair its output range; a warp's threads take
- *      adjacent pairs).  The sums' denominators
- *      share one inversion per block of 128 threads x k pairs (k = 8:
- *      1,024 additions): a prefix product per thread, a product tree over
- *      the block in shared memory, one thread per block inverting in a
- *      separate launch, the tree walked down and the prefixes back.
- *      ~6.3M per addition against the XYZZ mixed addition's 10M.  After
- *      ba_rounds rounds (floor(log2(n / 2^(c-1))), leaving 1-2 entries per
- *      bucket of random scalars) the list, whose length only the device
- *      knows, goes through the chunked XYZZ step 3 above (its threads share
- *      the live entries evenly), so long-tailed or single buckets
- *      (all-equal scalars) still cost chunked work, never a serial sum.
- *      A round is 4 launches and a CUB scan; nothing waits on the host.
- *      Doublings (equal points in a bucket) and P + (-P) are exact.
  *   4. reduce: sum_k k B_k per window by running sums over segments of
  *      `len` buckets, one thread each (2 XYZZ additions per bucket); a
  *      segment starting at bucket j len contributes T + (j len) U, with T
@@ -87,62 +63,14 @@
  *   from n_max (caps_for); a run checks its plan against them.  Nothing is
  *   allocated, freed or synchronised device-wide during a run.
  *
- * Tuning constants and why (measured on the H200, bench_gpu_msm --sweep,
- * 2026-11-30):
- *   windows: minimise nwin (n + 2^16) + 3 B (mixed additions, reduction
- *     additions weighted 3 per bucket for 2 XYZZ additions of 1.4x the
- *     cost, a per-window launch overhead), B = the buckets of all windows,
- *     over equal splits of 12..127 windows (widest <= 22 bits; uniform
- *     c-bit windows, B = nwin 2^(c-1), with CZ_MSM_VARWIN=0).  The model
- *     predicted the uniform sweep to within 0.5 %: G1 2^26 at c = 19, 20,
- *     21, 22: 671, 637, 642, 620 ms; G2 2^24 at c = 18, 19, 20, 21: 788,
- *     756, 735, 803 ms (chunk 256).  Its choices (G1 and G2 alike;
- *     windows x bits, buckets of all windows):
- *       n      uniform (before)      equal split (CZ_MSM_VARWIN=1)
- *       2^16   20 x 13      82K      8 x 14 + 11 x 13   111K
- *       2^17   20 x 13      82K      3 x 15 + 15 x 14   172K
- *       2^18   17 x 15     279K      17 x 15            279K
- *       2^19   17 x 15     279K      17 x 15            279K
- *       2^20   16 x 16     524K      15 x 16 + 1 x 15   508K
- *       2^21   15 x 17     983K      15 x 17            983K
- *       2^22   15 x 17     983K      3 x 19 + 11 x 18   2.23M
- *       2^23   14 x 19    3.67M      3 x 19 + 11 x 18   2.23M
- *       2^24   13 x 20    6.82M      8 x 20 + 5 x 19    5.51M
- *       2^25   13 x 20    6.82M      3 x 22 + 9 x 21    15.7M
- *       2^26   12 x 22    25.2M      3 x 22 + 9 x 21    15.7M
- *       2^27   12 x 22    25.2M      3 x 22 + 9 x 21    15.7M
- *     Fewer buckets also mean more mixed additions (a bucket's first point
- *     is a copy): at 2^26 the reduction's 2 x 9.4M fewer XYZZ additions
- *     against 9.4M more mixed ones, about -8 ms of 414 (not yet measured).
+ * Tuning constants (their measurements: bench/RESULTS.md, "GPU MSM"):
+ *   windows: the planner's GPU cost model (msm/plan.c).
  *   chunk: items / 2^18 in [4, 256], so that a launch has >= 2^18 threads
- *     (G1: 128 registers, 16 warps per SM; 2^18 threads are ~6 waves) and
- *     merges add about 2.8 / chunk of the mixed additions' cost.  G1 2^26,
- *     c = 22, chunk 64 / 128 / 256: 630 / 621 / 620 ms; G2 2^24, c = 20:
- *     786 / 745 / 735 ms.
+ *     (~6 waves of 16 warps per SM at G1's 128 registers) while the merges
+ *     stay near 2.8 / chunk of the mixed additions' cost; 256 measured
+ *     fastest of 64 / 128 / 256 at G1 2^26 and G2 2^24.
  *   group: windows are sorted and accumulated together up to 2^25 items, so
- *     that small n still fills the GPU.
- * Where the time goes (G1 2^26, 383 ms on the H200, bench/RESULTS.md
- * 2026-12-01; 622 ms before the pair-aligned, out-of-line Fp products of
- * mont.cuh, 414 before mont::mul_sub and the variable window widths):
- * accumulation 327 ms (805M mixed additions, 0.41 ns each), reduction 21
- * (15.7M buckets: 3 x 22 + 9 x 21 bits; 32 ms with 12 x 22), sort 17,
- * merges 8, keys 8.  G2 2^24 (313 ms with the lazily reduced Fp2 product
- * of fp2.cuh; 381 before): accumulation 269, reduction 23, merges 11.
- * Batch-affine (3'): measured on the H200 (2026-12-01, bench/RESULTS.md):
- * exact, but G1 2^26 616 ms against XYZZ's 620 (tree rounds 472 ms against
- * the 280 modelled below), 2^27 1,127 against 1,152, G2 2^24 806 against
- * 730: the rounds run at 0.6x the XYZZ kernel's multiplication rate, so
- * they are bound by something the count leaves out (scattered 96-byte
- * traffic, per-round launches, spills), not yet profiled.  The default
- * stays XYZZ.  Operation counts at G1 2^26, c = 22 (12 windows of 2^26
- * entries, 5 rounds): ~780M tree additions at ~6.3M = 4.9e9 Fp mul
- * (against 805M x 10M = 8.1e9), ~480 B of memory traffic per addition
- * (~375 GB, ~90 ms at 4.3 TB/s, overlapping the arithmetic), 60 rounds of
- * ~4 launches, the XYZZ pass over ~1.5 entries per bucket.  At the XYZZ
- * kernel's 17.6e9 Fp mul/s: ~280 ms instead of 504; bench_gpu_msm --acc
- * both measures both.  Registers (ptxas, CUDA 13.0, sm_90): G1 ba_prep
- * 110, ba_finish 128 (capped for 16 warps per SM; 8 bytes spilled),
- * ba_inv 54; G2 ba_prep 130, ba_finish 255 (44 bytes spilled), ba_inv 64. */
+ *     that small n still fills the GPU. */
 #ifndef CUZK_CUDA_MSM_GPU_CUH
 #define CUZK_CUDA_MSM_GPU_CUH
 
@@ -155,6 +83,7 @@
 #include "cuda/check.cuh"
 #include "cuda/ec.cuh"
 #include "cuda/msm_gpu_impl.h"
+#include "msm/plan.h"
 
 namespace msmg {
 
@@ -163,21 +92,21 @@ typedef ec_xyzz<bls12_381_fp2_t> g2_xyzz;
 static_assert(sizeof(g1_xyzz) == 192 && sizeof(g1_xyzz::aff) == 96, "G1 layouts");
 static_assert(sizeof(g2_xyzz) == 384 && sizeof(g2_xyzz::aff) == 192, "G2 layouts");
 
-/* After the fold every scalar is < 2^254; signed digits need c nwin >= 255
- * (msm.h, MSM_SCALAR_BITS + 1). */
-constexpr unsigned SCALAR_BITS = 255;
-constexpr unsigned C_MIN = 2, C_MAX = 23;
+/* After the fold every scalar is < 2^254; signed digits need windows over
+ * 255 bits (msm/plan.h). */
+constexpr unsigned SCALAR_BITS = MSM_REC_BITS;
+constexpr unsigned C_MIN = MSM_GPU_C_MIN, C_MAX = MSM_GPU_C_MAX;
 constexpr unsigned NWIN_MAX = (SCALAR_BITS + C_MIN - 1) / C_MIN; /* 128 */
 constexpr size_t GROUP_ITEMS = (size_t)1 << 25;
 constexpr uint32_t RED_THREADS = 1u << 17;
 constexpr uint32_t SUM_FANIN = 16;
 constexpr uint32_t MERGE_CHUNK = 32;
 /* Merge rounds after the first: their lists are short, their launches a
- * few blocks, so each round's serial additions are its latency.  G1 2^26
- * merges 13.99 ms at 32, 8.55 at 8, 7.65 at 4 (H200, 2026-12-01). */
+ * few blocks, so each round's serial additions are its latency; 8 cut G1
+ * 2^26's merges to under two thirds of their time at 32. */
 constexpr uint32_t MERGE_CHUNK_LATE = 8;
 constexpr uint32_t SENT_ALL = 0xffffffffu; /* an empty partial-sum slot */
-constexpr uint32_t NEG_BIT = 0x80000000u;
+constexpr uint32_t NEG_BIT = MSM_DIGIT_NEG; /* a digit's sign, kept in its value */
 
 /* ---- scalars ---- */
 
@@ -243,37 +172,6 @@ CZ_HD unsigned scalar_fold(uint64_t s[4]) {
   return 0;
 }
 
-/* s[i] without a run-time index into the array (which would put it in local
- * memory on the device). */
-CZ_HD uint64_t limb_at(const uint64_t s[4], unsigned i) {
-  return i == 0 ? s[0] : i == 1 ? s[1] : i == 2 ? s[2] : i == 3 ? s[3] : 0;
-}
-
-/* Signed digit of the c-bit window at bit offset off, as msm_digit
- * (msm_internal.h) for uniform windows: with the c+1 bits
- * v = s[off-1 .. off+c-1] (the lowest borrowed from the window below, zero
- * for off = 0), d = (v + 1)/2 - v_c 2^c, so |d| <= 2^(c-1); returns |d|
- * with NEG_BIT set when d, negated once more if neg, is negative.  Over
- * windows that tile [0, T): sum_w d_w 2^(off_w) = s - s_(T-1) 2^T, the
- * borrows telescoping, whatever the widths: s < 2^(T-1) is all it needs
- * (T >= SCALAR_BITS). */
-CZ_HD uint32_t scalar_digit(const uint64_t s[4], unsigned off, unsigned c, unsigned neg) {
-  uint64_t v;
-  if (off == 0) {
-    v = s[0] << 1;
-  } else {
-    const unsigned pos = off - 1, li = pos / 64, sh = pos % 64;
-    v = limb_at(s, li) >> sh;
-    if (sh)
-      v |= limb_at(s, li + 1) << (64 - sh);
-  }
-  v &= (2ull << c) - 1;
-  const uint64_t top = v >> c;
-  const int64_t d = (int64_t)((v + 1) >> 1) - (int64_t)(top << c);
-  const uint32_t mag = (uint32_t)(d < 0 ? -d : d);
-  return mag | (((unsigned)(d < 0) ^ neg) ? NEG_BIT : 0);
-}
-
 /* 0: s = 0 mod r, 1: s = 1 mod r, 2: anything else. */
 CZ_HD unsigned scalar_class(const uint8_t *scalars, uint32_t j) {
   uint64_t s[4];
@@ -282,27 +180,6 @@ CZ_HD unsigned scalar_class(const uint8_t *scalars, uint32_t j) {
     return 2;
   return (unsigned)s[0];
 }
-
-/* ---- windows ---- */
-
-/* The windows of a run: nwin windows tiling bits [0, T), the first nh of
- * cl + 1 bits, the others of cl (nh = 0: uniform cl-bit windows, then
- * T = cl nwin may pass SCALAR_BITS).  Window w starts at bit offset(w) and
- * has nb(w) = 2^(width(w) - 1) buckets, at base(w) in the bucket array
- * (the windows' buckets back to back, widest first).  Widest first: the
- * top window, whose scalar bits run out at 2^254 > (r-1)/2, is a narrow
- * one, so the buckets it never fills are the fewer. */
-struct wgeo {
-  unsigned nwin, nh, cl;
-  CZ_HD unsigned lo(unsigned w) const { return w < nh ? w : nh; }
-  CZ_HD unsigned width(unsigned w) const { return cl + (w < nh); }
-  CZ_HD unsigned offset(unsigned w) const { return w * cl + lo(w); }
-  CZ_HD uint32_t nb(unsigned w) const { return 1u << (width(w) - 1); }
-  /* nb(v) summed over v < w: 2^(cl-1) per window, twice that for wide ones */
-  CZ_HD size_t base(unsigned w) const { return ((size_t)w + lo(w)) << (cl - 1); }
-  CZ_HD size_t buckets() const { return base(nwin); }
-  CZ_HD unsigned widest() const { return width(0); }
-};
 
 /* ---- the kernels' bodies ---- */
 
@@ -317,18 +194,19 @@ struct keys_fn {
   uint32_t *keys, *vals;
   uint32_t n;
   unsigned w0, g;
-  wgeo geo;
+  msm_geo geo;
   CZ_HD void operator()(uint32_t i) const {
     const uint32_t j = idx ? idx[i] : i;
     uint64_t s[4];
     scalar_load(s, scalars, j);
     const unsigned neg = scalar_fold(s);
-    const size_t b0 = geo.base(w0);
-    const uint32_t sent = (uint32_t)(geo.base(w0 + g) - b0);
+    const size_t b0 = msm_geo_base(&geo, w0);
+    const uint32_t sent = (uint32_t)(msm_geo_base(&geo, w0 + g) - b0);
     for (unsigned k = 0; k < g; k++) {
       const unsigned w = w0 + k;
-      const uint32_t d = scalar_digit(s, geo.offset(w), geo.width(w), neg), mag = d & ~NEG_BIT;
-      keys[(size_t)k * n + i] = mag ? (uint32_t)(geo.base(w) - b0) + mag - 1 : sent;
+      const uint32_t d = msm_digit(s, 4, msm_geo_offset(&geo, w), msm_geo_width(&geo, w), neg),
+                     mag = d & ~NEG_BIT;
+      keys[(size_t)k * n + i] = mag ? (uint32_t)(msm_geo_base(&geo, w) - b0) + mag - 1 : sent;
       vals[(size_t)k * n + i] = j | (d & NEG_BIT);
     }
   }
@@ -363,9 +241,7 @@ struct src_partials {
  * go to buckets[key]; the
  * first and the last to partial slots 2t and 2t+1 (SENT_ALL and infinity
  * when there is no such run), unless `last_round`, when all runs are
- * whole and everything is stored.  With m_dev (a list whose length only
- * the device knows, after batch-affine rounds) m = *m_dev and the nthr
- * launched threads share it evenly: chunk = ceil(m / nthr). */
+ * whole and everything is stored. */
 template <class P, class S>
 struct accumulate_fn {
   static constexpr int block = 128;
@@ -377,8 +253,6 @@ struct accumulate_fn {
   uint32_t *part_keys;
   P *part_pts;
   bool last_round;
-  const uint32_t *m_dev;
-  uint32_t nthr;
 
   CZ_HD bool sentinel(uint32_t key) const { return key >= sent; }
   CZ_HD void store(uint32_t key, const P &v) const { buckets[key] = v; }
@@ -387,11 +261,6 @@ struct accumulate_fn {
     part_pts[slot] = v;
   }
   CZ_HD void operator()(uint32_t t) const {
-    uint32_t m = this->m, chunk = this->chunk;
-    if (m_dev) {
-      m = *m_dev;
-      chunk = m / nthr + (m % nthr != 0);
-    }
     const uint32_t lo = t * chunk, hi = lo >= m ? lo : m - lo < chunk ? m : lo + chunk;
     uint32_t i = lo;
     while (i < hi && sentinel(keys[i])) i++;
@@ -444,15 +313,15 @@ struct reduce_fn {
   static constexpr int block = 128;
   const P *buckets;
   P *out;
-  wgeo geo;
+  msm_geo geo;
   uint32_t len, S;
   CZ_HD void operator()(uint32_t t) const {
     const uint32_t w = t / S, j = t % S;
-    if ((size_t)j * len >= geo.nb(w)) {
+    if ((size_t)j * len >= msm_geo_nb(&geo, w)) {
       out[t] = P::inf();
       return;
     }
-    const P *b = buckets + geo.base(w) + (size_t)j * len;
+    const P *b = buckets + msm_geo_base(&geo, w) + (size_t)j * len;
     P run = P::inf(), tot = P::inf();
     for (uint32_t i = len; i-- > 0;) {
       run = P::add(run, b[i]);
@@ -489,46 +358,9 @@ __global__ void __launch_bounds__(K::block) for_each_kernel(const K k, uint32_t 
     k(i);
 }
 
-/* Blocks of K::block cooperating threads: K::phases calls of
- * k(block, thread, phase, sh) with a barrier between phases, sh one
- * K::shared per block, at least K::min_blocks blocks resident per SM (a
- * register budget).  Whatever a thread carries from one phase to the
- * next lives in sh or in device memory, so that the emulated mode can run
- * a block phase by phase, thread after thread. */
-template <class K>
-__global__ void __launch_bounds__(K::block, K::min_blocks) for_block_kernel(const K k) {
-  __shared__ typename K::shared sh;
-#pragma unroll
-  for (unsigned ph = 0; ph < K::phases; ph++) {
-    if (ph)
-      __syncthreads();
-    k(blockIdx.x, threadIdx.x, ph, sh);
-  }
-}
-
-} // namespace msmg
-
-#include "cuda/msm_gpu_ba.cuh"
-
-namespace msmg {
-
 /* ---- plans and capacities (msm_gpu.cu) ---- */
-/* Batch-affine memory (MSM_GPU_BATCH_AFFINE), for items = the sort's
- * capacity: two pools of items/2 affine points, items/2 prefix products,
- * 16 bytes of counts and scan per pair (items/2), 2 field elements and a
- * 4-byte mask per thread of a round (items / 2 / ba_kmin threads): ~140 B
- * per item for G1, ~270 for G2 (G1 2^27: 19 GB). */
 
 inline size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
-/* Uniform c-bit windows covering SCALAR_BITS: nwin_of(c) of them. */
-unsigned nwin_of(unsigned c);
-wgeo geo_uniform(unsigned c);
-/* nwin windows of floor / ceil(SCALAR_BITS / nwin) bits, the ceil ones
- * first, covering exactly SCALAR_BITS. */
-wgeo geo_split(unsigned nwin);
-/* The windows for n points (see the tuning notes above): the equal split
- * of the cheapest window count (CZ_MSM_VARWIN), or uniform windows. */
-wgeo geo_auto(size_t n);
 /* Entries per accumulation thread for a list of `items`. */
 uint32_t chunk_auto(size_t items);
 /* Bits of x (0 for 0). */
@@ -542,34 +374,22 @@ struct caps {
   size_t part1;        /* ... of the second (rounds alternate between the two) */
   size_t segs0, segs1; /* reduction segments, then the first tree level */
   size_t n_max;
-  /* batch-affine (allocated with MSM_GPU_BATCH_AFFINE only) */
-  uint32_t ba_kmin;  /* the fewest pairs per thread the buffers allow */
-  size_t ba_pool;    /* points per pool (two pools): items / 2 */
-  size_t ba_excl;    /* prefix products: a round's pairs, in whole blocks */
-  size_t ba_threads; /* threads of a round at ba_kmin, in whole blocks */
 };
 caps caps_for(size_t n_max);
 
 struct plan {
-  wgeo geo;  /* the windows */
+  msm_geo geo; /* the windows */
   unsigned g; /* windows per group */
   uint32_t chunk, merge_chunk;
   uint32_t len, S; /* reduction: buckets per segment, segments per window (the
                       widest's; reduce_fn) */
-  unsigned ba_rounds; /* batch-affine tree rounds before the XYZZ pass; 0: XYZZ only */
-  uint32_t ba_k;      /* ... pairs per thread */
 };
-/* The plan for n points under opts (may be NULL), checked against k and
- * the context's flags (MSM_GPU_BATCH_AFFINE). */
-cuzk_status plan_for(plan *p, size_t n, const msm_gpu_opts *o, const caps &k, unsigned flags,
-                     cuzk_err *err);
-/* Batch-affine blocks of a round over a list of m entries, k pairs per thread. */
-inline size_t ba_blocks(size_t m, uint32_t k) { return ceil_div(ceil_div(ceil_div(m, 2), k), BA_T); }
+/* The plan for n points under opts (may be NULL), checked against k. */
+cuzk_status plan_for(plan *p, size_t n, const msm_gpu_opts *o, const caps &k, cuzk_err *err);
 
 /* The sizes of the context's buffers (B_*), for allocation and poisoning. */
 enum { B_KEYS0, B_KEYS1, B_VALS0, B_VALS1, B_BUCKETS, B_PK0, B_PK1, B_PP0, B_PP1, B_SEGS0, B_SEGS1,
-       B_ONES, B_IDX1, B_IDX2, B_COUNTS, B_CUB, B_IN_BASES, B_IN_SCALARS, B_BA_POOL0, B_BA_POOL1,
-       B_BA_EXCL, B_BA_TREE, B_BA_TCNT, B_BA_TOFF, B_BA_KMASK, B_BA_LEN, B_COUNT };
+       B_ONES, B_IDX1, B_IDX2, B_COUNTS, B_CUB, B_IN_BASES, B_IN_SCALARS, B_COUNT };
 struct layout {
   size_t bytes[B_COUNT];
 };
@@ -596,16 +416,10 @@ struct msm_gpu {
   uint32_t *keys[2], *vals[2], *part_keys[2], *idx1, *idx2, *counts_dev, *counts_host;
   void *buckets, *part_pts[2], *segs[2], *ones_dev, *win_host, *cub_tmp, *in_bases, *in_scalars;
   size_t cub_bytes;
-  /* batch-affine (MSM_GPU_BATCH_AFFINE; msm_gpu_ba.cuh): two pools of affine
-   * points, prefix products, block trees (field elements), per-thread
-   * counts and their scan, per-thread masks, two list lengths */
-  void *ba_pool[2], *ba_excl, *ba_tree;
-  uint64_t *ba_tcnt, *ba_toff;
-  uint32_t *ba_kmask, *ba_len;
   msm_gpu_counts counts;
   /* the run whose host callback is pending */
   void *job_out;
-  msmg::wgeo job_geo; /* its windows (nwin 0: none, only ones) */
+  msm_geo job_geo; /* its windows (nwin 0: none, only ones) */
   bool job_ones;
   /* MSM_GPU_PROFILE: the events of the current run and the phase each one
    * ends; totals per phase over the collected runs */
@@ -649,22 +463,6 @@ struct exec {
     CUDA_TRY(err, cudaGetLastError());
     return CUZK_OK;
   }
-  /* nblocks blocks of a block functor (for_block_kernel) */
-  template <class K>
-  cuzk_status run_blocks(const K &k, size_t nblocks) const {
-    if (nblocks == 0)
-      return CUZK_OK;
-    if (ctx->host) {
-      std::vector<typename K::shared> sh(1);
-      for (size_t b = 0; b < nblocks; b++)
-        for (unsigned ph = 0; ph < K::phases; ph++)
-          for (uint32_t t = 0; t < (uint32_t)K::block; t++) k((uint32_t)b, t, ph, sh[0]);
-      return CUZK_OK;
-    }
-    for_block_kernel<K><<<(unsigned)nblocks, K::block, 0, st>>>(k);
-    CUDA_TRY(err, cudaGetLastError());
-    return CUZK_OK;
-  }
   /* memset on the stream */
   cuzk_status fill(void *p, int byte, size_t bytes) const;
   /* device to (pinned) host on the stream */
@@ -672,8 +470,6 @@ struct exec {
   /* Sorts ctx's keys[0], vals[0] (items pairs) by the key bits [0, bits);
    * *K, *V: the sorted arrays (in either buffer). */
   cuzk_status sort(size_t items, unsigned bits, const uint32_t **K, const uint32_t **V) const;
-  /* out[i] = in[0] + ... + in[i], i < n (n at most the context's ba_excl) */
-  cuzk_status scan(const uint64_t *in, uint64_t *out, size_t n) const;
   /* counts_host[0..2] = scalars equal to 0, 1, other; idx1, idx2: the
    * indices of the ones and of the others.  Waits for the counts (a stream
    * synchronisation). */
@@ -682,18 +478,16 @@ struct exec {
   cuzk_status mark(int phase) const;
 };
 
-/* Step 3 over a sorted list of m entries from src (or, with m_dev, of
- * *m_dev <= m entries), keys < sent bucket indices from `buckets` (the
+/* Step 3 over a sorted list of m entries from src, keys < sent bucket indices from `buckets` (the
  * window group's base), the others sentinels. */
 template <class P, class S>
 cuzk_status accumulate(const exec &ex, const S &src, const uint32_t *keys, size_t m,
-                       uint32_t chunk, uint32_t merge_chunk, uint32_t sent, P *buckets,
-                       const uint32_t *m_dev = nullptr) {
+                       uint32_t chunk, uint32_t merge_chunk, uint32_t sent, P *buckets) {
   msm_gpu *ctx = ex.ctx;
   size_t T = ceil_div(m, chunk);
   bool last = T == 1;
   CUZK_TRY(ex.run(accumulate_fn<P, S>{src, keys, (uint32_t)m, chunk, sent, buckets, ctx->part_keys[0],
-                                      (P *)ctx->part_pts[0], last, m_dev, (uint32_t)T},
+                                      (P *)ctx->part_pts[0], last},
                   T));
   CUZK_TRY(ex.mark(MSM_GPU_PH_ACCUMULATE));
   int cur = 0;
@@ -708,47 +502,11 @@ cuzk_status accumulate(const exec &ex, const S &src, const uint32_t *keys, size_
     CUZK_TRY(ex.run(accumulate_fn<P, src_partials<P>>{ps, ctx->part_keys[cur], (uint32_t)m,
                                                       mc, sent, buckets,
                                                       ctx->part_keys[cur ^ 1],
-                                                      (P *)ctx->part_pts[cur ^ 1], last,
-                                                      nullptr, 0},
+                                                      (P *)ctx->part_pts[cur ^ 1], last},
                     T));
     cur ^= 1;
   }
   return ex.mark(MSM_GPU_PH_MERGE);
-}
-
-/* Step 3 the batch-affine way (msm_gpu_ba.cuh): pl.ba_rounds tree rounds
- * over the sorted list (K, V) of m entries, then the XYZZ accumulation of
- * what is left.  Each round: ba_prep_fn, the scan of its counts, ba_inv_fn,
- * ba_finish_fn; the list's length stays on the device. */
-template <class P>
-cuzk_status ba_accumulate(const exec &ex, const plan &pl, const typename P::aff *bases,
-                          const uint32_t *K, const uint32_t *V, size_t m, uint32_t sent,
-                          P *buckets) {
-  typedef typename P::aff A;
-  typedef typename P::field F;
-  msm_gpu *ctx = ex.ctx;
-  const size_t blocks = ba_blocks(m, pl.ba_k), nslots = blocks * BA_T * pl.ba_k;
-  ba_round<P> r = {{bases, nullptr}, K, V, nullptr, (uint32_t)m, pl.ba_k, sent,
-                   (F *)ctx->ba_excl, (F *)ctx->ba_tree, ctx->ba_kmask, ctx->ba_tcnt};
-  for (unsigned round = 0; round < pl.ba_rounds; round++) {
-    /* the other key and value buffers (the sort leaves its output in either) */
-    uint32_t *ko = r.keys == ctx->keys[0] ? ctx->keys[1] : ctx->keys[0];
-    uint32_t *vo = r.vals == ctx->vals[0] ? ctx->vals[1] : ctx->vals[0];
-    A *po = (A *)ctx->ba_pool[round & 1];
-    uint32_t *lo = ctx->ba_len + (round & 1);
-    CUZK_TRY(ex.run_blocks(ba_prep_fn<P>{r}, blocks));
-    CUZK_TRY(ex.scan(ctx->ba_tcnt, ctx->ba_toff, nslots));
-    CUZK_TRY(ex.run(ba_inv_fn<P>{r}, blocks));
-    CUZK_TRY(ex.run_blocks(ba_finish_fn<P>{r, ctx->ba_toff, (uint32_t)nslots, ko, vo, lo, po},
-                           blocks));
-    r.src.pool = po;
-    r.keys = ko;
-    r.vals = vo;
-    r.len_in = lo;
-  }
-  CUZK_TRY(ex.mark(MSM_GPU_PH_BATCH_AFFINE));
-  return accumulate<P>(ex, src_list<P>{r.src, r.vals}, r.keys, m, pl.chunk, pl.merge_chunk,
-                       sent, buckets, r.len_in);
 }
 
 /* Steps 1-4 over n points (idx: their indices, or NULL for 0..n-1); the
@@ -758,24 +516,21 @@ cuzk_status pippenger(const exec &ex, const plan &pl, const typename P::aff *bas
                       const uint8_t *scalars, const uint32_t *idx, uint32_t n) {
   msm_gpu *ctx = ex.ctx;
   P *buckets = (P *)ctx->buckets;
-  const wgeo &geo = pl.geo;
-  CUZK_TRY(ex.fill(buckets, 0, sizeof(P) * geo.buckets()));
+  const msm_geo &geo = pl.geo;
+  CUZK_TRY(ex.fill(buckets, 0, sizeof(P) * msm_geo_buckets(&geo)));
   CUZK_TRY(ex.mark(MSM_GPU_PH_OTHER));
   for (unsigned w0 = 0; w0 < geo.nwin; w0 += pl.g) {
     const unsigned g = std::min(pl.g, geo.nwin - w0);
     /* the group's buckets, and its keys' sentinel: their count */
-    P *gb = buckets + geo.base(w0);
-    const uint32_t sent = (uint32_t)(geo.base(w0 + g) - geo.base(w0));
+    P *gb = buckets + msm_geo_base(&geo, w0);
+    const uint32_t sent = (uint32_t)(msm_geo_base(&geo, w0 + g) - msm_geo_base(&geo, w0));
     CUZK_TRY(ex.run(keys_fn{scalars, idx, ctx->keys[0], ctx->vals[0], n, w0, g, geo}, n));
     CUZK_TRY(ex.mark(MSM_GPU_PH_KEYS));
     const uint32_t *K, *V;
     CUZK_TRY(ex.sort((size_t)g * n, bit_length(sent), &K, &V));
     CUZK_TRY(ex.mark(MSM_GPU_PH_SORT));
-    if (pl.ba_rounds)
-      CUZK_TRY(ba_accumulate<P>(ex, pl, bases, K, V, (size_t)g * n, sent, gb));
-    else
-      CUZK_TRY(accumulate<P>(ex, src_bases<P>{bases, V}, K, (size_t)g * n, pl.chunk,
-                             pl.merge_chunk, sent, gb));
+    CUZK_TRY(accumulate<P>(ex, src_bases<P>{bases, V}, K, (size_t)g * n, pl.chunk,
+                           pl.merge_chunk, sent, gb));
   }
   P *a = (P *)ctx->segs[0], *b = (P *)ctx->segs[1];
   CUZK_TRY(ex.run(reduce_fn<P>{buckets, a, geo, pl.len, pl.S}, (size_t)geo.nwin * pl.S));
@@ -811,14 +566,10 @@ cuzk_status run_group(msm_gpu *ctx, void *out, const void *bases_v, const void *
     layout l;
     layout_for(&l, ctx->group, ctx->n_max, ctx->flags, ctx->cub_bytes);
     const int poisoned[] = {B_KEYS0, B_KEYS1, B_VALS0, B_VALS1, B_BUCKETS, B_PK0, B_PK1, B_PP0,
-                            B_PP1, B_SEGS0, B_SEGS1, B_ONES, B_IDX1, B_IDX2, B_BA_POOL0,
-                            B_BA_POOL1, B_BA_EXCL, B_BA_TREE, B_BA_TCNT, B_BA_TOFF, B_BA_KMASK,
-                            B_BA_LEN};
+                            B_PP1, B_SEGS0, B_SEGS1, B_ONES, B_IDX1, B_IDX2};
     void *ptr[] = {ctx->keys[0], ctx->keys[1], ctx->vals[0], ctx->vals[1], ctx->buckets,
                    ctx->part_keys[0], ctx->part_keys[1], ctx->part_pts[0], ctx->part_pts[1],
-                   ctx->segs[0], ctx->segs[1], ctx->ones_dev, ctx->idx1, ctx->idx2,
-                   ctx->ba_pool[0], ctx->ba_pool[1], ctx->ba_excl, ctx->ba_tree, ctx->ba_tcnt,
-                   ctx->ba_toff, ctx->ba_kmask, ctx->ba_len};
+                   ctx->segs[0], ctx->segs[1], ctx->ones_dev, ctx->idx1, ctx->idx2};
     static_assert(sizeof poisoned / sizeof *poisoned == sizeof ptr / sizeof *ptr, "poison list");
     for (unsigned i = 0; i < sizeof poisoned / sizeof *poisoned; i++)
       if (ptr[i])
@@ -844,10 +595,7 @@ cuzk_status run_group(msm_gpu *ctx, void *out, const void *bases_v, const void *
   }
   plan pl = {};
   if (m) {
-    CUZK_TRY(plan_for(&pl, m, opts, ctx->k, ctx->flags, err));
-    if (pl.ba_k && n > (size_t)IDX_MASK + 1) /* base indices, not only the split's others */
-      return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
-                          "msm_gpu: batch-affine accumulation takes at most 2^30 points");
+    CUZK_TRY(plan_for(&pl, m, opts, ctx->k, err));
     CUZK_TRY(pippenger<P>(ex, pl, bases, scalars, idx, (uint32_t)m));
   }
   if (m1) {

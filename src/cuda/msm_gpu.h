@@ -35,8 +35,7 @@
  *   cuzk_status msm_gpu_new(msm_gpu **ctx, msm_gpu_group g, size_t n_max,
  *                           unsigned flags, cuzk_err *err);
  *       flags: MSM_GPU_HOST_INPUTS, MSM_GPU_EMULATE, MSM_GPU_POISON,
- *       MSM_GPU_PROFILE, MSM_GPU_BATCH_AFFINE (buffers for runs with
- *       opts.accumulate = MSM_GPU_ACC_BATCH_AFFINE).
+ *       MSM_GPU_PROFILE.
  *       CUZK_NO_MEMORY when the device memory is not there.
  *   void msm_gpu_free(msm_gpu *ctx);           (NULL is fine)
  *   size_t msm_gpu_device_bytes(g, n_max, flags);

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "msm/window.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -32,9 +33,6 @@ typedef enum { MSM_GPU_G1 = 1, MSM_GPU_G2 = 2 } msm_gpu_group;
 #define MSM_GPU_POISON 4u      /* fill the scratch with 0xA5 bytes before every run, so a
                                   read of memory the run did not write shows (tests) */
 #define MSM_GPU_PROFILE 8u     /* record an event after every phase (msm_gpu_profile) */
-#define MSM_GPU_BATCH_AFFINE 16u /* also allocate the batch-affine accumulation's buffers
-                                    (msm_gpu.cuh; about 140 B per point for G1, 280 for G2),
-                                    so that runs may ask for it (msm_gpu_opts.accumulate) */
 
 /* Phases of a run, for msm_gpu_profile. */
 typedef enum {
@@ -46,7 +44,6 @@ typedef enum {
   MSM_GPU_PH_MERGE,      /* merge rounds */
   MSM_GPU_PH_REDUCE,     /* bucket reduction (running sums) */
   MSM_GPU_PH_FINISH,     /* window sums, copy to the host, the final sum */
-  MSM_GPU_PH_BATCH_AFFINE, /* batch-affine rounds (before the accumulation that ends them) */
   MSM_GPU_PHASES
 } msm_gpu_phase;
 
@@ -56,32 +53,21 @@ typedef enum {
                                 split when at most 3/4 of the points are "other" */
 #define MSM_GPU_SPLIT_ON 2   /* classify and always split */
 
-/* Bucket accumulation (msm_gpu_opts.accumulate). */
-#define MSM_GPU_ACC_AUTO 0         /* the default: XYZZ (until the H200 measures otherwise) */
-#define MSM_GPU_ACC_XYZZ 1         /* chunked XYZZ mixed additions */
-#define MSM_GPU_ACC_BATCH_AFFINE 2 /* batch-affine tree rounds, then XYZZ; needs a context
-                                      made with MSM_GPU_BATCH_AFFINE and n <= 2^30 */
-
 /* How one run is cut; 0 in a field means "the plan's choice".  Tests use
  * the fields to force small windows and many merge rounds.
  * Windows (c, nwin): they tile the 255 bits of a folded scalar with its
- * signed-digit borrow.  c alone: the widest window's bits, in nwin_of(c) =
- * ceil(255 / c) windows, split equally (floor / ceil(255 / nwin) bits,
- * the wider first) in the default build, uniform c-bit windows in one
- * built with -DCZ_MSM_VARWIN=0; nwin alone: nwin windows split equally;
- * both: nwin uniform c-bit windows (c nwin >= 255 > c (nwin - 1)).  The
- * context's buckets hold what its own plans need (msm_gpu.cu, caps_for):
- * uniform windows wider than the equal split's may not fit. */
+ * signed-digit borrow (msm/window.h).  c alone: ceil(255 / c) windows
+ * split evenly (floor / ceil(255 / nwin) bits, the wider first), so none
+ * is wider than c (msm_gpu_windows_c); nwin alone: nwin windows split
+ * evenly; both: nwin uniform c-bit windows (c nwin >= 255 > c (nwin - 1)).
+ * The context's buckets hold every even split no wider than its own plan
+ * for n_max (msm_gpu_max_buckets): wider or uniform windows may not fit. */
 typedef struct {
   unsigned c;           /* window bits, 2..23 (see above) */
   unsigned chunk;       /* points per thread in bucket accumulation, >= 1 */
   unsigned merge_chunk; /* partial sums per thread in a merge round, >= 4 */
   unsigned group;       /* windows sorted and accumulated together, >= 1 */
   unsigned split;       /* MSM_GPU_SPLIT_*; 0 = off */
-  unsigned accumulate;  /* MSM_GPU_ACC_*; 0 = auto */
-  unsigned ba_rounds;   /* batch-affine: tree rounds before the XYZZ pass, 1..32 */
-  unsigned ba_pairs;    /* batch-affine: pairs per thread, 1..32 (the context's minimum
-                           is 1 up to 2^20 sort items, 4 above) */
   unsigned nwin;        /* windows, 12..128 (127 without c; see above) */
 } msm_gpu_opts;
 
@@ -136,13 +122,12 @@ cuzk_status msm_gpu_time_(msm_gpu *ctx, msm_gpu_group g, void *out, size_t n,
 /* ---- implemented in msm_gpu_host.c ---- */
 
 /* out = sum_w 2^(o_w) win[w] (+ ones, when not NULL): the last step of a
- * run, on the host (Horner, o_(nwin-1) doublings).  Window w is
- * cl + (w < nh) bits wide, o_w = the widths of the windows below it
- * (msm_gpu.cuh, wgeo).  win: nwin XYZZ points of the group (host layout),
+ * run, on the host (Horner, o_(nwin-1) doublings), o_w = msm_geo_offset of
+ * geo's window w.  win: geo->nwin XYZZ points of the group (host layout),
  * ones: one more or NULL.  Called from the stream's host callback: no
  * CUDA, no allocation. */
-void msm_gpu_finish(msm_gpu_group g, void *out, const void *win, unsigned nwin, unsigned nh,
-                    unsigned cl, const void *ones);
+void msm_gpu_finish(msm_gpu_group g, void *out, const void *win, const msm_geo *geo,
+                    const void *ones);
 
 #ifdef __cplusplus
 }

@@ -11,17 +11,8 @@ const bls12_381_g2_aff bls12_381_g2_generator = {
     {{BLS12_381_MONT_G2_X0}, {BLS12_381_MONT_G2_X1}},
     {{BLS12_381_MONT_G2_Y0}, {BLS12_381_MONT_G2_Y1}}};
 
-#define EC bls12_381_g1
-#define EC_F bls12_381_fp
-#include "ec/ec_impl.h"
-#undef EC
-#undef EC_F
-
-#define EC bls12_381_g2
-#define EC_F bls12_381_fp2
-#include "ec/ec_impl.h"
-#undef EC
-#undef EC_F
+#define EC_TMPL "ec/ec_impl.h"
+#include "ec/groups.h"
 
 void bls12_381_g1_aff_mul_u2(bls12_381_g1_aff *r, const bls12_381_g1_aff *p) {
   static const bls12_381_fp beta = {BLS12_381_MONT_G1_ENDO_BETA};

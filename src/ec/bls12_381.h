@@ -5,17 +5,8 @@
 
 #include "ff/bls12_381.h"
 
-#define EC bls12_381_g1
-#define EC_F bls12_381_fp
-#include "ec/ec_tmpl.h"
-#undef EC
-#undef EC_F
-
-#define EC bls12_381_g2
-#define EC_F bls12_381_fp2
-#include "ec/ec_tmpl.h"
-#undef EC
-#undef EC_F
+#define EC_TMPL "ec/ec_tmpl.h"
+#include "ec/groups.h"
 
 /* Endomorphisms, on affine points of the prime-order subgroups, where they
  * act as multiplication by a power of the BLS parameter u = -0xd201000000010000

@@ -14,16 +14,7 @@ enum {
   EC_BATCH_INF = 4  /* p = -q: the result is infinity */
 };
 
-#define EC bls12_381_g1
-#define EC_F bls12_381_fp
-#include "ec/ec_batch_tmpl.h"
-#undef EC
-#undef EC_F
-
-#define EC bls12_381_g2
-#define EC_F bls12_381_fp2
-#include "ec/ec_batch_tmpl.h"
-#undef EC
-#undef EC_F
+#define EC_TMPL "ec/ec_batch_tmpl.h"
+#include "ec/groups.h"
 
 #endif

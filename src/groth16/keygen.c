@@ -12,6 +12,7 @@
 
 #include "base/clock.h"
 #include "base/par.h"
+#include "msm/window.h"
 #include "poly/ntt.h"
 
 typedef bls12_381_fr fr;
@@ -30,45 +31,17 @@ typedef bls12_381_fr fr;
 
 static inline unsigned comb_windows(unsigned bits) { return keygen_comb_windows(bits); }
 
-/* bits (<= 20) bits of k starting at bit pos (0 past bit 255). */
-static inline uint32_t comb_bits_at(const limb_t k[4], unsigned pos, unsigned bits) {
-  unsigned li = pos / 64, off = pos % 64;
-  if (li >= 4)
-    return 0;
-  limb_t v = k[li] >> off;
-  if (off + bits > 64 && li + 1 < 4)
-    v |= k[li + 1] << (64 - off);
-  return (uint32_t)(v & (((limb_t)1 << bits) - 1));
-}
-
 void keygen_comb_recode(int32_t *out, size_t stride, const limb_t k[4], unsigned bits, unsigned W) {
-  const uint32_t half = (uint32_t)1 << (bits - 1);
-  uint32_t carry = 0;
   for (unsigned w = 0; w < W; w++) {
-    uint32_t v = comb_bits_at(k, w * bits, bits) + carry;
-    if (v > half) { /* v - 2^bits in [-(half - 1), 0), and carry one up */
-      out[w * stride] = (int32_t)v - (int32_t)(2 * half);
-      carry = 1;
-    } else {
-      out[w * stride] = (int32_t)v;
-      carry = 0;
-    }
+    const uint32_t d = msm_digit(k, 4, w * bits, bits, 0), mag = d & ~MSM_DIGIT_NEG;
+    out[w * stride] = d & MSM_DIGIT_NEG ? -(int32_t)mag : (int32_t)mag;
   }
 }
 
 #define comb_recode keygen_comb_recode
 
-#define EC bls12_381_g1
-#define EC_F bls12_381_fp
-#include "groth16/keygen_comb_impl.h"
-#undef EC
-#undef EC_F
-
-#define EC bls12_381_g2
-#define EC_F bls12_381_fp2
-#include "groth16/keygen_comb_impl.h"
-#undef EC
-#undef EC_F
+#define EC_TMPL "groth16/keygen_comb_impl.h"
+#include "ec/groups.h"
 
 /* The window width minimising table build plus use, counted in additions:
  * W 2^(c-1) to build, (W - 1) per point.  Capped at 16: wider windows save

@@ -45,22 +45,14 @@
 
 /* ------------------------------------------------- fixed-base comb */
 
-#define EC bls12_381_g1
-#define EC_F bls12_381_fp
-#include "groth16/keygen_comb_tmpl.h"
-#undef EC
-#undef EC_F
-
-#define EC bls12_381_g2
-#define EC_F bls12_381_fp2
-#include "groth16/keygen_comb_tmpl.h"
-#undef EC
-#undef EC_F
+#define EC_TMPL "groth16/keygen_comb_tmpl.h"
+#include "ec/groups.h"
 
 /* W = ceil(256 / bits), the windows of a comb. */
 static inline unsigned keygen_comb_windows(unsigned bits) { return (256 + bits - 1) / bits; }
-/* Signed digits of k < 2^255: out[w stride] = d_w, k = sum_w d_w 2^(bits w),
- * d_w in [-(2^(bits-1) - 1), 2^(bits-1)], for w < W = keygen_comb_windows(bits). */
+/* Signed digits of k < 2^255 (msm_digit, msm/window.h): out[w stride] = d_w,
+ * k = sum_w d_w 2^(bits w), d_w in [-2^(bits-1), 2^(bits-1)], for
+ * w < W = keygen_comb_windows(bits). */
 void keygen_comb_recode(int32_t *out, size_t stride, const limb_t k[4], unsigned bits, unsigned W);
 
 /* ------------------------------------------------- the chain circuit */

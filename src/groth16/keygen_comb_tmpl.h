@@ -4,14 +4,14 @@
  *
  * A key generator multiplies one generator G by millions of scalars.  With
  * c-bit windows, W = ceil(256/c) of them, a scalar k < 2^255 is recoded as
- * k = sum_w d_w 2^(c w) with signed digits d_w in [-(2^(c-1) - 1), 2^(c-1)],
- * so that
+ * k = sum_w d_w 2^(c w) with signed digits d_w in [-2^(c-1), 2^(c-1)]
+ * (msm_digit, msm/window.h: the MSMs' recoding), so that
  *
  *     k G = sum_w d_w (2^(c w) G) = sum_w sign(d_w) T[w][|d_w|],
  *     T[w][d] = d 2^(c w) G,  d = 1 .. 2^(c-1)      (W 2^(c-1) points)
  *
- * which is W - 1 additions and no doublings.  cW >= 256 keeps the top digit
- * in range: its window holds at most 255 - c(W-1) <= c - 1 bits plus a carry.
+ * which is W - 1 additions and no doublings.  cW >= 256 > log2(k) + 1 makes
+ * the digits sum to k (the top window's top bit is zero).
  * The additions of many scalars run side by side in affine coordinates
  * (ec_batch_tmpl.h): round w adds T[w][|d_w|] to every accumulator with one
  * shared inversion, so each addition costs about 6M + 1/n of an inversion.

@@ -30,30 +30,14 @@ static void msm_g2_images(bls12_381_g2_aff *img, const bls12_381_g2_aff *p, unsi
   bls12_381_g2_aff_psi(&img[2], &img[1]);
 }
 
-#define EC bls12_381_g1
-#define EC_F bls12_381_fp
-#define MSM msm_g1
-#define MSM_ENDO_MAX MSM_G1_ENDO_MAX
-#define MSM_PLAN_FOR msm_plan_for_g1
-#define MSM_IMAGES msm_g1_images
-#include "msm/msm_impl.h"
-#undef EC
-#undef EC_F
-#undef MSM
-#undef MSM_ENDO_MAX
-#undef MSM_PLAN_FOR
-#undef MSM_IMAGES
-
-#define EC bls12_381_g2
-#define EC_F bls12_381_fp2
-#define MSM msm_g2
-#define MSM_ENDO_MAX MSM_G2_ENDO_MAX
-#define MSM_PLAN_FOR msm_plan_for_g2
-#define MSM_IMAGES msm_g2_images
-#include "msm/msm_impl.h"
-#undef EC
-#undef EC_F
-#undef MSM
-#undef MSM_ENDO_MAX
-#undef MSM_PLAN_FOR
-#undef MSM_IMAGES
+/* Per group (ec/groups.h): MSM the function prefix, MSM_ENDO_MAX the
+ * largest plan.endo, MSM_PLAN_FOR its plan function, MSM_IMAGES its images. */
+#define MSM_CAT2(a, b) a##b
+#define MSM_CAT(a, b) MSM_CAT2(a, b)
+#define MSM MSM_CAT(msm_, EC_NAME)
+#define MSM_ENDO_MAX MSM_CAT(MSM, _endo_max)
+#define MSM_PLAN_FOR MSM_CAT(msm_plan_for_, EC_NAME)
+#define MSM_IMAGES MSM_CAT(MSM, _images)
+static const unsigned msm_g1_endo_max = MSM_G1_ENDO_MAX, msm_g2_endo_max = MSM_G2_ENDO_MAX;
+#define EC_TMPL "msm/msm_impl.h"
+#include "ec/groups.h"

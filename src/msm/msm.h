@@ -42,7 +42,7 @@
  *   K - 1 images of each live base are computed once per run into scratch
  *   ((K - 1) n points), not per window.  The plan takes the split where
  *   its model, fitted to measurements, says it pays: up to ~2^19 points
- *   (plan.c has the figures); above, the reduction is a small share and
+ *   (plan.c); above, the reduction is a small share and
  *   the K n points' larger stream costs what it saves.
  *
  *   Sparse inputs: a first pass keeps only the live points, those whose
@@ -70,44 +70,9 @@
 
 #include "base/err.h"
 #include "ec/bls12_381.h"
+#include "msm/plan.h"
 
 #define MSM_SCALAR_BYTES 32
-#define MSM_SCALAR_BITS 254 /* after the r - s fold: every scalar is <= (r-1)/2 < 2^254 */
-#define MSM_MAX_C 24
-/* Largest endomorphism split per group (plan.endo). */
-#define MSM_G1_ENDO_MAX 2
-#define MSM_G2_ENDO_MAX 4
-
-/* How one MSM is cut up; shared with the GPU backend.  Produced by
- * msm_plan_for, or written by hand (tests, tuning) and checked by the run. */
-typedef struct {
-  unsigned c;        /* window bits, 1..MSM_MAX_C */
-  unsigned nwin;     /* windows: the smallest with c * nwin >= msm_part_bits(endo) + 1 */
-  unsigned nbuckets; /* buckets per window: 2^(c-1) */
-  unsigned nsplit;   /* point ranges per window; tasks = nwin * nsplit */
-  unsigned threads;  /* workers, >= 1 (at most the number of tasks are started) */
-  unsigned chunk;    /* batch-affine: points per chunk (of the K n split points); 0: XYZZ */
-  unsigned endo;     /* K, scalar parts per point: 1 (none), 2 or 4 (G2 only); see above */
-} msm_plan;
-
-/* Bits of a part's magnitude for endo = K (1, 2, 4): 254, 127, 63. */
-unsigned msm_part_bits(unsigned endo);
-
-/* The plan for n points of G1 / G2 on `threads` workers (0 = par_threads()):
- * window size, accumulation mode, split and endomorphism split minimising an
- * operation-count model of the slowest worker (see plan.c for the model and
- * the measurements behind it).  msm_g1 / msm_g2 / _parts use these. */
-msm_plan msm_plan_for_g1(size_t n, unsigned threads);
-msm_plan msm_plan_for_g2(size_t n, unsigned threads);
-/* The plan without endomorphism (endo = 1), by G1's model, usable for
- * either group (msm_g1 / msm_g2 used it before the split). */
-msm_plan msm_plan_for(size_t n, unsigned threads);
-/* A plan with the given c, nsplit, threads and chunk and the derived fields
- * filled in; endo = 1. */
-msm_plan msm_plan_make(unsigned c, unsigned nsplit, unsigned threads, unsigned chunk);
-/* The same with endo = K parts (1, 2, or 4; 4 is for G2 only). */
-msm_plan msm_plan_make_endo(unsigned c, unsigned nsplit, unsigned threads, unsigned chunk,
-                            unsigned endo);
 
 /* Operation counts of one run (summed over workers). */
 typedef struct {

@@ -144,38 +144,6 @@ static inline void msm_split(msm_live *e, unsigned endo) {
   e->s[3] = (limb_t)(e1 >> 64) | (limb_t)f << 63;
 }
 
-#define MSM_DIGIT_NEG 0x80000000u
-
-/* Signed (Booth) digit of window w of the nl-limb magnitude s:  with the c+1
- * bits v = s[cw-1 .. cw+c-1] (the lowest one borrowed from the window below,
- * zero for w = 0),
- *   d = (v + 1) / 2 - v_c 2^c,  -2^(c-1) <= d <= 2^(c-1),
- * and sum_w d_w 2^(cw) = s when the top window's top bit is zero, which
- * c * nwin > log2(s) + 1 guarantees (c * nwin >= 255 for K = 1).  Encoded
- * as |d| | MSM_DIGIT_NEG when d, negated once more if neg, is negative. */
-static inline uint32_t msm_digit_n(const limb_t *s, unsigned nl, unsigned w, unsigned c,
-                                   unsigned neg) {
-  uint64_t v;
-  if (w == 0) {
-    v = s[0] << 1;
-  } else {
-    unsigned pos = c * w - 1, li = pos / 64, sh = pos % 64;
-    v = s[li] >> sh;
-    if (sh && li + 1 < nl)
-      v |= s[li + 1] << (64 - sh);
-  }
-  v &= (2ULL << c) - 1;
-  uint64_t top = v >> c;
-  int64_t d = (int64_t)((v + 1) >> 1) - (int64_t)(top << c);
-  uint32_t mag = (uint32_t)(d < 0 ? -d : d);
-  return mag | (((uint32_t)(d < 0) ^ neg) ? MSM_DIGIT_NEG : 0);
-}
-
-/* The digit of a folded 4-limb scalar (the GPU recodes the same way). */
-static inline uint32_t msm_digit(const limb_t s[4], unsigned w, unsigned c, unsigned neg) {
-  return msm_digit_n(s, 4, w, c, neg);
-}
-
 /* The digit of window w of part j of e (split into endo = K parts), its
  * sign included. */
 static inline uint32_t msm_live_digit(const msm_live *e, unsigned endo, unsigned j, unsigned w,
@@ -185,7 +153,7 @@ static inline uint32_t msm_live_digit(const msm_live *e, unsigned endo, unsigned
   for (unsigned i = 0; i < nl; i++) m[i] = e->s[j * nl + i];
   unsigned neg = (unsigned)(m[nl - 1] >> 63);
   m[nl - 1] &= ~((limb_t)1 << 63);
-  return msm_digit_n(m, nl, w, c, neg);
+  return msm_digit(m, nl, w * c, c, neg);
 }
 
 #endif

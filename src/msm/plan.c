@@ -1,24 +1,29 @@
-/* The MSM window plan: window size, accumulation mode and work split.
+/* The MSM planner (plan.h): window geometry for both targets, the CPU cost
+ * model (msm_plan_for_*) and the GPU cost model (msm_gpu_windows).
  *
- * DESIGN: msm_plan_for_g1/_g2 try every endomorphism split K the group has,
- * c <= MSM_PLAN_MAX_C, split and mode and keep the cheapest by a model of
- * the slowest worker's time, in units of one multiplication M of the
- * group's coordinate field: (waves of tasks) x (K points x cost per point
- * and window + chunk overheads + bucket reduction) + the final Horner sum
- * + the split's own cost.  msm_plan_for is the same without a split.  Constants below, with the measurements behind
- * them.  The GPU backend reads the same plan fields (c, nwin, nbuckets,
- * nsplit) and keeps its own cost model for choosing them. */
+ * DESIGN: each model is a pure function of n (and, on the CPU, the worker
+ * count) that walks its candidates in a fixed order and keeps the first of
+ * the cheapest, so a plan never depends on anything but its arguments.
+ * The measurements behind the constants are in bench/RESULTS.md ("MSM
+ * planner and code health"). */
 #include <math.h>
 
 #include "base/par.h"
 #include "msm/msm_internal.h"
 
-/* Model constants in M, measured on the dev machine (2-core EPYC, gcc 12)
- * by timing each operation over 4096 independent G1 inputs and dividing by
- * the time of one Fp multiplication; the same ratios held with the portable
- * C multiply (156 ns) and with the mulx/adx one (65 ns):
- *   batch-affine add 6.9-7.4 (5M + 1S + 6 add/sub + 1/4096 inversion),
- *   XYZZ mixed add 10.4-11.4, XYZZ add 14.3-15.0, inversion 570-690. */
+/* ---- the CPU cost model ----
+ *
+ * msm_plan_for_g1/_g2 try every endomorphism split K the group has,
+ * c <= MSM_PLAN_MAX_C, split and accumulation mode, and keep the cheapest
+ * by a model of the slowest worker's time, in units of one multiplication
+ * M of the group's coordinate field: (waves of tasks) x (K points x cost
+ * per point and window + chunk overheads + bucket reduction) + the final
+ * Horner sum + the split's own cost.  msm_plan_for is the same without a
+ * split.
+ *
+ * Operation costs in M, each the time of the operation over independent G1
+ * inputs divided by that of one Fp multiplication (the same ratios for the
+ * portable and the mulx/adx multiplication). */
 #define COST_BA_ADD 7.1     /* a bucket tree's addition, with its share of the scatter */
 #define COST_BA_POINT 0.5   /* per point: digit, counting sort (a bucket's first point is
                              * copied, not added: COST_BA_POINT only) */
@@ -28,23 +33,10 @@
 #define COST_INV 650.0      /* Fermat inversion in Fp: 381 S + ~190 M */
 #define COST_SCAN 0.05      /* per bucket per chunk: clear, count, lay out */
 /* Memory: the bucket array and the chunk's work array (at least as many
- * points) are written at random, once per point and window; the cost per
- * point and window grows once the buckets pass the 512 KiB L2.  First
- * measured per counted M on 2 threads (G1, mulx/adx Fp):
- *   2^18 points: c = 13 (buckets 384 KiB, in L2) 87 ns, c = 14 (768 KiB)
- *                95 ns, c = 15 (1.5 MiB) 104 ns, c = 16 (3 MiB) 103 ns;
- *   2^20 points: c = 13 92 ns, c = 16 106 ns, c = 17 (6 MiB) 107 ns.
- * Refitted with the endomorphism split (2 threads, CPU time relative to
- * c = 13 without the split, interleaved, median of 7 on a machine shared
- * with compiles; G1 endo 2 at c = 13 / 15 / 16):
- *   2^15: 0.958 / 1.014 / 1.160     2^16: 0.975 / 0.967 / 1.067
- *   2^17: 0.978 / 0.959 / 0.998     2^18: 1.015 / 0.985 / 1.031,
- *   and without the split at 2^18: c = 15 0.934, c = 16 1.015;
- * with the first-point-in-bucket copies counted (above; the first model
- * charged every point an addition), 0 / 0.15 / 0.3 / 1.2 / 1.8 M for
- * buckets up to 512 KiB / 1 / 2 / 4 MiB / more fit these to 2.3 % rms
- * (the first model's 0 / 0.5 / 1.2 / 1.8 and every point an addition:
- * 9.2 %, and it picked c = 13 at 2^18, 7 % slower than c = 15).  G2's
+ * points) are written at random, once per point and window, so the cost
+ * per point and window grows once the buckets pass the 512 KiB L2: the
+ * extra M per point below, by the buckets' bytes, fit the measured times
+ * of c = 13..17 with and without the endomorphism split to 2.3 % rms.  G2's
  * buckets are twice the bytes, so they pass each step at one c less. */
 static double far_cost(unsigned nb, size_t aff_bytes) {
   double bytes = (double)nb * aff_bytes;
@@ -57,22 +49,24 @@ static double far_cost(unsigned nb, size_t aff_bytes) {
 
 /* Points per batch-affine chunk: at least MSM_CHUNK_MIN and at least one per
  * bucket, so that the per-chunk bucket scan and the ~4 tree rounds (each one
- * inversion) stay under 0.1 M per point.  Measured on 2^16 G1 points, c = 13,
- * one thread: chunks of 2^12 .. 2^16 within 4 % of each other (noise); on
- * 2^20, c = 16, two threads: 2^13 / 2^14 / 2^15 within 3 %. */
+ * inversion) stay under 0.1 M per point; chunks of 2^12 .. 2^16 measured
+ * within noise of each other. */
 #define MSM_CHUNK_MIN (1u << 14)
 
 /* Largest window the CPU plan takes: per worker 2^(c-1) buckets plus a chunk
- * of at least as many points, ~40 MB of scratch at c = 18 for G1.  Above
- * 2^20 points nothing was measured on the 2-core dev machine; the model's
- * memory term is a guess there, and the GPU plans its own windows. */
+ * of at least as many points, ~40 MB of scratch at c = 18 for G1.  The
+ * model's memory term was fitted up to 2^20 points; above, it is an
+ * extrapolation. */
 #define MSM_PLAN_MAX_C 18
 
 unsigned msm_part_bits(unsigned endo) {
   return endo == 4 ? 63 : endo == 2 ? 127 : MSM_SCALAR_BITS; /* msm_split's bounds */
 }
 
-static unsigned nwin_for(unsigned c, unsigned endo) { return (msm_part_bits(endo) + c) / c; }
+msm_geo msm_plan_geo(unsigned c, unsigned endo) {
+  return msm_geo_uniform(c, msm_part_bits(endo) + 1);
+}
+static unsigned nwin_for(unsigned c, unsigned endo) { return msm_plan_geo(c, endo).nwin; }
 
 msm_plan msm_plan_make_endo(unsigned c, unsigned nsplit, unsigned threads, unsigned chunk,
                             unsigned endo) {
@@ -138,18 +132,16 @@ void msm_layout_for(msm_layout *l, const msm_plan *p, size_t n, size_t field_byt
 }
 
 /* What the model needs to know of a group beyond the per-M constants
- * above, which were measured on G1 in Fp M: the largest endomorphism split
- * it has; the bytes of an affine point and the weight of the memory term
- * in the group's M (1 for both: an Fp2 multiplication takes 2.1-3.1x an Fp
- * one, measured back to back, but 0.4 for G2 picked endo 4 at c = 16 for
- * 2^16 and 2^17 points, which measured 1.01-1.09x the time of the plan
- * before the split, against 0.96 for endo 2 at c = 13); an inversion of
- * the field in its M (Fp2: one Fp inversion and a few M, ~650 / 2.5 + 40);
- * and the split's own costs in M, per live point, spread
- * over the workers: msm_split (three 256-by-64-bit divisions, 30-40 ns
- * measured) and the K - 1 images (G1 [u^2]: 1 Fp M; G2 [u^2]: 2 Fp M, psi:
- * 5 Fp M each).  Per split point and window COST_ENDO_POINT: the larger
- * stream of bases (K n points instead of n), fitted with the far costs. */
+ * above, which are G1's in Fp M: the largest endomorphism split it has;
+ * the bytes of an affine point and the weight of the memory term in the
+ * group's M (1 for both: a smaller weight for G2, as the cost ratio of its
+ * multiplication suggests, picked plans that measured slower); an
+ * inversion of the field in its M (Fp2: one Fp inversion and a few M,
+ * ~650 / 2.5 + 40); and the split's own costs in M, per live point, spread
+ * over the workers: msm_split (three 256-by-64-bit divisions) and the
+ * K - 1 images (G1 [u^2]: 1 Fp M; G2 [u^2]: 2 Fp M, psi: 5 Fp M each).
+ * Per split point and window COST_ENDO_POINT: the larger stream of bases
+ * (K n points instead of n), fitted with the far costs. */
 typedef struct {
   unsigned endo_max;
   size_t aff_bytes;
@@ -214,8 +206,8 @@ static msm_plan plan_for(size_t n, unsigned threads, const group_model *g) {
         unsigned chunk = nb > MSM_CHUNK_MIN ? nb : MSM_CHUNK_MIN;
         for (int ba = 0; ba <= 1; ba++) {
           unsigned ch = ba ? chunk : 0;
-          /* + the final sum: nwin*nsplit Jacobian additions, bits + 1
-           * doublings (c (nwin - 1), rounded as before the split) */
+          /* + the final sum: nwin*nsplit Jacobian additions, about
+           * bits + 1 doublings */
           double cost =
               waves * task_cost(nt, nb, ch, g, endo > 1 ? COST_ENDO_POINT : 0.0) +
               ntask * 16.0 + (bits + 1) * 8.0 + prep;
@@ -233,3 +225,55 @@ static msm_plan plan_for(size_t n, unsigned threads, const group_model *g) {
 msm_plan msm_plan_for(size_t n, unsigned threads) { return plan_for(n, threads, &model_plain); }
 msm_plan msm_plan_for_g1(size_t n, unsigned threads) { return plan_for(n, threads, &model_g1); }
 msm_plan msm_plan_for_g2(size_t n, unsigned threads) { return plan_for(n, threads, &model_g2); }
+
+/* ---- the GPU cost model ----
+ *
+ * A run costs about nwin (n + 2^16) + 3 B, B the buckets of all windows:
+ * every window takes each point once (a mixed addition; a bucket's first
+ * point is a copy, which the count leaves out) plus a per-window overhead
+ * of launches and sort passes worth ~2^16 additions, and the reduction
+ * costs 2 XYZZ additions per bucket of ~1.4 mixed ones each, 3 in all.
+ * The model predicted the H200's times over uniform windows to 0.5 %, and
+ * the even split beat uniform windows of the same widest width
+ * (bench/RESULTS.md). */
+#define GPU_WINDOW_OVERHEAD 65536.0
+#define GPU_BUCKET_COST 3.0
+
+static double gpu_cost(const msm_geo *g, size_t n) {
+  return g->nwin * ((double)n + GPU_WINDOW_OVERHEAD) +
+         GPU_BUCKET_COST * (double)msm_geo_buckets(g);
+}
+
+/* Window counts of the even splits the GPU plans: from the fewest that
+ * keep windows within MSM_GPU_C_AUTO_MAX bits to the most that keep them
+ * at least MSM_GPU_C_MIN bits. */
+static unsigned gpu_nwin_lo(unsigned cmax) { return (MSM_REC_BITS + cmax - 1) / cmax; }
+#define GPU_NWIN_HI (MSM_REC_BITS / MSM_GPU_C_MIN)
+
+msm_geo msm_gpu_windows(size_t n) {
+  msm_geo best = msm_geo_split(GPU_NWIN_HI, MSM_REC_BITS);
+  double best_cost = -1;
+  for (unsigned w = gpu_nwin_lo(MSM_GPU_C_AUTO_MAX); w <= GPU_NWIN_HI; w++) {
+    const msm_geo g = msm_geo_split(w, MSM_REC_BITS);
+    const double cost = gpu_cost(&g, n);
+    if (best_cost < 0 || cost < best_cost)
+      best = g, best_cost = cost;
+  }
+  return best;
+}
+
+msm_geo msm_gpu_windows_c(unsigned c) {
+  return msm_geo_split(msm_geo_uniform(c, MSM_REC_BITS).nwin, MSM_REC_BITS);
+}
+
+size_t msm_gpu_max_buckets(size_t n_max) {
+  const msm_geo top = msm_gpu_windows(n_max);
+  size_t b = 0;
+  /* every split of gpu_nwin_lo(widest) windows or more is no wider */
+  for (unsigned w = gpu_nwin_lo(msm_geo_widest(&top)); w <= GPU_NWIN_HI; w++) {
+    const msm_geo g = msm_geo_split(w, MSM_REC_BITS);
+    if (msm_geo_buckets(&g) > b)
+      b = msm_geo_buckets(&g);
+  }
+  return b;
+}

@@ -4,7 +4,7 @@
  * peer of ../shared/docs/PERF.md.
  *
  *   bench_gpu_msm [--g1 LO HI] [--g2 LO HI] [--reps R] [--check LG] [--sweep]
- *                 [--acc xyzz|ba|both] [--ba-rounds R] [--ba-pairs K] [--c C] [--nwin W]
+ *                 [--c C] [--nwin W]
  *
  * Sizes 2^LO..2^HI (default G1 20..27, G2 20..26).  Every result is
  * checked: against the CPU MSM (msm_g1/msm_g2, all cores) up to 2^LG points
@@ -16,15 +16,9 @@
  * warm-up run included); --sweep times window sizes x chunks at G1 2^26
  * and G2 2^24, one run each.
  *
- * --acc picks the bucket accumulation: XYZZ (the default), batch-affine
- * (msm_gpu_opts.accumulate; the context is made with MSM_GPU_BATCH_AFFINE),
- * or both, one after the other on the same inputs and context, each line
- * named by its mode.  --ba-rounds and --ba-pairs force the batch-affine
- * rounds and pairs per thread, --c the widest window and --nwin the window
- * count (msm_gpu_opts: c alone, nwin_of(c) windows split equally, or
- * uniform in a -DCZ_MSM_VARWIN=0 build; nwin alone, split equally; both,
- * uniform; 0 = the plan's); with batch-affine, --sweep times windows x
- * pairs per thread x rounds.
+ * --c forces the widest window and --nwin the window count (msm_gpu_opts:
+ * c alone, ceil(255 / c) windows split equally; nwin alone, split equally;
+ * both, uniform; 0 = the plan's).
  *
  * Output: a line per size, and "summary: NAME: RESULT" lines that
  * bench/gpu.sh turns into its table.  Exit status 1 on a failed check. */
@@ -78,8 +72,7 @@ static void random_scalars(uint8_t *out, size_t n, uint64_t seed) {
 /* The time per phase of the runs since the last call, one line. */
 static void print_phases(msm_gpu *ctx, const char *name, unsigned lg) {
   static const char *const ph[MSM_GPU_PHASES] = {"other", "classify", "keys", "sort",
-                                                 "accumulate", "merge", "reduce", "finish",
-                                                 "batch-affine"};
+                                                 "accumulate", "merge", "reduce", "finish"};
   double ms[MSM_GPU_PHASES];
   unsigned runs = 0;
   cuzk_err err = {0};
@@ -108,30 +101,6 @@ static int sweep_one(msm_gpu *ctx, int g2, unsigned lg, const msm_gpu_opts *o, c
   return !ok;
 }
 
-/* Batch-affine: window bits x pairs per thread x rounds (the plan's, and
- * one and two fewer) at 2^lg, one run each. */
-static int sweep_ba(msm_gpu *ctx, int g2, unsigned lg, const void *want) {
-  const unsigned cs[] = {19, 20, 21, 22}, pairs[] = {4, 8, 16};
-  int bad = 0;
-  for (unsigned i = 0; i < sizeof cs / sizeof *cs; i++) {
-    if (cs[i] < (g2 ? 18u : 20u) || cs[i] > (g2 ? 21u : 22u))
-      continue;
-    unsigned auto_rounds = 0; /* floor(log2(n / 2^(c-1))), as the plan */
-    while ((((size_t)1 << lg) >> (cs[i] - 1)) >> (auto_rounds + 1)) auto_rounds++;
-    for (unsigned j = 0; j < sizeof pairs / sizeof *pairs; j++)
-      for (unsigned d = 0; d <= 2 && d < auto_rounds; d++) {
-        msm_gpu_opts o = {.c = cs[i], .accumulate = MSM_GPU_ACC_BATCH_AFFINE,
-                          .ba_rounds = auto_rounds - d, .ba_pairs = pairs[j]};
-        char what[96];
-        snprintf(what, sizeof what, "batch-affine c %u pairs %u rounds %u", cs[i], pairs[j],
-                 o.ba_rounds);
-        bad |= sweep_one(ctx, g2, lg, &o, want, what);
-      }
-  }
-  print_phases(ctx, g2 ? "G2 sweep batch-affine" : "G1 sweep batch-affine", lg);
-  return bad;
-}
-
 /* Window bits x chunk at 2^lg: one timed run each, result checked against
  * `want`. */
 static int sweep(msm_gpu *ctx, int g2, unsigned lg, const void *want) {
@@ -150,14 +119,8 @@ static int sweep(msm_gpu *ctx, int g2, unsigned lg, const void *want) {
   return bad;
 }
 
-/* What to run: the accumulation modes and their options. */
-typedef struct {
-  int xyzz, ba;      /* which modes */
-  msm_gpu_opts o;    /* c, nwin (0 = the plan's), ba_rounds, ba_pairs */
-} bench_cfg;
-
 static int bench_group(int g2, unsigned lo, unsigned hi, unsigned reps, unsigned check,
-                       unsigned lg_sweep, const bench_cfg *cfg) {
+                       unsigned lg_sweep, const msm_gpu_opts *opts) {
   const char *name = g2 ? "G2" : "G1";
   const size_t nmax = (size_t)1 << hi, bs = g2 ? sizeof(bls12_381_g2_aff) : sizeof(bls12_381_g1_aff);
   cuzk_err err = {0};
@@ -175,8 +138,7 @@ static int bench_group(int g2, unsigned lo, unsigned hi, unsigned reps, unsigned
   random_scalars(scalars, nmax, 0x5ca1a25);
   msm_gpu *ctx = NULL;
   st = msm_gpu_new(&ctx, g2 ? MSM_GPU_G2 : MSM_GPU_G1, nmax,
-                   MSM_GPU_HOST_INPUTS | MSM_GPU_PROFILE | (cfg->ba ? MSM_GPU_BATCH_AFFINE : 0),
-                   &err);
+                   MSM_GPU_HOST_INPUTS | MSM_GPU_PROFILE, &err);
   if (st != CUZK_OK) {
     printf("%s: msm_gpu_new(2^%u): %s\n", name, hi, err.msg);
     return 1;
@@ -211,45 +173,39 @@ static int bench_group(int g2, unsigned lo, unsigned hi, unsigned reps, unsigned
       continue;
     }
     const void *want = g2 ? (const void *)&c2 : (const void *)&c1;
-    for (int mode = 0; mode < 2; mode++) {
-      if (!(mode ? cfg->ba : cfg->xyzz))
-        continue;
-      msm_gpu_opts o = cfg->o;
-      o.accumulate = mode ? MSM_GPU_ACC_BATCH_AFFINE : MSM_GPU_ACC_XYZZ;
-      char label[64];
-      snprintf(label, sizeof label, "%s MSM 2^%u%s", name, lg, mode ? " batch-affine" : "");
-      double ms = 0, dummy[MSM_GPU_PHASES];
-      unsigned druns;
-      bls12_381_g1_jac r1;
-      bls12_381_g2_jac r2;
-      msm_gpu_profile(ctx, dummy, &druns, NULL); /* reset */
-      st = g2 ? msm_gpu_g2_time(ctx, &r2, n, &o, reps, &ms, &err)
-              : msm_gpu_g1_time(ctx, &r1, n, &o, reps, &ms, &err);
-      if (st != CUZK_OK) {
-        printf("summary: %s: FAILED: %s\n", label, err.msg);
-        bad = 1;
-        continue;
-      }
-      print_phases(ctx, mode ? (g2 ? "G2 batch-affine" : "G1 batch-affine") : name, lg);
-      if (!(g2 ? bls12_381_g2_jac_eq(&r2, want) : bls12_381_g1_jac_eq(&r1, want))) {
-        printf("summary: %s: WRONG RESULT (%s check failed)\n", label, how);
-        bad = 1;
-        continue;
-      }
-      if (lg == lg_sweep)
-        bad |= mode ? sweep_ba(ctx, g2, lg, want) : sweep(ctx, g2, lg, want);
-      const double floor = floor_ms(g2, lg);
-      const double peer = sppark_ms(g2, lg), target = target_ms(g2, lg);
-      char extra[160] = "";
-      if (peer > 0)
-        snprintf(extra, sizeof extra, "; sppark %.0f ms, %.2fx", peer, ms / peer);
-      if (target > 0)
-        snprintf(extra + strlen(extra), sizeof extra - strlen(extra), "; target %.0f ms: %s",
-                 target, ms <= target ? "met" : "missed");
-      printf("summary: %s: %.1f ms (floor %.1f ms, %.2fx floor%s) %s, median of %u\n", label, ms,
-             floor, ms / floor, extra, how, reps);
-      fflush(stdout);
+    char label[64];
+    snprintf(label, sizeof label, "%s MSM 2^%u", name, lg);
+    double ms = 0, dummy[MSM_GPU_PHASES];
+    unsigned druns;
+    bls12_381_g1_jac r1;
+    bls12_381_g2_jac r2;
+    msm_gpu_profile(ctx, dummy, &druns, NULL); /* reset */
+    st = g2 ? msm_gpu_g2_time(ctx, &r2, n, opts, reps, &ms, &err)
+            : msm_gpu_g1_time(ctx, &r1, n, opts, reps, &ms, &err);
+    if (st != CUZK_OK) {
+      printf("summary: %s: FAILED: %s\n", label, err.msg);
+      bad = 1;
+      continue;
     }
+    print_phases(ctx, name, lg);
+    if (!(g2 ? bls12_381_g2_jac_eq(&r2, want) : bls12_381_g1_jac_eq(&r1, want))) {
+      printf("summary: %s: WRONG RESULT (%s check failed)\n", label, how);
+      bad = 1;
+      continue;
+    }
+    if (lg == lg_sweep)
+      bad |= sweep(ctx, g2, lg, want);
+    const double floor = floor_ms(g2, lg);
+    const double peer = sppark_ms(g2, lg), target = target_ms(g2, lg);
+    char extra[160] = "";
+    if (peer > 0)
+      snprintf(extra, sizeof extra, "; sppark %.0f ms, %.2fx", peer, ms / peer);
+    if (target > 0)
+      snprintf(extra + strlen(extra), sizeof extra - strlen(extra), "; target %.0f ms: %s",
+               target, ms <= target ? "met" : "missed");
+    printf("summary: %s: %.1f ms (floor %.1f ms, %.2fx floor%s) %s, median of %u\n", label, ms,
+           floor, ms / floor, extra, how, reps);
+    fflush(stdout);
   }
   msm_gpu_free(ctx);
   free(bases);
@@ -259,7 +215,7 @@ static int bench_group(int g2, unsigned lo, unsigned hi, unsigned reps, unsigned
 
 int main(int argc, char **argv) {
   unsigned g1lo = 20, g1hi = 27, g2lo = 20, g2hi = 26, reps = 3, check = 20, do_sweep = 0;
-  bench_cfg cfg = {.xyzz = 1};
+  msm_gpu_opts opts = {0};
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--g1") && i + 2 < argc) {
       g1lo = (unsigned)atoi(argv[++i]);
@@ -273,26 +229,13 @@ int main(int argc, char **argv) {
       do_sweep = 1;
     } else if (!strcmp(argv[i], "--check") && i + 1 < argc) {
       check = (unsigned)atoi(argv[++i]);
-    } else if (!strcmp(argv[i], "--acc") && i + 1 < argc) {
-      const char *m = argv[++i];
-      cfg.xyzz = !strcmp(m, "xyzz") || !strcmp(m, "both");
-      cfg.ba = !strcmp(m, "ba") || !strcmp(m, "both");
-      if (!cfg.xyzz && !cfg.ba) {
-        fprintf(stderr, "--acc: xyzz, ba or both, not %s\n", m);
-        return 2;
-      }
-    } else if (!strcmp(argv[i], "--ba-rounds") && i + 1 < argc) {
-      cfg.o.ba_rounds = (unsigned)atoi(argv[++i]);
-    } else if (!strcmp(argv[i], "--ba-pairs") && i + 1 < argc) {
-      cfg.o.ba_pairs = (unsigned)atoi(argv[++i]);
     } else if (!strcmp(argv[i], "--c") && i + 1 < argc) {
-      cfg.o.c = (unsigned)atoi(argv[++i]);
+      opts.c = (unsigned)atoi(argv[++i]);
     } else if (!strcmp(argv[i], "--nwin") && i + 1 < argc) {
-      cfg.o.nwin = (unsigned)atoi(argv[++i]);
+      opts.nwin = (unsigned)atoi(argv[++i]);
     } else {
       fprintf(stderr, "usage: %s [--g1 LO HI] [--g2 LO HI] [--reps R] [--check LG] [--sweep] "
-              "[--acc xyzz|ba|both] [--ba-rounds R] [--ba-pairs K] [--c C] [--nwin W]\n",
-              argv[0]);
+              "[--c C] [--nwin W]\n", argv[0]);
       return 2;
     }
   }
@@ -305,8 +248,8 @@ int main(int argc, char **argv) {
   printf("%s\n", why);
   int bad = 0;
   if (g1lo <= g1hi)
-    bad |= bench_group(0, g1lo, g1hi, reps, check, do_sweep ? 26 : 0, &cfg);
+    bad |= bench_group(0, g1lo, g1hi, reps, check, do_sweep ? 26 : 0, &opts);
   if (g2lo <= g2hi)
-    bad |= bench_group(1, g2lo, g2hi, reps, check, do_sweep ? 24 : 0, &cfg);
+    bad |= bench_group(1, g2lo, g2hi, reps, check, do_sweep ? 24 : 0, &opts);
   return bad;
 }

@@ -18,12 +18,7 @@
  * Edge cases (each named in the output): zero scalars, infinity among the
  * bases, duplicate bases, opposite bases, all-equal scalars (one bucket per
  * window holds every point), scalars 1, r-1, (r-1)/2, (r+1)/2 and >= r,
- * n = 1, n not a power of two, mostly-bit witnesses with the split.
- * Every case runs through both bucket accumulations: XYZZ, and (the *_ba
- * tests) batch-affine tree rounds, with rounds and pairs per thread forced
- * so that small n still takes many rounds, many blocks per round and the
- * XYZZ pass after them (all-equal scalars: one bucket halved round after
- * round; equal or opposite bases: doublings and P + (-P) in the trees). */
+ * n = 1, n not a power of two, mostly-bit witnesses with the split. */
 #include <sys/random.h>
 #include <time.h>
 
@@ -210,23 +205,16 @@ static void check_case(msm_gpu *ctx, const msm_case *c, const msm_gpu_opts *opts
     }
   }
   if (!equal)
-    TEST_FAIL("%s: G%d MSM of %zu points (c %u, nwin %u, chunk %u, merge %u, group %u, split %u, "
-              "accumulate %u, ba rounds %u, ba pairs %u): GPU != CPU", what, c->g2 ? 2 : 1, c->n,
-              opts ? opts->c : 0, opts ? opts->nwin : 0, opts ? opts->chunk : 0,
-              opts ? opts->merge_chunk : 0,
-              opts ? opts->group : 0, opts ? opts->split : 0, opts ? opts->accumulate : 0,
-              opts ? opts->ba_rounds : 0, opts ? opts->ba_pairs : 0);
+    TEST_FAIL("%s: G%d MSM of %zu points (c %u, nwin %u, chunk %u, merge %u, group %u, split %u): "
+              "GPU != CPU", what, c->g2 ? 2 : 1, c->n, opts ? opts->c : 0, opts ? opts->nwin : 0,
+              opts ? opts->chunk : 0, opts ? opts->merge_chunk : 0, opts ? opts->group : 0,
+              opts ? opts->split : 0);
 }
-
-
-/* Contexts of the *_ba tests also hold the batch-affine buffers. */
-static unsigned ctx_extra_flags;
 
 static msm_gpu *new_ctx(int g2, size_t n_max, int emulate) {
   msm_gpu *ctx = NULL;
   cuzk_err err = {0};
-  unsigned flags = MSM_GPU_HOST_INPUTS | MSM_GPU_POISON | (emulate ? MSM_GPU_EMULATE : 0) |
-                   ctx_extra_flags;
+  unsigned flags = MSM_GPU_HOST_INPUTS | MSM_GPU_POISON | (emulate ? MSM_GPU_EMULATE : 0);
   cuzk_status st = msm_gpu_new(&ctx, g2 ? MSM_GPU_G2 : MSM_GPU_G1, n_max, flags, &err);
   CHECK_MSG(st == CUZK_OK, "msm_gpu_new(G%d, %zu): %s: %s", g2 ? 2 : 1, n_max,
             cuzk_status_name(st), err.msg);
@@ -337,19 +325,8 @@ static void resident_check(int g2, size_t n, int emulate) {
   msm_gpu_free(ctx);
 }
 
-/* The batch-affine accumulation with `rounds` tree rounds (0: the plan's)
- * and `pairs` pairs per thread (0: the plan's) on top of opts (may be NULL). */
-static msm_gpu_opts ba_opts(const msm_gpu_opts *opts, unsigned rounds, unsigned pairs) {
-  msm_gpu_opts o = opts ? *opts : (msm_gpu_opts){0};
-  o.accumulate = MSM_GPU_ACC_BATCH_AFFINE;
-  o.ba_rounds = rounds;
-  o.ba_pairs = pairs;
-  return o;
-}
-
-/* Every size 1..nmax with random inputs; opts varied with n when `vary`;
- * `ba`: batch-affine, rounds and pairs per thread varied with n too. */
-static void sweep(int g2, size_t nmax, int emulate, int vary, int ba) {
+/* Every size 1..nmax with random inputs; opts varied with n when `vary`. */
+static void sweep(int g2, size_t nmax, int emulate, int vary) {
   uint64_t seed = test_fresh_seed();
   msm_gpu *ctx = new_ctx(g2, nmax, emulate);
   for (size_t n = 1; n <= nmax; n++) {
@@ -357,12 +334,9 @@ static void sweep(int g2, size_t nmax, int emulate, int vary, int ba) {
     if (vary)
       o = (msm_gpu_opts){.c = 2 + (unsigned)(n % 5), .chunk = 1 + (unsigned)(n % 3),
                          .merge_chunk = 4 + (unsigned)(n % 2), .group = 1 + (unsigned)(n % 4)};
-    if (ba)
-      o = ba_opts(&o, 1 + (unsigned)(n % 6), vary ? 1 + (unsigned)(n % 4) : 0);
-    run_one(ctx, g2, n, seed + n, SC_RANDOM, BA_RANDOM, vary || ba ? &o : NULL);
+    run_one(ctx, g2, n, seed + n, SC_RANDOM, BA_RANDOM, vary ? &o : NULL);
   }
-  printf("  G%d%s: n = 1..%zu equal to the CPU MSM\n", g2 ? 2 : 1, ba ? " batch-affine" : "",
-         nmax);
+  printf("  G%d: n = 1..%zu equal to the CPU MSM\n", g2 ? 2 : 1, nmax);
   msm_gpu_free(ctx);
 }
 
@@ -430,15 +404,14 @@ static void sizes(int g2, unsigned lg_lo, unsigned lg_hi, unsigned nrand, const 
   uint64_t seed = test_fresh_seed();
   msm_gpu *ctx = new_ctx(g2, (size_t)1 << lg_hi, 0);
   test_rng rng = {seed};
-  const char *how = opts && opts->accumulate == MSM_GPU_ACC_BATCH_AFFINE ? " batch-affine" : "";
   for (unsigned k = 0; k < nrand; k++) {
     size_t n = 65 + test_rng_next(&rng) % (((size_t)1 << lg_hi) - 65);
     run_one(ctx, g2, n, seed + k, SC_RANDOM, BA_RANDOM, opts);
-    printf("  G%d%s: n = %zu equal\n", g2 ? 2 : 1, how, n);
+    printf("  G%d: n = %zu equal\n", g2 ? 2 : 1, n);
   }
   for (unsigned lg = lg_lo; lg <= lg_hi; lg++) {
     run_one(ctx, g2, (size_t)1 << lg, seed + 100 + lg, SC_RANDOM, BA_RANDOM, opts);
-    printf("  G%d%s: n = 2^%u equal\n", g2 ? 2 : 1, how, lg);
+    printf("  G%d: n = 2^%u equal\n", g2 ? 2 : 1, lg);
   }
   msm_gpu_free(ctx);
 }
@@ -447,11 +420,11 @@ static void sizes(int g2, unsigned lg_lo, unsigned lg_hi, unsigned nrand, const 
 
 TEST_TIMEOUT(emu_g1_sweep, 600) {
   need_cuda_code();
-  sweep(0, 64, 1, 1, 0);
+  sweep(0, 64, 1, 1);
 }
 TEST_TIMEOUT(emu_g2_sweep, 600) {
   need_cuda_code();
-  sweep(1, 24, 1, 1, 0);
+  sweep(1, 24, 1, 1);
 }
 TEST_TIMEOUT(emu_g1_edges, 600) {
   need_cuda_code();
@@ -467,7 +440,7 @@ TEST_TIMEOUT(emu_g2_edges, 600) {
   o = (msm_gpu_opts){.c = 5, .chunk = 4, .merge_chunk = 4};
   edges(1, 97, 1, &o);
 }
-/* The plan's own choices (13-bit windows at these sizes). */
+/* The plan's own choices (21 windows of 13 and 12 bits at these sizes). */
 TEST_TIMEOUT(emu_g1_auto_plan, 600) {
   need_cuda_code();
   uint64_t seed = test_fresh_seed();
@@ -501,79 +474,10 @@ TEST_TIMEOUT(emu_resident, 600) {
   resident_check(1, 100, 1);
 }
 
-/* ---- emulated, batch-affine ---- */
-
-TEST_TIMEOUT(emu_g1_sweep_ba, 600) {
-  need_cuda_code();
-  ctx_extra_flags = MSM_GPU_BATCH_AFFINE;
-  sweep(0, 64, 1, 1, 1);
-}
-TEST_TIMEOUT(emu_g2_sweep_ba, 600) {
-  need_cuda_code();
-  ctx_extra_flags = MSM_GPU_BATCH_AFFINE;
-  sweep(1, 24, 1, 1, 1);
-}
-/* Rounds past the point where every bucket is one entry (all-equal scalars
- * still halve their bucket), one or two pairs per thread (many blocks), and
- * the plan's own rounds and pairs. */
-TEST_TIMEOUT(emu_edges_ba, 900) {
-  need_cuda_code();
-  ctx_extra_flags = MSM_GPU_BATCH_AFFINE;
-  const unsigned ba = MSM_GPU_ACC_BATCH_AFFINE;
-  edges(0, 23, 1, &(msm_gpu_opts){.c = 4, .chunk = 3, .merge_chunk = 4, .group = 5,
-                                  .accumulate = ba, .ba_rounds = 6, .ba_pairs = 1});
-  edges(0, 301, 1, &(msm_gpu_opts){.c = 7, .chunk = 2, .merge_chunk = 4, .group = 2,
-                                   .accumulate = ba, .ba_rounds = 10, .ba_pairs = 1});
-  edges(0, 520, 1, &(msm_gpu_opts){.c = 3, .accumulate = ba});
-  edges(1, 11, 1, &(msm_gpu_opts){.c = 3, .chunk = 2, .merge_chunk = 5, .group = 7,
-                                  .accumulate = ba, .ba_rounds = 5, .ba_pairs = 2});
-  edges(1, 97, 1, &(msm_gpu_opts){.c = 5, .chunk = 4, .merge_chunk = 4, .accumulate = ba,
-                                  .ba_rounds = 8, .ba_pairs = 1});
-}
-/* Random sizes with the plan's windows and chunks, rounds and pairs varied;
- * all-equal scalars over 2000 points in one bucket per window. */
-TEST_TIMEOUT(emu_ba_sizes, 900) {
-  need_cuda_code();
-  ctx_extra_flags = MSM_GPU_BATCH_AFFINE;
-  uint64_t seed = test_fresh_seed();
-  test_rng rng = {seed};
-  msm_gpu *ctx = new_ctx(0, 3000, 1);
-  for (int k = 0; k < 6; k++) {
-    const size_t n = 65 + test_rng_next(&rng) % (3000 - 65);
-    msm_gpu_opts o = {.c = 5 + (unsigned)(k % 4)};
-    o = ba_opts(&o, k % 3 ? 0 : 1 + (unsigned)(k % 9), 1 + (unsigned)(test_rng_next(&rng) % 32));
-    run_one(ctx, 0, n, seed + k, k == 5 ? SC_HALF_ZERO : SC_RANDOM, k == 4 ? BA_SOME_INF : BA_RANDOM,
-            &o);
-    printf("  G1 batch-affine: n = %zu (c %u, %u rounds, %u pairs per thread) equal\n", n, o.c,
-           o.ba_rounds, o.ba_pairs);
-  }
-  msm_gpu_opts o = ba_opts(NULL, 12, 3);
-  run_one(ctx, 0, 2000, seed + 99, SC_EQUAL, BA_RANDOM, &o);
-  run_one(ctx, 0, 1999, seed + 98, SC_EQUAL, BA_SAME, &o);
-  printf("  G1 batch-affine: all-equal scalars at n = 2000, 1999 (12 rounds) equal\n");
-  msm_gpu_free(ctx);
-  ctx = new_ctx(1, 700, 1);
-  o = (msm_gpu_opts){.c = 4};
-  o = ba_opts(&o, 0, 0);
-  run_one(ctx, 1, 700, seed + 7, SC_RANDOM, BA_RANDOM, &o);
-  run_one(ctx, 1, 333, seed + 8, SC_EQUAL, BA_OPPOSITE, &o);
-  printf("  G2 batch-affine: n = 700 random, 333 all-equal scalars over opposite pairs equal\n");
-  msm_gpu_free(ctx);
-}
-TEST_TIMEOUT(emu_split_ba, 600) {
-  need_cuda_code();
-  ctx_extra_flags = MSM_GPU_BATCH_AFFINE;
-  msm_gpu_opts o = {.c = 5, .chunk = 2, .merge_chunk = 4};
-  o = ba_opts(&o, 3, 2);
-  split_check(0, 200, 1, &o);
-  o.c = 3;
-  split_check(1, 60, 1, &o);
-}
-
 /* ---- emulated, window widths ---- */
 
 /* Windows split equally (opts.nwin: floor / ceil(255 / nwin) bits, the
- * wider first) whatever the build's default (CZ_MSM_VARWIN): counts whose
+ * wider first): counts whose
  * splits mix two widths (20: 15 x 13 + 5 x 12 bits; 21: 3 x 13 + 18 x 12;
  * 23: 2 x 12 + 21 x 11;
  * 37: 33 x 7 + 4 x 6; 100: 55 x 3 + 45 x 2; 127: 1 x 3 + 126 x 2), and
@@ -610,21 +514,14 @@ TEST_TIMEOUT(emu_varwin_split, 900) {
   msm_gpu_free(ctx);
 }
 
-/* Every scalar and base kind through mixed widths, the XYZZ and the
- * batch-affine accumulations; the split (ones apart) over mixed widths. */
+/* Every scalar and base kind through mixed widths; the split (ones apart)
+ * over mixed widths. */
 TEST_TIMEOUT(emu_varwin_edges, 900) {
   need_cuda_code();
   edges(0, 41, 1, &(msm_gpu_opts){.nwin = 23, .chunk = 3, .merge_chunk = 4, .group = 3});
   edges(1, 17, 1, &(msm_gpu_opts){.nwin = 37, .chunk = 2, .merge_chunk = 5, .group = 6});
-  ctx_extra_flags = MSM_GPU_BATCH_AFFINE;
-  const unsigned ba = MSM_GPU_ACC_BATCH_AFFINE;
-  edges(0, 57, 1, &(msm_gpu_opts){.nwin = 37, .chunk = 2, .merge_chunk = 4, .group = 4,
-                                  .accumulate = ba, .ba_rounds = 6, .ba_pairs = 1});
-  edges(1, 19, 1, &(msm_gpu_opts){.nwin = 100, .group = 9, .accumulate = ba, .ba_rounds = 4,
-                                  .ba_pairs = 2});
-  msm_gpu_opts o = ba_opts(&(msm_gpu_opts){.nwin = 20, .chunk = 2, .merge_chunk = 4}, 3, 2);
+  msm_gpu_opts o = {.nwin = 20, .chunk = 2, .merge_chunk = 4};
   split_check(0, 200, 1, &o);
-  ctx_extra_flags = 0;
   o = (msm_gpu_opts){.nwin = 29, .chunk = 2, .merge_chunk = 4, .group = 2};
   split_check(1, 60, 1, &o);
 }
@@ -679,21 +576,6 @@ TEST(bad_arguments) {
   CHECK_EQ_INT(msm_gpu_g2(ctx, &out2, buf, sc, 4, NULL, NULL, &err), CUZK_INVALID_ARGUMENT);
   CHECK(strstr(err.msg, "G1 context") != NULL);
   CHECK_EQ_INT(msm_gpu_g1(ctx, &out, buf + 8, sc, 4, NULL, NULL, &err), CUZK_INVALID_ARGUMENT);
-  /* batch-affine: the context has no buffers for it; bad modes, rounds, pairs */
-  o = ba_opts(NULL, 0, 0);
-  CHECK_EQ_INT(msm_gpu_g1(ctx, &out, buf, sc, 4, &o, NULL, &err), CUZK_INVALID_ARGUMENT);
-  CHECK(strstr(err.msg, "MSM_GPU_BATCH_AFFINE") != NULL);
-  o = (msm_gpu_opts){.accumulate = 3};
-  CHECK_EQ_INT(msm_gpu_g1(ctx, &out, buf, sc, 4, &o, NULL, &err), CUZK_INVALID_ARGUMENT);
-  msm_gpu_free(ctx);
-  ctx_extra_flags = MSM_GPU_BATCH_AFFINE;
-  ctx = new_ctx(0, 16, 1);
-  o = ba_opts(NULL, 33, 0);
-  CHECK_EQ_INT(msm_gpu_g1(ctx, &out, buf, sc, 4, &o, NULL, &err), CUZK_INVALID_ARGUMENT);
-  o = ba_opts(NULL, 0, 33);
-  CHECK_EQ_INT(msm_gpu_g1(ctx, &out, buf, sc, 4, &o, NULL, &err), CUZK_INVALID_ARGUMENT);
-  o = ba_opts(NULL, 2, 32);
-  CHECK_EQ_INT(msm_gpu_g1(ctx, &out, buf, sc, 4, &o, NULL, &err), CUZK_OK);
   /* n = 0 is infinity */
   memset(&out, 0x5A, sizeof out);
   CHECK_EQ_INT(msm_gpu_g1(ctx, &out, NULL, NULL, 0, NULL, NULL, &err), CUZK_OK);
@@ -715,13 +597,13 @@ TEST(gpu_device) {
 }
 TEST_TIMEOUT(gpu_g1_sweep, 600) {
   need_gpu();
-  sweep(0, 64, 0, 0, 0);
-  sweep(0, 40, 0, 1, 0);
+  sweep(0, 64, 0, 0);
+  sweep(0, 40, 0, 1);
 }
 TEST_TIMEOUT(gpu_g2_sweep, 600) {
   need_gpu();
-  sweep(1, 64, 0, 0, 0);
-  sweep(1, 24, 0, 1, 0);
+  sweep(1, 64, 0, 0);
+  sweep(1, 24, 0, 1);
 }
 TEST_TIMEOUT(gpu_g1_edges, 600) {
   need_gpu();
@@ -781,13 +663,12 @@ TEST_TIMEOUT(gpu_g1_large, 900) {
 
 /* Equal splits forced on the device (the kernels, the CUB sort on the
  * sentinel's bits, the idle reduction rows): mixed and uniform widths,
- * random, near-(r-1)/2 and all-equal scalars, batch-affine too.  The plan's
- * own 2^22 and 2^24 windows (3 x 19 + 11 x 18, 8 x 20 + 5 x 19 bits with
- * CZ_MSM_VARWIN) are gpu_g1_large's. */
+ * random, near-(r-1)/2 and all-equal scalars.  The plan's own 2^22 and
+ * 2^24 windows (3 x 19 + 11 x 18, 8 x 20 + 5 x 19 bits) are
+ * gpu_g1_large's. */
 TEST_TIMEOUT(gpu_varwin, 900) {
   need_gpu();
   uint64_t seed = test_fresh_seed();
-  ctx_extra_flags = MSM_GPU_BATCH_AFFINE;
   msm_gpu *ctx = new_ctx(0, 1u << 18, 0);
   static const unsigned counts[] = {17, 18, 20, 23, 37};
   for (unsigned i = 0; i < sizeof counts / sizeof *counts; i++) {
@@ -797,8 +678,6 @@ TEST_TIMEOUT(gpu_varwin, 900) {
     run_one(ctx, 0, 70000, seed + 10 * i + 2, SC_EQUAL, BA_RANDOM, &o);
     o.group = 2;
     run_one(ctx, 0, 3001, seed + 10 * i + 3, SC_EDGE, BA_DUPLICATE, &o);
-    o = ba_opts(&(msm_gpu_opts){.nwin = counts[i]}, 0, 0);
-    run_one(ctx, 0, 1u << 17, seed + 10 * i + 4, SC_RANDOM, BA_RANDOM, &o);
     printf("  G1: %u windows split equally at n = 2^18 - 5 and smaller equal to the CPU MSM\n",
            counts[i]);
   }
@@ -810,68 +689,4 @@ TEST_TIMEOUT(gpu_varwin, 900) {
   }
   printf("  G2: 19..21 windows split equally at n = 2^16 equal to the CPU MSM\n");
   msm_gpu_free(ctx);
-}
-
-/* ---- on the GPU, batch-affine ---- */
-
-TEST_TIMEOUT(gpu_g1_sweep_ba, 600) {
-  need_gpu();
-  ctx_extra_flags = MSM_GPU_BATCH_AFFINE;
-  sweep(0, 64, 0, 0, 1);
-  sweep(0, 40, 0, 1, 1);
-}
-TEST_TIMEOUT(gpu_g2_sweep_ba, 600) {
-  need_gpu();
-  ctx_extra_flags = MSM_GPU_BATCH_AFFINE;
-  sweep(1, 40, 0, 0, 1);
-  sweep(1, 24, 0, 1, 1);
-}
-TEST_TIMEOUT(gpu_edges_ba, 900) {
-  need_gpu();
-  ctx_extra_flags = MSM_GPU_BATCH_AFFINE;
-  msm_gpu_opts o = ba_opts(NULL, 0, 0);
-  edges(0, 4099, 0, &o);
-  o = (msm_gpu_opts){.c = 6, .chunk = 3, .merge_chunk = 4};
-  o = ba_opts(&o, 9, 1);
-  edges(0, 1001, 0, &o);
-  o = ba_opts(NULL, 0, 0);
-  edges(1, 2051, 0, &o);
-}
-/* One bucket per window holding 2^16 and 2^20 points: 20 rounds halve it. */
-TEST_TIMEOUT(gpu_equal_scalars_ba, 600) {
-  need_gpu();
-  ctx_extra_flags = MSM_GPU_BATCH_AFFINE;
-  uint64_t seed = test_fresh_seed();
-  msm_gpu *ctx = new_ctx(0, 1u << 20, 0);
-  msm_gpu_opts o = ba_opts(NULL, 20, 0);
-  run_one(ctx, 0, 1u << 16, seed, SC_EQUAL, BA_RANDOM, &o);
-  run_one(ctx, 0, 1u << 20, seed + 1, SC_EQUAL, BA_RANDOM, &o);
-  run_one(ctx, 0, (1u << 20) - 3, seed + 2, SC_EQUAL, BA_SAME, &o);
-  o = ba_opts(NULL, 0, 0);
-  run_one(ctx, 0, 1u << 20, seed + 3, SC_EQUAL, BA_OPPOSITE, &o);
-  msm_gpu_free(ctx);
-  ctx = new_ctx(1, 1u << 16, 0);
-  o = ba_opts(NULL, 16, 0);
-  run_one(ctx, 1, 1u << 16, seed + 4, SC_EQUAL, BA_RANDOM, &o);
-  msm_gpu_free(ctx);
-  printf("  batch-affine: all-equal scalars at 2^16, 2^20 (G1) and 2^16 (G2) equal to the CPU MSM\n");
-}
-TEST_TIMEOUT(gpu_split_ba, 600) {
-  need_gpu();
-  ctx_extra_flags = MSM_GPU_BATCH_AFFINE;
-  msm_gpu_opts o = ba_opts(NULL, 0, 0);
-  split_check(0, (1u << 20) + 5, 0, &o);
-  split_check(1, (1u << 16) + 3, 0, &o);
-}
-/* Random sizes and powers of two with the plan's rounds (and 16 pairs per
- * thread at 2^20), then one 2^22 and one 2^24 G1 MSM. */
-TEST_TIMEOUT(gpu_sizes_ba, 1200) {
-  need_gpu();
-  ctx_extra_flags = MSM_GPU_BATCH_AFFINE;
-  const msm_gpu_opts o = ba_opts(NULL, 0, 0), o16 = ba_opts(NULL, 0, 16);
-  sizes(0, 7, 20, 12, &o);
-  sizes(1, 7, 18, 8, &o);
-  sizes(0, 20, 20, 2, &o16);
-  sizes(0, 22, 22, 0, &o);
-  sizes(0, 24, 24, 0, &o);
 }

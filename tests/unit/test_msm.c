@@ -9,6 +9,7 @@
 #include "ec/ec_batch.h"
 #include "msm/msm.h"
 #include "msm/msm_internal.h"
+#include "test_msm_plans.h"
 
 /* ---- scalars ---- */
 
@@ -183,10 +184,10 @@ static void check_recode(const uint8_t *p, unsigned c) {
   unsigned nwin = msm_plan_make(c, 1, 1, 0).nwin;
   limb_t acc[5] = {0};
   for (unsigned w = 0; w < nwin; w++) {
-    uint32_t d = msm_digit(s, w, c, 0);
+    uint32_t d = msm_digit(s, 4, w * c, c, 0);
     uint32_t mag = d & ~MSM_DIGIT_NEG;
     CHECK(mag <= 1u << (c - 1));
-    uint32_t dn = msm_digit(s, w, c, 1); /* neg flips only the sign */
+    uint32_t dn = msm_digit(s, 4, w * c, c, 1); /* neg flips only the sign */
     CHECK_EQ_INT(dn & ~MSM_DIGIT_NEG, mag);
     if (mag)
       CHECK((dn ^ d) == MSM_DIGIT_NEG);
@@ -437,6 +438,178 @@ TEST(plan_is_consistent) {
   bad.nwin = 32;              /* the K = 1 count: inconsistent with endo 2 */
   CHECK(msm_plan_check(&bad) != NULL);
   CHECK_EQ_INT(msm_plan_make_endo(16, 1, 1, 0, 4).nwin, 4);
+}
+
+/* The planner makes the choices it made before the CPU and GPU planners
+ * were merged (test_msm_plans.h): the CPU's at the first and the last n of
+ * every run of equal plans in the table. */
+TEST(plan_cpu_choices_unchanged) {
+  msm_plan (*const model[3])(size_t, unsigned) = {msm_plan_for, msm_plan_for_g1, msm_plan_for_g2};
+  const size_t rows = sizeof msm_cpu_plans / sizeof *msm_cpu_plans;
+  size_t checked = 0;
+  for (size_t i = 0; i < rows; i++) {
+    const msm_cpu_plan_row *r = &msm_cpu_plans[i], *next = i + 1 < rows ? r + 1 : NULL;
+    size_t ns[2] = {r->n, 0};
+    if (next && next->model == r->model && next->threads == r->threads && next->n - 1 > r->n)
+      ns[1] = next->n - 1;
+    for (int k = 0; k < 2 && ns[k]; k++, checked++) {
+      const msm_plan p = model[r->model](ns[k], r->threads);
+      CHECK_MSG(p.c == r->c && p.nsplit == r->nsplit && p.chunk == r->chunk && p.endo == r->endo,
+                "model %d, %u threads, n = %zu: c %u nsplit %u chunk %u endo %u, was %u %u %u %u",
+                r->model, r->threads, ns[k], p.c, p.nsplit, p.chunk, p.endo, r->c, r->nsplit,
+                r->chunk, r->endo);
+      CHECK(msm_plan_check(&p) == NULL);
+    }
+  }
+  printf("  %zu CPU plans as before\n", checked);
+}
+
+/* The GPU's windows and context buckets at the first, second, middle and
+ * last n of every run of the table, up to 2^28.  Each candidate's cost is
+ * affine in n with slope nwin, so the chosen count never rises with n: equal
+ * at both ends of a run, the choice is equal at every n between. */
+TEST(plan_gpu_choices_unchanged) {
+  const size_t rows = sizeof msm_gpu_plans / sizeof *msm_gpu_plans;
+  for (size_t i = 0; i < rows; i++) {
+    const msm_gpu_plan_row *r = &msm_gpu_plans[i];
+    const size_t last = i + 1 < rows ? msm_gpu_plans[i + 1].n - 1 : (size_t)1 << 28;
+    const size_t ns[4] = {r->n, r->n + 1 <= last ? r->n + 1 : last, r->n + (last - r->n) / 2, last};
+    for (int k = 0; k < 4; k++) {
+      const msm_geo g = msm_gpu_windows(ns[k]);
+      CHECK_MSG(g.nwin == r->nwin && g.nh == r->nh && g.cl == r->cl,
+                "n = %zu: %u windows (%u of %u + 1 bits), was %u (%u of %u + 1)", ns[k], g.nwin,
+                g.nh, g.cl, r->nwin, r->nh, r->cl);
+      CHECK_EQ_INT(msm_geo_bits(&g), MSM_REC_BITS);
+      CHECK_EQ_INT(msm_gpu_max_buckets(ns[k]), r->buckets);
+    }
+  }
+  /* opts.c: ceil(255 / c) windows split evenly, none wider than c */
+  for (unsigned c = MSM_GPU_C_MIN; c <= MSM_GPU_C_MAX; c++) {
+    const msm_geo g = msm_gpu_windows_c(c);
+    CHECK_EQ_INT(g.nwin, (MSM_REC_BITS + c - 1) / c);
+    CHECK(msm_geo_widest(&g) <= c && msm_geo_bits(&g) == MSM_REC_BITS);
+  }
+  printf("  %zu runs of GPU windows over n = 1..2^28 as before\n", rows);
+}
+
+/* ---- the signed-digit recoding against a plain reference ---- */
+
+static unsigned bit_at(const limb_t *s, unsigned nl, long i) {
+  return i < 0 || i >= 64 * (long)nl ? 0 : (unsigned)(s[i / 64] >> (i % 64)) & 1;
+}
+
+/* The window's c bits x, read one by one: d = x + s_(off-1) - 2^c s_(off+c-1). */
+static int64_t ref_digit(const limb_t *s, unsigned nl, unsigned off, unsigned c) {
+  int64_t x = 0;
+  for (unsigned k = 0; k < c; k++) x |= (int64_t)bit_at(s, nl, (long)off + k) << k;
+  return x + bit_at(s, nl, (long)off - 1) - ((int64_t)bit_at(s, nl, (long)off + c - 1) << c);
+}
+
+/* Every window of g over the nl-limb s < 2^(T-1): msm_digit equals the
+ * reference, neg flips only its sign, |d| <= 2^(width-1), and
+ * sum_w d_w 2^(off_w) = s (five-limb two's complement). */
+static void check_digits(const msm_geo *g, unsigned nl, const limb_t *s) {
+  limb_t acc[6] = {0};
+  for (unsigned w = 0; w < g->nwin; w++) {
+    const unsigned off = msm_geo_offset(g, w), c = msm_geo_width(g, w);
+    const uint32_t d = msm_digit(s, nl, off, c, 0), dn = msm_digit(s, nl, off, c, 1);
+    const uint32_t mag = d & ~MSM_DIGIT_NEG;
+    const int64_t want = ref_digit(s, nl, off, c);
+    CHECK_MSG((d & MSM_DIGIT_NEG ? -(int64_t)mag : (int64_t)mag) == want,
+              "window %u of %u (offset %u, %u bits), %u limbs: %s%u, want %" PRId64, w, g->nwin,
+              off, c, nl, d & MSM_DIGIT_NEG ? "-" : "", mag, want);
+    CHECK(mag <= 1u << (c - 1));
+    CHECK((dn & ~MSM_DIGIT_NEG) == mag && (!mag || (dn ^ d) == MSM_DIGIT_NEG));
+    limb_t t[6] = {0};
+    t[off / 64] = (limb_t)mag << (off % 64);
+    if (off % 64)
+      t[off / 64 + 1] = (limb_t)mag >> (64 - off % 64);
+    limb_t carry = 0;
+    for (int i = 0; i < 6; i++) {
+      unsigned __int128 v = (d & MSM_DIGIT_NEG) ? (unsigned __int128)acc[i] - t[i] - carry
+                                                : (unsigned __int128)acc[i] + t[i] + carry;
+      acc[i] = (limb_t)v;
+      carry = (limb_t)(v >> 64) & 1;
+    }
+  }
+  limb_t want[6] = {0};
+  memcpy(want, s, nl * sizeof *s);
+  CHECK_MSG(!memcmp(acc, want, sizeof acc), "%u windows of %u..%u bits, %u limbs: the digits "
+            "do not sum to s", g->nwin, g->cl, msm_geo_widest(g), nl);
+}
+
+/* Edge and random scalars of `bits` bits (< 2^bits) in nl limbs through g:
+ * 0, 1, the largest, r - 1 and (r-1)/2 where they fit, all windows all ones
+ * or only their top bit set (a borrow out of every window), alternating
+ * bits, and random ones. */
+static void digits_over(const msm_geo *g, unsigned nl, unsigned bits, test_rng *rng) {
+  limb_t s[4];
+  const limb_t *fixed[] = {R, msm_half_r};
+  for (int k = 0; k < 8 + 24; k++) {
+    memset(s, 0, sizeof s);
+    switch (k) {
+    case 0: break;
+    case 1: s[0] = 1; break;
+    case 2: memset(s, 0xff, sizeof s); break; /* all ones */
+    case 3:
+    case 4:
+      memcpy(s, fixed[k - 3], sizeof s);
+      if (k == 3)
+        s[0] -= 1; /* r - 1 */
+      break;
+    case 5: /* each window's top bit */
+      for (unsigned w = 0; w < g->nwin; w++) {
+        const unsigned b = msm_geo_offset(g, w) + msm_geo_width(g, w) - 1;
+        if (b < 256)
+          s[b / 64] |= (limb_t)1 << (b % 64);
+      }
+      break;
+    case 6: memset(s, 0x55, sizeof s); break;
+    case 7: memset(s, 0xaa, sizeof s); break;
+    default:
+      for (int i = 0; i < 4; i++) s[i] = test_rng_next(rng);
+    }
+    /* keep `bits` bits: r - 1 and (r-1)/2 only when they already fit */
+    int fits = 1;
+    for (unsigned b = bits; b < 256; b++)
+      if (bit_at(s, 4, b)) {
+        fits = 0;
+        s[b / 64] &= ~((limb_t)1 << (b % 64));
+      }
+    if ((k == 3 || k == 4) && !fits)
+      continue;
+    check_digits(g, nl, s);
+  }
+}
+
+/* msm_digit over every geometry cuzk uses: the CPU's uniform windows of
+ * 1..MSM_MAX_C bits for each endomorphism part (254, 127, 63 bits in 4, 2,
+ * 1 limbs), the GPU's even splits of 255 bits into 12..128 windows and its
+ * uniform c x nwin windows, and the key generator's comb windows of 2..20
+ * bits over 256. */
+TEST(digits_match_reference) {
+  test_rng rng = {0xd161d5};
+  unsigned geos = 0;
+  for (unsigned endo = 1; endo <= 4; endo *= 2)
+    for (unsigned c = 1; c <= MSM_MAX_C; c++, geos++) {
+      const msm_geo g = msm_plan_geo(c, endo);
+      CHECK(msm_geo_bits(&g) >= msm_part_bits(endo) + 1);
+      digits_over(&g, 4 / endo, msm_part_bits(endo), &rng);
+    }
+  for (unsigned nwin = 12; nwin <= 128; nwin++, geos++) {
+    const msm_geo g = msm_geo_split(nwin, MSM_REC_BITS);
+    CHECK_EQ_INT(msm_geo_bits(&g), MSM_REC_BITS);
+    digits_over(&g, 4, MSM_SCALAR_BITS, &rng);
+  }
+  for (unsigned c = MSM_GPU_C_MIN; c <= MSM_GPU_C_MAX; c++, geos++) {
+    const msm_geo g = msm_geo_uniform(c, MSM_REC_BITS);
+    digits_over(&g, 4, MSM_SCALAR_BITS, &rng);
+  }
+  for (unsigned c = 2; c <= 20; c++, geos++) {
+    const msm_geo g = msm_geo_uniform(c, 256);
+    digits_over(&g, 4, 255, &rng);
+  }
+  printf("  %u window geometries, 32 scalars each\n", geos);
 }
 
 /* ---- helpers ---- */
@@ -769,7 +942,7 @@ TEST(g1_stats_count_additions) {
     for (size_t i = 0; i < n; i++) {
       limb_t s[4];
       unsigned neg = msm_scalar_load(s, sc + 32 * i);
-      uint32_t mag = msm_digit(s, w, p.c, neg) & ~MSM_DIGIT_NEG;
+      uint32_t mag = msm_digit(s, 4, w * p.c, p.c, neg) & ~MSM_DIGIT_NEG;
       if (mag) {
         want++;
         if (!used[mag - 1])
