@@ -2203,6 +2203,44 @@ ETEST(engine_device_lost_falls_back_to_cpu) {
   env_fini(&v);
 }
 
+/* The job log names the device each try ran on: the partition started on
+ * GPU 0's slot, then (after the loss, ERROR, the CPU fallback and the
+ * retry, WARN, written by the worker that met the loss) on a CPU worker,
+ * and the job done; the job's own lines in that order. */
+ETEST(engine_job_log_gpu_loss_and_fallback) {
+  env v;
+  engine_test_gpus t;
+  lossy_init(&v, &t, 54, 1, 1, (const unsigned[FG_GPUS]){1, 0});
+  v.c.device = ENGINE_DEVICE_AUTO;
+  v.c.log = lines_fn;
+  v.c.log_ctx = &LINES;
+  engine *e = env_start(&v);
+  engine_ticket tk;
+  submit_ok(e, "a", "k", ENGINE_PRI_NORMAL, &v.f, &tk);
+  check_done_and_valid(e, "a", &v.f);
+  wait_destroys(0, 1);
+  lines_need("ERROR", "GPU 0 (test GPU 0) is out of service");
+  lines_need("WARN", "every GPU is out of service; device = auto: proving on 1 CPU worker");
+  lines_need("WARN", "job a partition 0: GPU 0 was lost under it; retried on another worker");
+  const char *const seq[][2] = {
+      {"INFO", "job a accepted: circuit k, 1 partition"},
+      {"INFO", "job a partition 0 of 1 started on gpu 0 slot 0 ("},
+      {"INFO", "job a partition 0 of 1 started on cpu worker 1 ("},
+      {"INFO", "job a done: circuit k, 1 partition; queue "},
+  };
+  size_t prev = 0;
+  for (size_t i = 0; i < sizeof seq / sizeof *seq; i++) {
+    lines_need(seq[i][0], seq[i][1]);
+    size_t at = lines_at(seq[i][1]);
+    CHECK_MSG(i == 0 || at > prev, "\"%s\" comes before \"%s\"", seq[i][1], seq[i - 1][1]);
+    prev = at;
+  }
+  pthread_mutex_lock(&LINES.mu);
+  printf("%s", LINES.text);
+  pthread_mutex_unlock(&LINES.mu);
+  env_fini(&v);
+}
+
 /* device = GPU on one GPU: the job that meets the loss fails with
  * DEVICE_LOST naming the GPU and the CUDA error; the job queued behind it
  * fails UNAVAILABLE; later submissions are refused at once, saying why. */
