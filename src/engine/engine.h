@@ -209,7 +209,8 @@ typedef struct {
    * or cancelled with the reason and its timings), with witnesses only as
    * byte counts.  Called from workers and from the threads calling
    * engine_submit, engine_cancel and engine_shutdown, never with the
-   * engine's lock held; NULL: not reported. */
+   * engine's lock held, one call at a time for the job lines; it must not
+   * call the engine.  NULL: not reported. */
   void (*log)(void *ctx, engine_log_level level, const char *msg);
   void *log_ctx;
 } engine_config;

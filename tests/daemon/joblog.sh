@@ -21,20 +21,8 @@ DAEMON=$build/cuzk-daemon
 CUZK=$build/cuzk
 EX=$repo/examples/mul
 
-P=0; F=0; S=0
-pass() { P=$((P+1)); echo "ok      $1"; }
-fail() { F=$((F+1)); echo "FAIL    $1"; shift; for l in "$@"; do echo "  $l"; done; }
-skip() { S=$((S+1)); echo "skip    $1: $2"; }
-finish() { echo "$P passed, $F failed, $S skipped"; [ "$F" -eq 0 ]; exit; }
-
-if [ ! -x "$DAEMON" ]; then
-  if ls "$build"/.grpc-0* >/dev/null 2>&1; then # the Makefile's stamp of a GRPC=0 build
-    skip joblog "cuzk-daemon is not built without gRPC (GRPC=0)"
-  else
-    fail joblog "$DAEMON missing (make first)"
-  fi
-  finish
-fi
+. "$repo/tests/daemon/common.sh"
+need_daemon joblog
 if ! "$CUZK" submit --help >/dev/null 2>&1 || "$CUZK" status --addr unix:///nonexistent 2>&1 | grep -q "built without gRPC"; then
   skip joblog "build/cuzk has no gRPC client (submit)"
   finish
@@ -48,31 +36,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# The inputs: a key with A point 2 off its curve, and a tampered witness
-# (a private wire changed, still below r); the witness values as hex (both
-# byte orders) for the leak check.
-python3 - "$EX/circuit.zkey" "$EX/witness.wtns" "$tmp" <<'EOF' || { fail "inputs"; finish; }
-import struct, sys
-zkey, wtns, out = sys.argv[1:4]
-def sections(b):
-    off, n = 12, struct.unpack_from("<I", b, 8)[0]
-    for _ in range(n):
-        t, size = struct.unpack_from("<IQ", b, off)
-        yield t, off + 12, size
-        off += 12 + size
-k = bytearray(open(zkey, "rb").read())
-a = next(o for t, o, _ in sections(k) if t == 5)
-k[a + 2 * 96] ^= 1
-open(out + "/bad.zkey", "wb").write(k)
-w = bytearray(open(wtns, "rb").read())
-v, size = next((o, s) for t, o, s in sections(w) if t == 2)
-with open(out + "/values.hex", "w") as f:
-    for i in range(size // 32):
-        b = bytes(w[v + 32 * i:v + 32 * i + 32])
-        f.write(b.hex() + "\n" + b[::-1].hex() + "\n")
-w[v + 5 * 32] ^= 1
-open(out + "/tampered.wtns", "wb").write(w)
-EOF
+# The inputs (tests/malformed/corrupt.py): a key with A point 2 off its
+# curve, a tampered witness, the witness values as hex.
+python3 "$repo/tests/malformed/corrupt.py" "$EX/circuit.zkey" "$EX/witness.wtns" "$tmp" || { fail "inputs"; finish; }
 
 cat >"$tmp/cuzk.toml" <<EOF
 [cpu]
@@ -83,7 +49,7 @@ id = "mul"
 path = "$EX/circuit.zkey"
 [[circuits]]
 id = "bad"
-path = "$tmp/bad.zkey"
+path = "$tmp/off_curve.zkey"
 EOF
 
 # start NAME LEVEL: the daemon at log level LEVEL (log in $tmp/NAME.log);
@@ -153,7 +119,7 @@ for want in "info|job good-1 accepted: circuit mul, 1 partition, priority high, 
             "info|job unsat-1 partition 0 of 1 started on cpu worker 0" \
             "info|job unsat-1 failed: circuit mul, 1 partition; unsatisfied: partition 0: witness 0: the proof computed from it fails verification" \
             "info|job badkey-1 accepted: circuit bad" \
-            "error|circuit bad: the proving key is corrupt: $tmp/bad.zkey: section 5 (A): point 2 at offset" \
+            "error|circuit bad: the proving key is corrupt: $tmp/off_curve.zkey: $(cat "$tmp/off_curve.expect")" \
             "info|job badkey-1 failed: circuit bad, 1 partition; format: partition 0: the proving key is corrupt" \
             "info|job badkey-2 failed: circuit bad, 1 partition; format: partition 0: the proving key is corrupt" \
             "info|submission refused: circuit absent, request id \"nope-1\", 1 partition, $wbytes witness bytes: not_found"; do
@@ -168,7 +134,7 @@ for ((i = 1; i < ${#order[@]}; i++)); do [ "${order[i]}" -gt "${order[i-1]}" ] |
 n=$(grep -c "circuit bad: the proving key is corrupt" "$L")
 [ "$n" = 1 ] && pass "the corrupt key's points are checked once for its two jobs (one error line)" ||
   fail "the corrupt key's points are checked once for its two jobs (one error line)" "$n lines"
-grep -q "the proving key is corrupt: $tmp/bad.zkey: section 5 (A): point 2" "$tmp/info-bad1.err" &&
+grep -qF "the proving key is corrupt: $tmp/off_curve.zkey: $(cat "$tmp/off_curve.expect")" "$tmp/info-bad1.err" &&
   ! grep -q "does not satisfy" "$tmp/info-bad1.err" && pass "the client is told the key is corrupt, not the witness" ||
   fail "the client is told the key is corrupt, not the witness" "$(cat "$tmp/info-bad1.err")"
 grep -q "witness 0: the proof computed from it fails verification.*does not satisfy the circuit" "$tmp/info-unsat.err" &&

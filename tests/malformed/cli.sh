@@ -54,29 +54,7 @@ expect 0 OK "$cuzk" verify "$ex/verification_key.json" "$tmp/public.json" "$tmp/
 # blamed; a point replaced by another valid point passes every point check,
 # so that key gets the message that names both possibilities; a good key
 # with a tampered witness blames the witness.
-python3 - "$ex/circuit.zkey" "$ex/witness.wtns" "$tmp" <<'EOF' || { fail=$((fail+1)); echo "FAIL: making the corrupt key"; }
-import struct, sys
-zkey, wtns, out = sys.argv[1:4]
-def sections(b):
-    off, n = 12, struct.unpack_from("<I", b, 8)[0]
-    for _ in range(n):
-        t, size = struct.unpack_from("<IQ", b, off)
-        yield t, off + 12, size
-        off += 12 + size
-k = bytearray(open(zkey, "rb").read())
-a = next(o for t, o, _ in sections(k) if t == 5)  # section 5: the A points, 96 bytes each
-bad = bytearray(k)
-bad[a + 2 * 96] ^= 1  # point 2's x, low byte: no longer on the curve
-open(out + "/off_curve.zkey", "wb").write(bad)
-open(out + "/off_curve.expect", "w").write("section 5 (A): point 2 at offset %d: not on the curve" % (a + 2 * 96))
-sw = bytearray(k)
-sw[a + 2 * 96:a + 4 * 96] = k[a + 3 * 96:a + 4 * 96] + k[a + 2 * 96:a + 3 * 96]  # points 2 and 3 swapped
-open(out + "/swapped.zkey", "wb").write(sw)
-w = bytearray(open(wtns, "rb").read())
-v = next(o for t, o, _ in sections(w) if t == 2)  # section 2: the values, 32 bytes each
-w[v + 5 * 32] ^= 1  # a private wire, still below r
-open(out + "/tampered.wtns", "wb").write(w)
-EOF
+python3 "$here/corrupt.py" "$ex/circuit.zkey" "$ex/witness.wtns" "$tmp" || { fail=$((fail+1)); echo "FAIL: tests/malformed/corrupt.py"; }
 # expect_not SUBSTRING cmd...: the command's output must not contain SUBSTRING.
 expect_not() {
   local sub=$1; shift
