@@ -1,6 +1,15 @@
 # Shared by the shell tests of cuzk-daemon (lifecycle.sh, joblog.sh), which
-# source it after setting $build and $DAEMON: result lines and counts, and
-# the check that the daemon was built.
+# source it first thing, their BUILD_DIR argument in $1: the paths, result
+# lines and counts, and the check that the daemon was built.  Leaves the
+# shell in the repository root.
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+build=${1:-build}
+case $build in /*) ;; *) build=$repo/$build ;; esac
+cd "$repo"
+DAEMON=$build/cuzk-daemon
+CUZK=$build/cuzk
+EX=$repo/examples/mul
+
 # pass NAME; fail NAME [DETAIL...]; skip NAME WHY; finish: prints
 # "N passed, N failed, N skipped" and exits 0 when none failed.
 P=0; F=0; S=0
@@ -19,4 +28,10 @@ need_daemon() {
     fail "$1" "$DAEMON missing (make first)"
   fi
   finish
+}
+
+# client_built: whether $CUZK has the gRPC client (submit, await, status).
+client_built() {
+  "$CUZK" submit --help >/dev/null 2>&1 &&
+    ! "$CUZK" status --addr unix:///nonexistent 2>&1 | grep -q "built without gRPC"
 }

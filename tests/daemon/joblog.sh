@@ -13,20 +13,10 @@
 # Usage: tests/daemon/joblog.sh [BUILD_DIR]   (default build)
 # Prints "N passed, N failed, N skipped" last; exit status 0 when none failed.
 set -uo pipefail
-repo=$(cd "$(dirname "$0")/../.." && pwd)
-build=${1:-build}
-case $build in /*) ;; *) build=$repo/$build ;; esac
-cd "$repo"
-DAEMON=$build/cuzk-daemon
-CUZK=$build/cuzk
-EX=$repo/examples/mul
+. "$(dirname "$0")/common.sh"
 
-. "$repo/tests/daemon/common.sh"
 need_daemon joblog
-if ! "$CUZK" submit --help >/dev/null 2>&1 || "$CUZK" status --addr unix:///nonexistent 2>&1 | grep -q "built without gRPC"; then
-  skip joblog "build/cuzk has no gRPC client (submit)"
-  finish
-fi
+client_built || { skip joblog "build/cuzk has no gRPC client (submit)"; finish; }
 
 tmp=$(mktemp -d /tmp/cuzk-joblog-XXXXXX)
 pid=

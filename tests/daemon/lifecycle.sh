@@ -20,20 +20,12 @@
 # Usage: tests/daemon/lifecycle.sh [BUILD_DIR]   (default build)
 # Prints "N passed, N failed, N skipped" last; exit status 0 when none failed.
 set -uo pipefail
-repo=$(cd "$(dirname "$0")/../.." && pwd)
-build=${1:-build}
-case $build in /*) ;; *) build=$repo/$build ;; esac
-cd "$repo"
-DAEMON=$build/cuzk-daemon
-CUZK=$build/cuzk
-EX=$repo/examples/mul
+. "$(dirname "$0")/common.sh"
 py=$(command -v python3)
 
-. "$repo/tests/daemon/common.sh"
 need_daemon lifecycle
 have_client=0
-"$CUZK" submit --help >/dev/null 2>&1 && ! "$CUZK" status --addr unix:///nonexistent 2>&1 | grep -q "built without gRPC" &&
-  have_client=1
+client_built && have_client=1
 
 tmp=$(mktemp -d /tmp/cuzk-lifecycle-XXXXXX)
 pids=()
