@@ -54,6 +54,9 @@ tally build/logs/bench-daemon.log
 echo "== daemon lifecycle: start, signals, configs"
 tests/daemon/lifecycle.sh build 2>&1 | tee build/logs/lifecycle.log
 tally build/logs/lifecycle.log
+echo "== daemon job log: per-job lines at info, none at warn, no witness bytes"
+tests/daemon/joblog.sh build 2>&1 | tee build/logs/joblog.log
+tally build/logs/joblog.log
 
 echo "== GPU tests (each skips, with the reason, where there is no GPU)"
 for t in build/gpu/test_*; do

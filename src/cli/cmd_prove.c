@@ -36,7 +36,8 @@ static void prove_usage(FILE *f) {
           "                normal, high, critical) and --request-id ID as for `cuzk submit`\n"
           "\n"
           "exit status: 0 proof written; 2 bad usage, unreadable or malformed input, or a\n"
-          "witness that does not satisfy the circuit.\n",
+          "proof that fails verification: a key with an invalid point (named: section,\n"
+          "point, offset), else a witness that does not satisfy the circuit.\n",
           CLI_AUTO_GPU_LG);
 }
 
@@ -191,7 +192,10 @@ int cmd_prove(int argc, char **argv) {
     fprintf(stderr, "cuzk prove: %s\n", err.msg);
     goto done;
   }
-  groth16_prove_opts opts = {have_rs ? fr : NULL, have_rs ? fs : NULL, on_stage, &pr};
+  groth16_prove_opts opts = {.fixed_r = have_rs ? fr : NULL,
+                             .fixed_s = have_rs ? fs : NULL,
+                             .progress = on_stage,
+                             .progress_ctx = &pr};
   groth16_timings tm;
   groth16_proof proof;
   if (groth16_prove_zkey(&proof, &zk, &w, be, &opts, &tm, &err) != CUZK_OK) {

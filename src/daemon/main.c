@@ -105,8 +105,9 @@ static void *stop_thread(void *arg) {
 
 static char *rpc_metrics(void *ctx) { return rpc_server_metrics_text(ctx); }
 
-/* The engine's reports (a GPU lost, the CPU fallback, no worker left) as
- * log lines. */
+/* The engine's reports as log lines at their level (engine.h,
+ * engine_config.log: GPUs lost, the CPU fallback, a corrupt key, and each
+ * job's course at info), filtered by [logging] level like the daemon's own. */
 static void engine_log_line(void *ctx, engine_log_level level, const char *msg) {
   (void)ctx;
   dlog(level == ENGINE_LOG_ERROR  ? DAEMON_LOG_ERROR

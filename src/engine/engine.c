@@ -138,6 +138,7 @@ cuzk_status engine_new(engine **out, const engine_config *cfg, cuzk_err *err) {
     return cuzk_err_set(err, CUZK_NO_MEMORY, "engine: no memory");
   }
   pthread_mutex_init(&e->mu, NULL);
+  pthread_mutex_init(&e->log_mu, NULL);
   pthread_condattr_t ca;
   pthread_condattr_init(&ca);
   pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -192,6 +193,7 @@ void engine_shutdown(engine *e) {
   pthread_cond_broadcast(&e->work_cv);
   pthread_cond_broadcast(&e->key_cv);
   pthread_mutex_unlock(&e->mu);
+  joblog_flush(e);
 
   workers_join(e);
 
@@ -203,6 +205,7 @@ void engine_shutdown(engine *e) {
   e->joined = true;
   pthread_cond_broadcast(&e->done_cv);
   pthread_mutex_unlock(&e->mu);
+  joblog_flush(e);
 }
 
 void engine_free(engine *e) {
@@ -210,6 +213,7 @@ void engine_free(engine *e) {
     return;
   engine_shutdown(e);
   jobs_free_all(e);
+  joblog_free(e);
   keys_free_all(e);
   free(e->workers);
   workers_free_devices(e);
@@ -219,6 +223,7 @@ void engine_free(engine *e) {
   pthread_cond_destroy(&e->done_cv);
   pthread_cond_destroy(&e->key_cv);
   pthread_mutex_destroy(&e->mu);
+  pthread_mutex_destroy(&e->log_mu);
   free(e);
 }
 
@@ -366,7 +371,7 @@ static cuzk_status refuse(engine *e, cuzk_status st) {
   return st;
 }
 
-cuzk_status engine_submit(engine *e, const engine_request *rq, engine_ticket *t, cuzk_err *err) {
+static cuzk_status submit(engine *e, const engine_request *rq, engine_ticket *t, cuzk_err *err) {
   memset(t, 0, sizeof *t);
   cuzk_status st = check_request(rq, err);
   if (st != CUZK_OK) {
@@ -474,6 +479,7 @@ cuzk_status engine_submit(engine *e, const engine_request *rq, engine_ticket *t,
   }
   snprintf(t->job_id, sizeof t->job_id, "%s", j->id);
   t->queue_position = sched_ahead(e, j->pri);
+  joblog_accepted(e, j, rq->request_id, t->queue_position);
   sched_push(e, j);
   pthread_cond_broadcast(&e->work_cv);
   pthread_mutex_unlock(&e->mu);
@@ -482,6 +488,15 @@ cuzk_status engine_submit(engine *e, const engine_request *rq, engine_ticket *t,
 refused:
   refuse(e, st);
   pthread_mutex_unlock(&e->mu);
+  return st;
+}
+
+cuzk_status engine_submit(engine *e, const engine_request *rq, engine_ticket *t, cuzk_err *err) {
+  cuzk_err local = {0};
+  if (!err)
+    err = &local; /* the log line gives the reason */
+  cuzk_status st = submit(e, rq, t, err);
+  joblog_submitted(e, rq, t, st, err);
   return st;
 }
 
@@ -601,6 +616,7 @@ cuzk_status engine_cancel(engine *e, const char *job_id, bool *was_running, cuzk
     jobs_finish(e, j, ENGINE_JOB_CANCELLED, CUZK_CANCELLED, "cancelled by request");
   }
   pthread_mutex_unlock(&e->mu);
+  joblog_flush(e);
   if (was_running)
     *was_running = running;
   return CUZK_OK;

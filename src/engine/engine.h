@@ -201,9 +201,16 @@ typedef struct {
   bool record_timeline;
   /* TESTING ONLY (NULL in production): stand-in GPUs (engine_test_gpus). */
   const engine_test_gpus *test_gpus;
-  /* Where the engine reports what an operator must know (a GPU lost, the
-   * CPU fallback started, no worker left): one line, no newline.  Called
-   * from a worker thread without the engine's lock; NULL: not reported. */
+  /* Where the engine reports what an operator must know, one line each, no
+   * newline: at ERROR a GPU lost, no worker left, a corrupt key; at WARN
+   * the CPU fallback started, a partition retried after a GPU loss; at
+   * INFO every job's course (joblog.c: accepted, attached or refused;
+   * each partition started on which GPU slot or CPU worker; done, failed
+   * or cancelled with the reason and its timings), with witnesses only as
+   * byte counts.  Called from workers and from the threads calling
+   * engine_submit, engine_cancel and engine_shutdown, never with the
+   * engine's lock held, one call at a time for the job lines; it must not
+   * call the engine.  NULL: not reported. */
   void (*log)(void *ctx, engine_log_level level, const char *msg);
   void *log_ctx;
 } engine_config;

@@ -5,6 +5,8 @@
  *   keys.c     key residency: tiers, host budget, LRU eviction, preload/evict
  *   worker.c   the proving workers (CPU backends, GPU slots)
  *   status.c   status snapshots and the Prometheus text
+ *   keycheck.c a loaded key's point check, once, when a proof with it fails
+ *   joblog.c   the per-job log lines
  *
  * DESIGN: one mutex, engine.mu, guards every field below that is not
  * marked otherwise; three condition variables wait on it: work_cv
@@ -15,8 +17,10 @@
  * hook, or any backend call: those run on the calling or worker thread with
  * the lock dropped, on objects a reference keeps alive (a job's refs, a
  * key's refs) - except the CPU fallback's start after the last GPU is lost
- * (worker.c: an allocation and pthread_create).  There is no other lock,
- * so there is no lock order.
+ * (worker.c: an allocation and pthread_create), nor across a log line.
+ * The one other lock, engine.log_mu, serializes the writing of the job
+ * log (joblog.c); it is taken without mu and holds mu only briefly inside
+ * (lock order: log_mu, then mu).
  *
  * Lifetimes: a job is owned by its references: the table's (from submit to
  * expiry), one per awaiter while it waits, one per worker while it proves
@@ -40,6 +44,9 @@
 
 /* ------------------------------------------------------------ keys */
 
+/* A loaded key's point check (keycheck.c). */
+typedef enum { KEY_POINTS_UNCHECKED, KEY_POINTS_CHECKING, KEY_POINTS_GOOD, KEY_POINTS_BAD } key_points;
+
 typedef struct ekey ekey;
 struct ekey {
   char id[ENGINE_ID_MAX];
@@ -61,6 +68,11 @@ struct ekey {
   uint64_t device_bytes; /* what its resident copy costs a device's budget (once per device) */
   bool evict_pending;    /* engine_evict while in use: drop when released */
   double last_used;      /* monotonic seconds of the last release (or load) */
+  /* Whether zk's points are valid: checked when a proof with it first
+   * fails verification, then kept until the key is unloaded (a reload may
+   * map another file).  BAD: points_msg names the point. */
+  key_points points;
+  char points_msg[CUZK_ERR_MSG_MAX];
 
   /* Counters for status and metrics. */
   uint64_t loads, evictions;
@@ -243,6 +255,11 @@ struct engine {
   bool fallback;   /* AUTO: the CPU workers started after the last GPU was lost */
   char unavailable[CUZK_ERR_MSG_MAX]; /* why no worker is left ("" while one is) */
 
+  /* Job log lines queued with the lock held, in event order; written by
+   * joblog_flush under log_mu (which guards nothing else). */
+  struct joblog_line *log_head, *log_tail;
+  pthread_mutex_t log_mu;
+
   /* Counters. */
   uint64_t completed, failed, cancelled, attached, refused_exhausted, expired, retried;
   uint64_t errors[CUZK_STATUS_COUNT];
@@ -315,6 +332,37 @@ void workers_gpu_mem_info(engine *e, int ordinal, uint64_t *free_bytes, uint64_t
 /* Workers that can take a partition now: started, not retired, not on a
  * lost GPU, not gone (e->mu held). */
 unsigned workers_serving(const engine *e);
+
+/* ---- keycheck.c */
+/* groth16_prove_opts.check_key for a referenced key: its points checked
+ * once while it stays loaded (concurrent askers wait for the first one's
+ * answer, key_cv), the first bad answer logged at ERROR.  ctx: a
+ * keycheck_ctx.  Called without the lock. */
+typedef struct {
+  engine *e;
+  ekey *k;
+} keycheck_ctx;
+cuzk_status keys_check_points(void *ctx, const zkey_file *zk, cuzk_err *err);
+
+/* ---- joblog.c: the per-job lines at INFO (engine_config.log): ids, sizes,
+ * devices, timings and reasons; never witness bytes.  Each does nothing
+ * without cfg.log. */
+/* Job j is queued (e->mu held, before a worker can see it). */
+void joblog_accepted(engine *e, const ejob *j, const char *request_id, uint32_t ahead);
+/* After a submission (without the lock): the attached or refused line,
+ * and the flush of the accepted one. */
+void joblog_submitted(engine *e, const engine_request *rq, const engine_ticket *t,
+                      cuzk_status st, const cuzk_err *err);
+/* A worker starts proving partition p of j, which it references (without
+ * the lock; flushes). */
+void joblog_started(engine *e, const eworker *w, const ejob *j, size_t p, double load_s);
+/* jobs_finish (e->mu held): the job's last line, queued for joblog_flush. */
+void joblog_finished(engine *e, const ejob *j);
+/* Writes the queued lines in order; every site that may have finished a
+ * job calls it after dropping the lock (takes log_mu, then mu briefly). */
+void joblog_flush(engine *e);
+/* engine_free: drops lines never written. */
+void joblog_free(engine *e);
 
 /* ---- engine.c */
 double engine_now(void);

@@ -136,6 +136,7 @@ void jobs_finish(engine *e, ejob *j, engine_job_state state, cuzk_status st, con
   j->status = st;
   snprintf(j->error, sizeof j->error, "%s", msg ? msg : "");
   j->t_finish = engine_now();
+  joblog_finished(e, j);
   elist_remove(&e->live, j, offsetof(ejob, l));
   elist_push(&e->fin, j, offsetof(ejob, f));
   if (state == ENGINE_JOB_DONE) {

@@ -81,6 +81,7 @@ static void unload_take(engine *e, ekey *k, unload_item *u) {
   k->pinned_cuda = k->locked = false;
   k->tier = ENGINE_TIER_DISK;
   k->evict_pending = false;
+  k->points = KEY_POINTS_UNCHECKED; /* the next load may map another file */
   k->evictions++;
   e->keys_used -= k->file_bytes;
   pthread_cond_broadcast(&e->key_cv);

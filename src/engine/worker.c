@@ -456,7 +456,11 @@ static void run_partition(eworker *w, ejob *j, size_t p) {
       w->be->ops->set_priority(w->be, j->pri >= ENGINE_PRI_HIGH ? BACKEND_PRI_HIGH
                                                                 : BACKEND_PRI_NORMAL);
     part_ctx c = {w, j, p};
-    groth16_prove_opts opts = {.progress = on_stage, .progress_ctx = &c};
+    keycheck_ctx kc = {e, k};
+    groth16_prove_opts opts = {.progress = on_stage,
+                               .progress_ctx = &c,
+                               .check_key = keys_check_points,
+                               .check_key_ctx = &kc};
     /* GPU slots: the witness values into the slot's page-locked staging
      * (planned at start), so their uploads run at the bus's speed. */
     wtns_file wv = pt->w;
@@ -469,6 +473,7 @@ static void run_partition(eworker *w, ejob *j, size_t p) {
       memcpy(stage, wv.values, wbytes);
       wv.values = stage;
     }
+    joblog_started(e, w, j, p, load_s);
     st = groth16_prove_zkey_stoppable(&proof, &k->zk, &wv, w->be, &opts, stop_cb, &c, &tm,
                                       &err);
     keys_release(e, k);
@@ -548,6 +553,7 @@ static void run_partition(eworker *w, ejob *j, size_t p) {
     fail_stranded(e);
   pthread_mutex_unlock(&e->mu);
   notes_flush(e, &notes);
+  joblog_flush(e);
 }
 
 /* The largest shapes among the registered keys, as groth16_prove_zkey

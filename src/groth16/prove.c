@@ -5,7 +5,10 @@
  *   h     = (a b - a o b) on the odd coset, 6 NTTs          (quotient)
  *   pi_A, pi_B1, pi_B2, pi_C, pi_H                          (5 MSMs)
  * then blinding with r, s and verification against the key's own
- * verifying data.  Memory: 3 n Fr elements (a, b, c; h reuses c) on the
+ * verifying data.  A proof that fails verification is not returned; only
+ * then are the key's points checked (a scan of every point: too slow to
+ * run on every proof of a large key), so that a corrupt key is reported as
+ * such and not blamed on the witness (blame).  Memory: 3 n Fr elements (a, b, c; h reuses c) on the
  * host besides the mapped key and witness; the bases are read from the
  * mapping in place. */
 #include "groth16/prove.h"
@@ -62,6 +65,27 @@ static void g1_mul(bls12_381_g1_jac *r, const bls12_381_g1_aff *p, const limb_t 
   bls12_381_g1_jac j;
   bls12_381_g1_jac_from_aff(&j, p);
   bls12_381_g1_jac_mul_ct(r, &j, k);
+}
+
+/* The proof failed verification (why: the verifier's reason): the key is
+ * to blame when one of its points is invalid, else the witness.  Points
+ * replaced by other valid points and altered coefficients pass every cheap
+ * check of the key, so the second message names that possibility too. */
+static cuzk_status blame(const zkey_file *zk, const wtns_file *w, const groth16_prove_opts *o,
+                         const char *why, cuzk_err *err) {
+  cuzk_err kerr = {0};
+  cuzk_status ks = o && o->check_key ? o->check_key(o->check_key_ctx, zk, &kerr)
+                                     : zkey_validate_points(zk, 0, &kerr);
+  if (ks != CUZK_OK)
+    return cuzk_err_set(err, ks,
+                        "the proving key is corrupt: %s; the proof computed with it fails "
+                        "verification (%s); no proof written",
+                        kerr.msg, why);
+  return cuzk_err_set(err, CUZK_UNSATISFIED,
+                      "%s: the proof computed from it fails verification against %s (%s): the "
+                      "witness does not satisfy the circuit, or the key is inconsistent (its "
+                      "points are all valid); no proof written",
+                      binfile_path(&w->bf), binfile_path(&zk->bf), why);
 }
 
 cuzk_status groth16_prove_zkey(groth16_proof *proof, const zkey_file *zk, const wtns_file *w,
@@ -207,11 +231,8 @@ cuzk_status groth16_prove_zkey_stoppable(groth16_proof *proof, const zkey_file *
     free(pub);
     groth16_vk_fini(&vk);
     if (st == CUZK_VERIFY_FAILED) {
-      st = cuzk_err_set(err, CUZK_UNSATISFIED,
-                        "%s: the witness does not satisfy the circuit of %s: the proof computed "
-                        "from it fails verification (%s); no proof written",
-                        w->bf.map.path, zk->bf.map.path, verr.msg);
       memset(proof, 0, sizeof *proof);
+      st = blame(zk, w, opts, verr.msg, err);
     } else if (st != CUZK_OK) {
       cuzk_err_set(err, st, "%s", verr.msg);
     }

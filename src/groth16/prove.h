@@ -16,6 +16,13 @@ typedef struct {
   /* Called at the start of each stage (may be NULL). */
   void (*progress)(void *ctx, const char *stage);
   void *progress_ctx;
+  /* Asked only when the proof fails verification, to tell a corrupt key
+   * from a bad witness: CUZK_OK when every point of zk is valid, else the
+   * error naming the bad point (zkey_validate_points' contract).  NULL:
+   * zkey_validate_points on all threads.  The engine passes one that
+   * checks each resident key once. */
+  cuzk_status (*check_key)(void *ctx, const zkey_file *zk, cuzk_err *err);
+  void *check_key_ctx;
 } groth16_prove_opts;
 
 typedef struct {
@@ -25,8 +32,13 @@ typedef struct {
 
 /* Proves w against the key and verifies the result before returning it.
  * Checks: the witness prime equals the key's r and the witness has nVars
- * values.  A witness that does not satisfy the circuit yields a proof that
- * fails verification: that is CUZK_UNSATISFIED, and no proof is returned.
+ * values.  A proof that fails verification is never returned; the key's
+ * points are then checked (opts->check_key) to say whose fault it is:
+ * CUZK_FORMAT naming the key file, the section, the point and its offset
+ * when a point is off its curve (or a header point outside its subgroup),
+ * else CUZK_UNSATISFIED naming the witness file: the witness does not
+ * satisfy the circuit, or the key is inconsistent in a way no point check
+ * sees (a point replaced by another valid point, an altered coefficient).
  * timings may be NULL. */
 cuzk_status groth16_prove_zkey(groth16_proof *proof, const zkey_file *zk, const wtns_file *w,
                                backend *be, const groth16_prove_opts *opts,

@@ -18,8 +18,9 @@
  *   - section 10, when present, parses (csHash, n records with their TLV
  *     parameters).
  * Not checked at open (too slow for large keys): whether the points of
- * sections 5-9 are canonical and on their curves (zkey_validate_points), and
- * subgroup membership.
+ * sections 5-9 are canonical and on their curves (zkey_validate_points: the
+ * prover runs it when a proof fails verification, `cuzk info
+ * --check-points` on request), and their subgroup membership.
  * Points in the file are little-endian Montgomery with R = 2^384, the same
  * form as bls12_381_fp: decoding is a copy of limbs (zkey_g1_decode).
  * Ownership: the zkey_file owns the mapping; every section pointer points

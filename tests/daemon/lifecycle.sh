@@ -20,32 +20,12 @@
 # Usage: tests/daemon/lifecycle.sh [BUILD_DIR]   (default build)
 # Prints "N passed, N failed, N skipped" last; exit status 0 when none failed.
 set -uo pipefail
-repo=$(cd "$(dirname "$0")/../.." && pwd)
-build=${1:-build}
-case $build in /*) ;; *) build=$repo/$build ;; esac
-cd "$repo"
-DAEMON=$build/cuzk-daemon
-CUZK=$build/cuzk
-EX=$repo/examples/mul
+. "$(dirname "$0")/common.sh"
 py=$(command -v python3)
 
-P=0; F=0; S=0
-pass() { P=$((P+1)); echo "ok      $1"; }
-fail() { F=$((F+1)); echo "FAIL    $1"; shift; for l in "$@"; do echo "  $l"; done; }
-skip() { S=$((S+1)); echo "skip    $1: $2"; }
-finish() { echo "$P passed, $F failed, $S skipped"; [ "$F" -eq 0 ]; exit; }
-
-if [ ! -x "$DAEMON" ]; then
-  if ls "$build"/.grpc-0* >/dev/null 2>&1; then # the Makefile's stamp of a GRPC=0 build
-    skip lifecycle "cuzk-daemon is not built without gRPC (GRPC=0)"
-  else
-    fail lifecycle "$DAEMON missing (make first)"
-  fi
-  finish
-fi
+need_daemon lifecycle
 have_client=0
-"$CUZK" submit --help >/dev/null 2>&1 && ! "$CUZK" status --addr unix:///nonexistent 2>&1 | grep -q "built without gRPC" &&
-  have_client=1
+client_built && have_client=1
 
 tmp=$(mktemp -d /tmp/cuzk-lifecycle-XXXXXX)
 pids=()

@@ -49,6 +49,30 @@ expect 2 "missing.zkey" "$cuzk" prove "$tmp/missing.zkey" "$ex/witness.wtns" "$t
 if "$cuzk" prove --quiet "$ex/circuit.zkey" "$ex/witness.wtns" "$tmp/proof.json" "$tmp/public.json"; then pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL: prove of the example"; fi
 expect 0 OK "$cuzk" verify "$ex/verification_key.json" "$tmp/public.json" "$tmp/proof.json"
 
+# A proof that fails verification.  A key with one point off its curve is
+# named (the section, the point, its offset), and the witness is not
+# blamed; a point replaced by another valid point passes every point check,
+# so that key gets the message that names both possibilities; a good key
+# with a tampered witness blames the witness.
+python3 "$here/corrupt.py" "$ex/circuit.zkey" "$ex/witness.wtns" "$tmp" || { fail=$((fail+1)); echo "FAIL: tests/malformed/corrupt.py"; }
+# expect_not SUBSTRING cmd...: the command's output must not contain SUBSTRING.
+expect_not() {
+  local sub=$1; shift
+  local out
+  out=$("$@" 2>&1)
+  if [[ "$out" != *"$sub"* ]]; then pass=$((pass+1)); else fail=$((fail+1)); printf 'FAIL: %s\n  unwanted "%s" in:\n%s\n' "$*" "$sub" "$out"; fi
+}
+rm -f "$tmp/p.json" "$tmp/q.json"
+expect 2 "off_curve.zkey: $(cat "$tmp/off_curve.expect")" "$cuzk" prove "$tmp/off_curve.zkey" "$ex/witness.wtns" "$tmp/p.json" "$tmp/q.json"
+expect 2 "the proving key is corrupt" "$cuzk" prove "$tmp/off_curve.zkey" "$ex/witness.wtns" "$tmp/p.json" "$tmp/q.json"
+expect_not "does not satisfy" "$cuzk" prove "$tmp/off_curve.zkey" "$ex/witness.wtns" "$tmp/p.json" "$tmp/q.json"
+expect 2 "the witness does not satisfy the circuit, or the key is inconsistent (its points are all valid)" \
+  "$cuzk" prove "$tmp/swapped.zkey" "$ex/witness.wtns" "$tmp/p.json" "$tmp/q.json"
+expect 2 "tampered.wtns: the proof computed from it fails verification against $ex/circuit.zkey" \
+  "$cuzk" prove "$ex/circuit.zkey" "$tmp/tampered.wtns" "$tmp/p.json" "$tmp/q.json"
+expect_not "corrupt" "$cuzk" prove "$ex/circuit.zkey" "$tmp/tampered.wtns" "$tmp/p.json" "$tmp/q.json"
+[ ! -e "$tmp/p.json" ] && [ ! -e "$tmp/q.json" ] && pass=$((pass+1)) || { fail=$((fail+1)); echo "FAIL: a proof that failed verification was written"; }
+
 # Malformed JSON given to verify: exit 2, file named.
 mk() { printf '%s' "$2" > "$tmp/$1"; }
 mk trunc.json '{"pi_a": ["1", '

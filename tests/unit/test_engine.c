@@ -664,13 +664,11 @@ ETEST(engine_bad_requests) {
   env_fini(&v);
 }
 
-ETEST(engine_unsatisfied_witness_fails_job) {
-  env v;
-  env_init(&v, 5, 10, 1, true);
-  engine *e = env_start(&v);
-  const fixture *f = &v.f;
-  /* tamper a private wire of the second partition: well formed, unsatisfying */
+/* A malloc'd copy of f's witness with a private wire tampered: well
+ * formed, unsatisfying. */
+static uint8_t *tampered_witness(const fixture *f) {
   uint8_t *bad = malloc(f->wtns_len);
+  CHECK(bad);
   memcpy(bad, f->wtns, f->wtns_len);
   wtns_file w;
   cuzk_err err = {0};
@@ -678,6 +676,16 @@ ETEST(engine_unsatisfied_witness_fails_job) {
   size_t off = (size_t)(wtns_value(&w, 6) - bad);
   wtns_close(&w);
   bad[off] ^= 2;
+  return bad;
+}
+
+ETEST(engine_unsatisfied_witness_fails_job) {
+  env v;
+  env_init(&v, 5, 10, 1, true);
+  engine *e = env_start(&v);
+  const fixture *f = &v.f;
+  uint8_t *bad = tampered_witness(f); /* in the second partition */
+  cuzk_err err = {0};
   const uint8_t *ws[3] = {f->wtns, bad, f->wtns};
   size_t wl[3] = {f->wtns_len, f->wtns_len, f->wtns_len};
   engine_ticket t;
@@ -685,8 +693,10 @@ ETEST(engine_unsatisfied_witness_fails_job) {
   engine_result r;
   CHECK(await_state(e, "bad", &r) == ENGINE_JOB_FAILED);
   CHECK_EQ_INT(r.job_status, CUZK_UNSATISFIED);
-  CHECK_MSG(strstr(r.error, "unsatisfied") && strstr(r.error, "partition 1"), "error: %s",
-            r.error);
+  CHECK_MSG(strstr(r.error, "unsatisfied") && strstr(r.error, "partition 1") &&
+                strstr(r.error, "witness 1: ") && strstr(r.error, "does not satisfy") &&
+                !strstr(r.error, "corrupt"),
+            "error: %s", r.error); /* the key's points are good: the witness is blamed */
   CHECK(r.proof == NULL);
   engine_result_free(&r);
   CHECK_EQ_INT(H.taken, 2); /* partition 2 was dropped, never proved */
@@ -1080,6 +1090,200 @@ ETEST(engine_bad_key_body_fails_job) {
   check_done_and_valid(e, "y", &v.f);
   check_status(e, 1, 1, 0, 0);
   unlink(bad);
+  env_fini(&v);
+}
+
+/* ------------------------------------------------------------ bad keys, job log */
+
+/* Every line of the engine's log (engine_config.log) as "LEVEL text\n". */
+typedef struct {
+  pthread_mutex_t mu;
+  char text[1 << 16];
+  size_t len;
+} line_rec;
+
+static line_rec LINES = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+static void lines_fn(void *ctx, engine_log_level level, const char *msg) {
+  line_rec *l = ctx;
+  static const char *const name[] = {"ERROR", "WARN", "INFO"};
+  pthread_mutex_lock(&l->mu);
+  int n = snprintf(l->text + l->len, sizeof l->text - l->len, "%s %s\n", name[level], msg);
+  if (n > 0 && (size_t)n < sizeof l->text - l->len)
+    l->len += (size_t)n;
+  pthread_mutex_unlock(&l->mu);
+}
+
+/* How many lines hold `sub` (at `level`, or any level when NULL). */
+static unsigned lines_count(const char *level, const char *sub) {
+  pthread_mutex_lock(&LINES.mu);
+  unsigned n = 0;
+  for (const char *l = LINES.text; *l;) {
+    const char *end = strchr(l, '\n');
+    size_t len = end ? (size_t)(end - l) : strlen(l);
+    char line[2048];
+    snprintf(line, sizeof line, "%.*s", (int)len, l);
+    n += (!level || !strncmp(line, level, strlen(level))) && strstr(line, sub);
+    l += len + (end != NULL);
+  }
+  pthread_mutex_unlock(&LINES.mu);
+  return n;
+}
+
+/* Where `sub` first appears in the log (its length when it does not). */
+static size_t lines_at(const char *sub) {
+  pthread_mutex_lock(&LINES.mu);
+  const char *at = strstr(LINES.text, sub);
+  size_t pos = at ? (size_t)(at - LINES.text) : LINES.len;
+  pthread_mutex_unlock(&LINES.mu);
+  return pos;
+}
+
+static void lines_need(const char *level, const char *sub) {
+  if (lines_count(level, sub))
+    return;
+  pthread_mutex_lock(&LINES.mu);
+  printf("%s", LINES.text);
+  pthread_mutex_unlock(&LINES.mu);
+  TEST_FAIL("no %s line with \"%s\" in the log above", level, sub);
+}
+
+/* The env's key with one byte of H point `i`'s x flipped (off its curve,
+ * deterministic for a fixed seed); *off receives the point's offset. */
+static void corrupt_h_point(env *v, uint64_t i, size_t *off) {
+  zkey_file zk;
+  cuzk_err err = {0};
+  CHECK(zkey_open(&zk, v->f.zkey, &err) == CUZK_OK);
+  *off = (size_t)(zk.h - zk.bf.map.data) + (size_t)i * ZKEY_G1_BYTES;
+  zkey_close(&zk);
+  size_t len;
+  uint8_t *bytes = (uint8_t *)test_read_file(v->f.zkey, &len);
+  CHECK(bytes && *off < len);
+  bytes[*off] ^= 1;
+  FILE *fp = fopen(v->f.zkey, "wb");
+  CHECK(fp && fwrite(bytes, 1, len, fp) == len && fclose(fp) == 0);
+  free(bytes);
+}
+
+/* A key with a point off its curve fails its jobs as the key's fault (FORMAT
+ * naming the file, the section, the point and its offset), not the
+ * witness's; the key's points are scanned once while it stays loaded (one
+ * ERROR line for two failing jobs) and again after it was evicted and
+ * reloaded. */
+ETEST(engine_corrupt_key_is_named_not_the_witness) {
+  env v;
+  env_init(&v, 5, 60, 1, false);
+  size_t off;
+  corrupt_h_point(&v, 3, &off);
+  v.c.log = lines_fn;
+  v.c.log_ctx = &LINES;
+  engine *e = env_start(&v);
+  char where[128];
+  snprintf(where, sizeof where, "section 9 (H): point 3 at offset %zu: not on the curve", off);
+  for (int i = 0; i < 2; i++) {
+    const char *id = i ? "bad2" : "bad1";
+    submit_fails(e, id, "k", &v.f, CUZK_FORMAT, where);
+    engine_result r;
+    CHECK(await_state(e, id, &r) == ENGINE_JOB_FAILED);
+    CHECK_MSG(strstr(r.error, "the proving key is corrupt") && strstr(r.error, v.f.zkey) &&
+                  !strstr(r.error, "witness"),
+              "job %s: %s", id, r.error);
+    printf("  %s: %s\n", id, r.error);
+    engine_result_free(&r);
+  }
+  CHECK_EQ_INT(lines_count("ERROR", "circuit k: the proving key is corrupt"), 1);
+  lines_need("ERROR", where);
+  bool was;
+  uint64_t freed;
+  CHECK(engine_evict(e, "k", &was, &freed, NULL) == CUZK_OK && was && freed);
+  submit_fails(e, "bad3", "k", &v.f, CUZK_FORMAT, where);
+  CHECK_EQ_INT(lines_count("ERROR", "circuit k: the proving key is corrupt"), 2);
+  env_fini(&v);
+}
+
+/* The per-job lines at INFO: accepted (ids, circuit, partitions,
+ * priority, witness bytes), attached, refused with the reason, started
+ * on which worker, done with its timings, failed and cancelled with the
+ * reason; no witness value appears in the log. */
+ETEST(engine_job_log_lines) {
+  env v;
+  env_init(&v, 5, 61, 1, false);
+  v.c.log = lines_fn;
+  v.c.log_ctx = &LINES;
+  engine *e = env_start(&v);
+  const fixture *f = &v.f;
+  engine_ticket t;
+  submit_ok(e, "good", "k", ENGINE_PRI_HIGH, f, &t);
+  check_done_and_valid(e, "good", f);
+  submit_ok(e, "good", "k", ENGINE_PRI_HIGH, f, &t); /* attaches */
+  CHECK(t.attached);
+  submit_ok(e, NULL, "k", ENGINE_PRI_NORMAL, f, &t); /* a fresh id */
+  char fresh[ENGINE_ID_MAX];
+  snprintf(fresh, sizeof fresh, "%s", t.job_id);
+  check_done_and_valid(e, fresh, f);
+  uint8_t *bad = tampered_witness(f);
+  cuzk_err err = {0};
+  const uint8_t *wb[1] = {bad};
+  size_t wl[1] = {f->wtns_len};
+  CHECK(submit_full(e, "unsat", "k", ENGINE_PRI_LOW, wb, wl, 1, false, &t, &err) == CUZK_OK);
+  engine_result r;
+  CHECK(await_state(e, "unsat", &r) == ENGINE_JOB_FAILED);
+  engine_result_free(&r);
+  /* refused, then cancelled while queued */
+  CHECK_EQ_INT(submit_full(e, "nope", "absent", 2, wb, wl, 1, false, &t, NULL), CUZK_NOT_FOUND);
+  engine_set_paused(e, true);
+  submit_ok(e, "gone", "k", ENGINE_PRI_NORMAL, f, &t);
+  bool running;
+  CHECK(engine_cancel(e, "gone", &running, NULL) == CUZK_OK && !running);
+  engine_set_paused(e, false);
+
+  char want[256];
+  snprintf(want, sizeof want,
+           "job good accepted: circuit k, 1 partition, priority high, request id \"good\", %zu "
+           "witness bytes, 0 jobs ahead",
+           f->wtns_len);
+  lines_need("INFO", want);
+  lines_need("INFO", "job good partition 0 of 1 started on cpu worker 0 (");
+  lines_need("INFO", "job good done: circuit k, 1 partition; queue ");
+  CHECK_EQ_INT(lines_count("INFO", "job good done:"), 1);
+  lines_need("INFO", "job good: request id \"good\" is known: attached to that job");
+  snprintf(want, sizeof want, "job %s accepted: circuit k, 1 partition, priority normal, "
+           "request id \"\"", fresh);
+  lines_need("INFO", want);
+  snprintf(want, sizeof want, "job %s done", fresh);
+  lines_need("INFO", want);
+  lines_need("INFO", "job unsat failed: circuit k, 1 partition; unsatisfied: partition 0: "
+                     "witness 0: the proof computed from it fails verification");
+  lines_need("INFO", "submission refused: circuit absent, request id \"nope\", 1 partition");
+  lines_need("INFO", "not_found");
+  lines_need("INFO", "job gone cancelled: circuit k, 1 partition; cancelled by request; queue ");
+  CHECK_EQ_INT(lines_count("INFO", "job gone partition"), 0); /* never started */
+  /* each job's lines in the order of its events */
+  CHECK(lines_at("job good accepted") < lines_at("job good partition 0 of 1 started"));
+  CHECK(lines_at("job good partition 0 of 1 started") < lines_at("job good done"));
+  CHECK(lines_at("job unsat accepted") < lines_at("job unsat partition 0 of 1 started"));
+  CHECK(lines_at("job unsat partition 0 of 1 started") < lines_at("job unsat failed"));
+  CHECK(lines_at("job gone accepted") < lines_at("job gone cancelled"));
+  const char *const timing[] = {"queue ", "key load ", "prove ", "verify ", "total ", NULL};
+  for (const char *const *k = timing; *k; k++) lines_need("INFO", *k);
+  CHECK_EQ_INT(lines_count("ERROR", ""), 0);
+  CHECK_EQ_INT(lines_count("WARN", ""), 0);
+  printf("%s", LINES.text);
+  /* no witness value, as the hex of its bytes in either order */
+  wtns_file w;
+  CHECK(wtns_open_mem(&w, f->wtns, f->wtns_len, "w", &err) == CUZK_OK);
+  for (uint64_t i = 0; i < w.n_witness; i++) {
+    const uint8_t *b = wtns_value(&w, i);
+    char le[65], be[65];
+    for (int k = 0; k < 32; k++) {
+      snprintf(le + 2 * k, 3, "%02x", b[k]);
+      snprintf(be + 2 * k, 3, "%02x", b[31 - k]);
+    }
+    CHECK_MSG(!lines_count(NULL, le) && !lines_count(NULL, be), "witness value %llu logged",
+              (unsigned long long)i);
+  }
+  wtns_close(&w);
+  free(bad);
   env_fini(&v);
 }
 
@@ -1996,6 +2200,44 @@ ETEST(engine_device_lost_falls_back_to_cpu) {
   check_done_and_valid(e, "b", &v.f);
   CHECK_EQ_INT(fg_get(&FG.msms[0]), msms0);
   CHECK_EQ_INT(fg_get(&FG.after_loss[0]), 0);
+  env_fini(&v);
+}
+
+/* The job log names the device each try ran on: the partition started on
+ * GPU 0's slot, then (after the loss, ERROR, the CPU fallback and the
+ * retry, WARN, written by the worker that met the loss) on a CPU worker,
+ * and the job done; the job's own lines in that order. */
+ETEST(engine_job_log_gpu_loss_and_fallback) {
+  env v;
+  engine_test_gpus t;
+  lossy_init(&v, &t, 54, 1, 1, (const unsigned[FG_GPUS]){1, 0});
+  v.c.device = ENGINE_DEVICE_AUTO;
+  v.c.log = lines_fn;
+  v.c.log_ctx = &LINES;
+  engine *e = env_start(&v);
+  engine_ticket tk;
+  submit_ok(e, "a", "k", ENGINE_PRI_NORMAL, &v.f, &tk);
+  check_done_and_valid(e, "a", &v.f);
+  wait_destroys(0, 1);
+  lines_need("ERROR", "GPU 0 (test GPU 0) is out of service");
+  lines_need("WARN", "every GPU is out of service; device = auto: proving on 1 CPU worker");
+  lines_need("WARN", "job a partition 0: GPU 0 was lost under it; retried on another worker");
+  const char *const seq[][2] = {
+      {"INFO", "job a accepted: circuit k, 1 partition"},
+      {"INFO", "job a partition 0 of 1 started on gpu 0 slot 0 ("},
+      {"INFO", "job a partition 0 of 1 started on cpu worker 1 ("},
+      {"INFO", "job a done: circuit k, 1 partition; queue "},
+  };
+  size_t prev = 0;
+  for (size_t i = 0; i < sizeof seq / sizeof *seq; i++) {
+    lines_need(seq[i][0], seq[i][1]);
+    size_t at = lines_at(seq[i][1]);
+    CHECK_MSG(i == 0 || at > prev, "\"%s\" comes before \"%s\"", seq[i][1], seq[i - 1][1]);
+    prev = at;
+  }
+  pthread_mutex_lock(&LINES.mu);
+  printf("%s", LINES.text);
+  pthread_mutex_unlock(&LINES.mu);
   env_fini(&v);
 }
 
