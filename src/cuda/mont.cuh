@@ -4,7 +4,7 @@
  * configuration type C (N, the modulus, R mod p, R^2 mod p, n0) that
  * CZ_FIELD_CONFIG builds from the 64-bit constants of a generated
  * ff/consts_*.h header -- the same header, and so the same numbers, as the
- * host code (STYLE.md habit 3).  BLS12-381 Fp and Fr are two lines in
+ * host code (docs/DESIGN.md §2.1).  BLS12-381 Fp and Fr are two lines in
  * cuda/bls12_381.cuh; BN254 will be two more.
  *
  * Representation: x*R mod p, R = 2^(32N), fully reduced (< p), N 32-bit
@@ -23,7 +23,7 @@
  * sm_90) fuses each mad.lo.cc/madc.hi.cc pair on the same operands into one
  * IMAD.WIDE.U32.X (both halves, carry in and out).  Measured on the H200
  * (bench/RESULTS.md, "GPU field arithmetic"): this code 26.96e9 Fp mul/s,
- * 96% of the IMAD-bound ceiling of PERF.md (588 IMAD each, 28.2e9/s; the
+ * 96% of the IMAD-bound ceiling of docs/PERF.md §1.1 (588 IMAD each, 28.2e9/s; the
  * first version, before the pair-aligned accumulators of mul_eo, 23.45e9);
  * the same CIOS on 64-bit limbs with 128-bit accumulation 17.2e9/s.  One
  * chain per thread is fastest (2 and 4 independent chains per thread: -1%,
