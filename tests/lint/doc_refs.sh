@@ -33,7 +33,6 @@ SKIP="tests/lint/doc_refs.sh tests/unit/test_doc_refs.c"
 files | LC_ALL=C sort | SKIP="$SKIP" perl -e '
 use strict;
 use warnings;
-use File::Spec;
 
 my ($pass, $fail) = (0, 0);
 my %skip = map { $_ => 1 } split " ", $ENV{SKIP};
