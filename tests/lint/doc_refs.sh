@@ -109,6 +109,7 @@ while (my $file = <STDIN>) {
   while ($text =~ m{(?<![A-Za-z0-9_./-])([A-Za-z0-9_./-]*[A-Za-z0-9_-]\.md)(?![A-Za-z0-9_])}g) {
     my ($tok, $off, $end) = ($1, $-[1], $+[1]);
     next if substr($text, $off > 3 ? $off - 3 : 0, $off > 3 ? 3 : $off) =~ m{:$|://$};    # a URL
+    next if $off > 0 && substr($text, $off - 1, 1) =~ /[\$}%]/;    # "$dir/x.md", "${d}/x.md", "%s/x.md": a path in code
     my $rest = substr($text, $end, 300);
     my (@secs, $anchor, $disp) = ();
     $disp = $tok;

@@ -88,6 +88,7 @@ TEST(doc_refs_good_references_pass) {
                   " * docs/A.md\n"
                   " * §3 across a comment line; https://example.com/NOPE.md is a URL */\n"},
       {"README.md", "[docs](docs/B.md) and `docs/A.md`\n"},
+      {"scripts/t.sh", "cat \"$root/NOPE.md\" \"${dir}/NOPE.md\"  # paths in code, not references\n"},
       {NULL, NULL}};
   int rc = lint_tree(t, out, sizeof out);
   CHECK_MSG(rc == 0, "status %d:\n%s", rc, out);
