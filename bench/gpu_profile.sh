@@ -11,7 +11,7 @@
 #
 # Each profile: a .ncu-rep and its details page as text under $OUT (or
 # BUILD/gpu-logs), one line per kernel in profile-summary.txt.  Clocks are
-# left alone (--clock-control none, ../.library/device/METHOD.md).  Only a
+# left alone (--clock-control none: the card is measured as it is).  Only a
 # few launches per kernel name are profiled (--launch-count): ncu replays
 # each one once per metric pass.
 set -uo pipefail

@@ -87,7 +87,7 @@ if "$cz" bench keygen --help >/dev/null 2>&1; then
       "$cz" bench prove --reps 3 --device gpu $flag "$d/circuit.zkey" "$d/witness.wtns" \
         >"$out/bench-k$lg-gpu-$mode.log" 2>&1 || st=1
       tot=$(sed -n 's/^median of [0-9]*: total \([0-9.]*\) s.*/\1/p' "$out/bench-k$lg-gpu-$mode.log")
-      # Floor (PERF.md cost model at 100 % of IMAD peak, scaled from 2^27 by
+      # Floor (docs/PERF.md §1.4: cost model at 100 % of IMAD peak, scaled from 2^27 by
       # size): G1 over A (2^K), B1 (2^(K-1) live: half the B column is
       # infinity), C + H (2^(K+1)): 3.5 x 2^K points at 297 ms per 2^26;
       # G2 over 2^(K-1) at 1.43 s per 2^27; 6 NTTs at 29 ms per 2^27.

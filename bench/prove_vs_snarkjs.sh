@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # cuzk prove against `snarkjs groth16 prove` on the same zkey and witness, on
-# this machine, in one command (PERF.md 4: CPU peers timed side by side).
+# this machine, in one command (docs/PERF.md §4.3: CPU peers timed side by side).
 # Uses the oracle fixtures (tests/oracle/make_fixtures.sh BUILD/oracle --big).
 # Usage: bench/prove_vs_snarkjs.sh [BUILD] [circuit...]   (default chain_16k chain_64k)
 # Prints one row per circuit: median of 3 runs each, and the ratio.  cuzk

@@ -53,7 +53,7 @@ t = R - 1
 while t % 2 == 0:
     t //= 2; s += 1
 lines.append("#define BLS12_381_FR_TWO_ADICITY %d" % s)
-# snarkjs / ffjavascript root of unity: 5^t (FORMATS.md section 3.4)
+# snarkjs / ffjavascript root of unity: 5^t (docs/FORMATS.md §3.4)
 w = pow(5, t, R)
 assert w == 0x212d79e5b416b6f0fd56dc8d168d6c0c4024ff270b3e0941b788f500b912f1f
 lines.append(arr("BLS12_381_FR_ROOT_5T", w, 4) + "  /* 5^t, canonical */")

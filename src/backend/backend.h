@@ -1,14 +1,14 @@
 /* backend.h: the one interface between the Groth16 prover and the hardware
  * that runs its heavy steps.
  *
- * DESIGN: a backend is a table of functions plus a capability query (STYLE
- * habit 7): the prover asks `backend_supports(b, curve, op)` instead of using
+ * DESIGN: a backend is a table of functions plus a capability query (docs/DESIGN.md
+ * §2.1): the prover asks `backend_supports(b, curve, op)` instead of using
  * #ifdef, and calls the same entry points on the CPU backend (cpu/) and, later,
  * the CUDA backend.  Every operation is deterministic and must give results
  * identical to the CPU backend's, bit for bit, which is what the backend test
  * harness checks.  Inputs are host memory; pointers into mapped files may be
  * unaligned, so byte-layout arguments are `const void *`.  The caller owns all
- * buffers (STYLE habit 5); a backend allocates only its own scratch.
+ * buffers (docs/DESIGN.md §2.1); a backend allocates only its own scratch.
  * A backend object is used by one prover at a time. */
 #ifndef CUZK_BACKEND_H
 #define CUZK_BACKEND_H
@@ -85,7 +85,7 @@ typedef struct {
   cuzk_status (*zkey_ab)(backend *b, bls12_381_fr *a, bls12_381_fr *bv, size_t n,
                          const void *entries, size_t n_entries, const void *witness,
                          size_t n_witness, cuzk_err *err);
-  /* FORMATS.md 3.6 steps 3-4: with c = a o b, evaluate a, b, c on the odd
+  /* docs/FORMATS.md §3.6 steps 3-4: with c = a o b, evaluate a, b, c on the odd
    * coset {w_2n^(2j+1)} and write h_j = a_j b_j - c_j as canonical 32-byte
    * little-endian integers into h (n entries; h may alias c).  a, b and c
    * (n = 2^lg_n elements each) are scratch and are overwritten. */

@@ -3,7 +3,7 @@
  * DESIGN: every CUDA runtime call in src/cuda is wrapped in CUDA_TRY (or its
  * result passed to cuda_fail), so a failure becomes a cuzk_status plus a
  * message "file:line: call: text (cudaErrorName)" in the caller's cuzk_err,
- * and nothing aborts (STYLE.md habit 11).  Device memory and streams that a
+ * and nothing aborts (docs/DESIGN.md §2.1).  Device memory and streams that a
  * function owns are held by the small RAII types below, so an early return
  * releases them; they release through gcall.cuh's counted wrappers, as
  * every device-global call in cuzk must (gcall.h). */

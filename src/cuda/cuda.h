@@ -2,8 +2,8 @@
  * usable and what they are, the calling thread's device, page-locked host
  * memory, streams.
  *
- * DESIGN: callers ask at run time instead of testing a macro (STYLE.md habit
- * 7).  A build without nvcc (or with `make CUDA=0`) links src/cuda/nocuda.c,
+ * DESIGN: callers ask at run time instead of testing a macro (docs/DESIGN.md
+ * §2.1).  A build without nvcc (or with `make CUDA=0`) links src/cuda/nocuda.c,
  * whose functions say "no" with the reason; a CUDA build links device.cu.
  * Nothing here names a CUDA type, so C code includes it freely.  These
  * functions initialize the CUDA runtime in the calling process: a process

@@ -4,8 +4,8 @@
  * DESIGN: these exist to check and to time the device field code
  * (mont.cuh, fp2.cuh) against src/ff; they are not a proving path.  Each
  * call allocates its device buffers, copies host buffers in and out, and
- * frees them (the prover's own ops will use memory planned once, DESIGN.md
- * section 3).  Element layouts are the host's (bls12_381_fp, _fr, _fp2):
+ * frees them (the prover's own ops will use memory planned once, docs/DESIGN.md
+ * §3).  Element layouts are the host's (bls12_381_fp, _fr, _fp2):
  * Montgomery form, little-endian limbs.  Errors carry the CUDA call, file
  * and line (check.cuh).  A build without CUDA returns CUZK_UNSUPPORTED. */
 #ifndef CUZK_CUDA_FIELD_OPS_H

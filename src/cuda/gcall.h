@@ -1,6 +1,6 @@
 /* Counters of the CUDA calls that act on, or wait for, a whole device.
  *
- * DESIGN (../shared/docs/DESIGN.md section 3): cudaMalloc, cudaFree,
+ * DESIGN (docs/DESIGN.md §3): cudaMalloc, cudaFree,
  * cudaMallocHost/cudaHostAlloc, cudaFreeHost, cudaHostRegister/Unregister,
  * cudaDeviceSynchronize, cudaMemPoolTrimTo and cudaDeviceSetLimit either
  * synchronize with every stream of the device or serialize in the driver
@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 /* X(ENUM, "cudaName", stalls): stalls = waits for, or serializes with, the
- * device's other streams (the calls DESIGN.md section 3 bans from the job
+ * device's other streams (the calls docs/DESIGN.md §3 bans from the job
  * path); the others are start-up-only by the executor's rule. */
 #define CUDA_GCALL_KINDS(X)                        \
   X(MALLOC, "cudaMalloc", 1)                       \

@@ -4,7 +4,7 @@
  * configuration type C (N, the modulus, R mod p, R^2 mod p, n0) that
  * CZ_FIELD_CONFIG builds from the 64-bit constants of a generated
  * ff/consts_*.h header -- the same header, and so the same numbers, as the
- * host code (STYLE.md habit 3).  BLS12-381 Fp and Fr are two lines in
+ * host code (docs/DESIGN.md §2.1).  BLS12-381 Fp and Fr are two lines in
  * cuda/bls12_381.cuh; BN254 will be two more.
  *
  * Representation: x*R mod p, R = 2^(32N), fully reduced (< p), N 32-bit

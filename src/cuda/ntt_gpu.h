@@ -88,10 +88,10 @@ cuzk_status cuda_ntt_forward_bitrev(const cuda_ntt_plan *p, void *a, void *strea
 /* a[i] := (1/n) sum_j a[j] omega^(-ij) (ntt_inverse). */
 cuzk_status cuda_ntt_inverse(const cuda_ntt_plan *p, void *a, void *stream, cuzk_err *err);
 /* ntt_to_odd_coset: a holds evaluations on {omega^i}; on return a[j] is the
- * same polynomial at omega_2n^(2j+1) (FORMATS.md 3.6 step 3). */
+ * same polynomial at omega_2n^(2j+1) (docs/FORMATS.md §3.6 step 3). */
 cuzk_status cuda_ntt_to_odd_coset(const cuda_ntt_plan *p, void *a, void *stream, cuzk_err *err);
 
-/* The quotient step of the CPU backend's `quotient` op (FORMATS.md 3.6
+/* The quotient step of the CPU backend's `quotient` op (docs/FORMATS.md §3.6
  * steps 3-4) on device buffers: with c = a o b when compute_c (else c as
  * given), evaluate a, b, c on the odd coset in place and write
  * h_j = a_j b_j - c_j as canonical 32-byte little-endian integers to h

@@ -1,4 +1,4 @@
-/* The zcash / IETF byte encodings of BLS12-381 points (FORMATS.md 5.1), as
+/* The zcash / IETF byte encodings of BLS12-381 points (docs/FORMATS.md §5.1), as
  * written by bellperson, blstrs, zkcrypto/bls12_381 and @noble/curves.
  *
  *   G1 compressed    48 bytes   x

@@ -2,7 +2,7 @@
  * prove, in one process.  The daemon's gRPC service (server/) and the tests
  * drive it through this header only; it knows nothing of gRPC or TOML.
  *
- * DESIGN (../shared/docs/DESIGN.md sections 3-4)
+ * DESIGN (docs/DESIGN.md §3-4)
  *   A job is one proof request: a circuit id, one witness (.wtns bytes) per
  *   partition, a priority and the caller's request id.  engine_submit checks
  *   what it can cheaply and at once (known circuit, each witness's header,

@@ -19,7 +19,7 @@
  * `threads` threads each (0: the online cores divided among the workers,
  * at least one each).
  *
- * The GPU executor (DESIGN.md section 3).  Invariants:
+ * The GPU executor (docs/DESIGN.md §3).  Invariants:
  *   - A slot's thread owns its device context: it calls
  *     cuzk_cuda_use_device once, then makes and plans its backend there
  *     (backend_cuda_new_shared over its device's store of resident
@@ -78,7 +78,7 @@
  * backend call that lets go of the copy comes before the accounting, so
  * the budget never shows room that is still taken.
  *
- * Lost GPUs (DESIGN.md section 3: "a GPU fault fails the job, not the
+ * Lost GPUs (docs/DESIGN.md §3: "a GPU fault fails the job, not the
  * daemon").  A partition that ends in CUZK_DEVICE_LOST on a slot (cuda_fail
  * gives it for the sticky CUDA errors: every later call on that GPU fails
  * too), or in any failure on a slot whose GPU is lost already, calls

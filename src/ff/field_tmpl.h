@@ -6,7 +6,7 @@
  *   FIELD_MONT mont256_ or mont384_
  *   FIELD_C    constant prefix from ff/consts_*.h, e.g. BLS12_381_FP
  * Elements are kept in Montgomery form (x*R mod p, R = 2^(64N)), the same
- * in-memory form as snarkjs's zkey points (FORMATS.md 3.2).  The non-inline
+ * in-memory form as snarkjs's zkey points (docs/FORMATS.md §3.2).  The non-inline
  * operations (inv, pow, from/to canonical) come from field_impl.h. */
 
 #define F_CAT2(a, b) a##b

@@ -1,4 +1,4 @@
-/* The iden3 binary container (FORMATS.md section 0) shared by .r1cs, .wtns
+/* The iden3 binary container (docs/FORMATS.md §0) shared by .r1cs, .wtns
  * and .zkey: magic, u32 version, u32 nSections, then nSections records of
  * {u32 id, u64 size, payload}.
  *

@@ -1,4 +1,4 @@
-/* snarkjs's JSON files for Groth16 over BLS12-381 (FORMATS.md 4):
+/* snarkjs's JSON files for Groth16 over BLS12-381 (docs/FORMATS.md §4):
  * proof.json, public.json and verification_key.json.
  *
  * Writers produce byte for byte what the snarkjs 0.7.6 CLI writes

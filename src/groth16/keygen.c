@@ -65,7 +65,7 @@ static unsigned comb_pick_bits(uint64_t points) {
 /* ------------------------------------------------- the chain circuit */
 
 /* Does circom put wire a before wire b?  It sorts the terms of a linear
- * combination by the little-endian bytes of the wire index (FORMATS.md 1). */
+ * combination by the little-endian bytes of the wire index (docs/FORMATS.md §1). */
 static int circom_wire_before(uint32_t a, uint32_t b) {
   for (int i = 0; i < 4; i++) {
     uint32_t x = (a >> (8 * i)) & 0xff, y = (b >> (8 * i)) & 0xff;
@@ -361,7 +361,7 @@ static void put_g2(uint8_t *b, const bls12_381_g2_aff *p) {
   limbs_to_le(b + 144, p->y.c1.l, 6);
 }
 
-/* One coefficient entry: matrix, row, wire, c R^2 mod r (FORMATS.md 3.2). */
+/* One coefficient entry: matrix, row, wire, c R^2 mod r (docs/FORMATS.md §3.2). */
 static void put_coef(uint8_t *b, uint32_t matrix, uint64_t row, uint32_t wire, int64_t coef) {
   fr v;
   fr_from_i64(&v, coef);                         /* c R */

@@ -1,5 +1,5 @@
 /* An INSECURE Groth16 key generator for benchmarks and tests: the snarkjs
- * .zkey (FORMATS.md 3) and a satisfying .wtns (FORMATS.md 2) of a synthetic
+ * .zkey (docs/FORMATS.md §3) and a satisfying .wtns (§2) of a synthetic
  * circuit of any size, with the toxic waste taken from a seed.
  *
  * The circuit is tests/oracle/circuits/chain.circom with N steps, laid out as
@@ -14,14 +14,14 @@
  * For N = 1000 the coefficient section and the witness (x = 5, y = 9) are
  * byte-identical to circom + snarkjs's chain_1k.
  *
- * The key (FORMATS.md 3.3): with L_i the Lagrange basis of the domain of
+ * The key (docs/FORMATS.md §3.3): with L_i the Lagrange basis of the domain of
  * size n at tau and A_j, B_j, C_j the circuit's columns evaluated at tau,
  *     A[j] = [A_j]1, B1[j] = [B_j]1, B2[j] = [B_j]2,
  *     IC[j] = [beta A_j + alpha B_j + C_j]1              (j <= 2, gamma = 1)
  *     C[j]  = [(beta A_j + alpha B_j + C_j)/delta]1      (j >= 3)
  *     H[i]  = [L'_{2i+1}(tau)/delta]1  (L' the basis of the size-2n domain)
  * with L_i(tau) = w^i (tau^n - 1) / (n (tau - w^i)), roots from snarkjs's
- * chain (5^t, FORMATS.md 3.4).  Every point is a fixed-base comb product
+ * chain (5^t, docs/FORMATS.md §3.4).  Every point is a fixed-base comb product
  * (keygen_comb_tmpl.h).  Section 10 holds a csHash derived from the seed and
  * no contributions.
  *
@@ -75,7 +75,7 @@ typedef struct {
 
 /* Constraint i (0 <= i <= n_steps) of the chain with n_steps steps. */
 void keygen_chain_row(keygen_row *row, uint64_t n_steps, uint64_t i);
-/* Entries of the coefficient section (FORMATS.md 3.2) before row i, for
+/* Entries of the coefficient section (docs/FORMATS.md §3.2) before row i, for
  * 0 <= i <= n_steps + 4 (rows n_steps+1 .. n_steps+3 are the input rows);
  * i = n_steps + 4 gives nCoefs. */
 uint64_t keygen_chain_coefs_before(uint64_t n_steps, uint64_t i);

@@ -1,6 +1,6 @@
 /* The snarkjs-compatible Groth16 prover.
  *
- * DESIGN: the steps of FORMATS.md 3.6, each heavy one a backend call:
+ * DESIGN: the steps of docs/FORMATS.md §3.6, each heavy one a backend call:
  *   a, b  = A w, B w from the coefficient section          (zkey_ab)
  *   h     = (a b - a o b) on the odd coset, 6 NTTs          (quotient)
  *   pi_A, pi_B1, pi_B2, pi_C, pi_H                          (5 MSMs)
@@ -167,7 +167,7 @@ cuzk_status groth16_prove_zkey_stoppable(groth16_proof *proof, const zkey_file *
 #undef MSM_TIMED
   tm.msm_s = cuzk_now_s() - t;
 
-  /* Blinding (FORMATS.md 3.6 step 6), constant time in r and s. */
+  /* Blinding (docs/FORMATS.md §3.6 step 6), constant time in r and s. */
   limb_t r[4], s[4], rs[4];
   if (opts && opts->fixed_r && opts->fixed_s) {
     memcpy(r, opts->fixed_r, sizeof r);

@@ -1,4 +1,4 @@
-/* Groth16 proving for snarkjs keys (FORMATS.md 3.6), driven through backend.h. */
+/* Groth16 proving for snarkjs keys (docs/FORMATS.md §3.6), driven through backend.h. */
 #ifndef CUZK_GROTH16_PROVE_H
 #define CUZK_GROTH16_PROVE_H
 

@@ -1,4 +1,4 @@
-/* .r1cs circuit files (FORMATS.md section 1), written by circom.
+/* .r1cs circuit files (docs/FORMATS.md §1), written by circom.
  *
  * DESIGN: r1cs_open validates the whole file before returning, so that the
  * iterator and r1cs_check_witness can walk the constraints without bounds

@@ -1,4 +1,4 @@
-/* .wtns witness files (FORMATS.md section 2): container "wtns" version 2,
+/* .wtns witness files (docs/FORMATS.md §2): container "wtns" version 2,
  * section 1 {u32 n8, prime (n8 bytes), u32 nWitness}, section 2 nWitness
  * values of n8 bytes, canonical little-endian (not Montgomery).
  *

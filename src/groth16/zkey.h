@@ -1,4 +1,4 @@
-/* snarkjs Groth16 proving keys (.zkey, FORMATS.md section 3), BLS12-381.
+/* snarkjs Groth16 proving keys (.zkey, docs/FORMATS.md §3), BLS12-381.
  *
  * DESIGN: zkey_open checks everything that costs at most a linear scan and
  * no curve arithmetic beyond a handful of points, so that the prover can
@@ -81,7 +81,7 @@ void zkey_close(zkey_file *z);
  * alphabeta is left zero: groth16_vk_compute_alphabeta fills it. */
 cuzk_status zkey_read_vk(const zkey_file *z, groth16_vk *vk, cuzk_err *err);
 
-/* Does w belong with this key (the prover's checks, FORMATS.md 3.6)?
+/* Does w belong with this key (the prover's checks, docs/FORMATS.md §3.6)?
  * The witness prime must be r (else CUZK_UNSUPPORTED for another curve's r,
  * CUZK_INVALID_ARGUMENT otherwise) and nWitness must equal nVars
  * (CUZK_INVALID_ARGUMENT). */

@@ -1,7 +1,7 @@
 /* Number-theoretic transforms over BLS12-381 Fr on the CPU.
  *
  * DESIGN: a domain fixes the size n = 2^lg_n and the root-of-unity chain
- * (snarkjs's 5^t or bellperson's 7^t, FORMATS.md 3.4) and owns the twiddle
+ * (snarkjs's 5^t or bellperson's 7^t, docs/FORMATS.md §3.4) and owns the twiddle
  * tables; it is immutable after ntt_domain_init, so any number of threads may
  * transform different arrays with one domain at the same time.  The
  * transforms work in place on a caller-owned array of n elements in
@@ -68,7 +68,7 @@ void ntt_forward(const ntt_domain *d, bls12_381_fr *a, unsigned threads);
 void ntt_inverse(const ntt_domain *d, bls12_381_fr *a, unsigned threads);
 /* a[k] *= g^k for k < n.  2 mul per element. */
 void ntt_scale_powers(bls12_381_fr *a, size_t n, const bls12_381_fr *g, unsigned threads);
-/* snarkjs's coset step (FORMATS.md 3.6 step 3): a holds evaluations on
+/* snarkjs's coset step (docs/FORMATS.md §3.6 step 3): a holds evaluations on
  * D = {omega^i}; on return a[j] holds the same polynomial's value at
  * omega_2n^(2j+1), where omega_2n = w[lg_n + 1] (inverse NTT, a[k] *= w[lg_n+1]^k,
  * forward NTT).  For lg_n = 32, which has no w[33], the shift is 25 as in

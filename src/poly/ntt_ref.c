@@ -1,4 +1,4 @@
-/* Plain reference transforms for differential tests (STYLE.md habit 4).
+/* Plain reference transforms for differential tests (docs/DESIGN.md §2.1).
  *
  * DESIGN: no tables, no threads, nothing shared with ntt.c except the
  * domain's omega, omega_inv and n_inv (which the tests check on their own

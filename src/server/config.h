@@ -4,7 +4,7 @@
  * is an annotated example.
  *
  * DESIGN
- *   Config is a table (STYLE.md habit 13): config.c holds one row per key
+ *   Config is a table (docs/DESIGN.md §2.1): config.c holds one row per key
  *   with its section, name, kind (string, bool, integer, size, duration,
  *   choice, address, list of GPU ordinals), bounds and help line; loading,
  *   validation, the command-line overrides and daemon_config_print all

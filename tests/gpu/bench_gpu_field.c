@@ -11,7 +11,7 @@
  * partial last wave costs at most a few per cent).  The outputs of 64
  * random threads are recomputed on the host and must be equal.
  *
- * The ceiling printed beside each figure is the IMAD-bound one of PERF.md:
+ * The ceiling printed beside each figure is the IMAD-bound one of docs/PERF.md §1.1:
  * 1.656e13 IMAD/s over the IMADs per operation (Fp mul 588, Fr mul 264,
  * Fp2 mul 3 x 588).  The last lines are the summary that bench/gpu.sh
  * tabulates ("summary: ...").  Exit status 1 if a check or a run failed. */
@@ -72,7 +72,7 @@ typedef struct {
   cuda_field f;
   cuda_field_op op;
   unsigned ilp, limb64;
-  double imad; /* IMADs per operation, PERF.md's cost model */
+  double imad; /* IMADs per operation, the cost model of docs/PERF.md §1.1 */
 } row;
 
 static const row rows[] = {

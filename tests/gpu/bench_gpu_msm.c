@@ -1,7 +1,7 @@
 /* GPU MSM benchmark (src/cuda/msm_gpu.h): G1 and G2 over random dense
  * scalars with the inputs already on the device, median of several runs
  * timed with CUDA events after a warm-up, against the floor and the sppark
- * peer of ../shared/docs/PERF.md.
+ * peer of docs/PERF.md §2.
  *
  *   bench_gpu_msm [--g1 LO HI] [--g2 LO HI] [--reps R] [--check LG] [--sweep]
  *                 [--c C] [--nwin W]
@@ -30,9 +30,9 @@
 #include "cuda/cuda.h"
 #include "cuda/msm_gpu.h"
 
-/* PERF.md section 1: XYZZ floors at 100 % of the IMAD peak (G1 2^26 297 ms,
+/* docs/PERF.md §1.4: XYZZ floors at 100 % of the IMAD peak (G1 2^26 297 ms,
  * 2^27 570 ms; G2 2^27 1.43 s), scaled linearly in n to the other sizes;
- * section 2: sppark on this H200 (0 = not measured). */
+ * §2: sppark on this H200 (0 = not measured). */
 static double floor_ms(int g2, unsigned lg) {
   if (g2)
     return 1430.0 * (double)((size_t)1 << lg) / (double)(1u << 27);

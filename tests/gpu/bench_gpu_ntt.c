@@ -20,7 +20,7 @@
  * limits the sweep to the default and the configurations whose name
  * contains TEXT (for A/B runs of builds).
  *
- * The floor beside each figure is PERF.md's: (n/2) lg n butterflies of one
+ * The floor beside each figure is docs/PERF.md §1.4's: (n/2) lg n butterflies of one
  * Fr multiplication (264 IMAD) at 1.656e13 IMAD/s (28.9 ms at 2^27); sppark
  * measured 44.4 ms at 2^27 on this H200.  The last lines are the summary
  * that bench/gpu.sh tabulates ("summary: ...").  Exit status 1 if a check or

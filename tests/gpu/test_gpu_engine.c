@@ -1,4 +1,4 @@
-/* The GPU executor through the engine (DESIGN.md section 3): K = 2 slots on
+/* The GPU executor through the engine (docs/DESIGN.md §3): K = 2 slots on
  * GPU 0 with a synthetic key (groth16/keygen.h), a warm-up that has each
  * slot prove once, then a batch of jobs in flight together.  Checks: every
  * job DONE (the engine verifies each proof before returning it), no

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # No device-global CUDA call outside src/cuda/gcall.cu (src/cuda/gcall.h says
-# which calls and why: they stall every stream of the device, DESIGN.md
-# section 3).  Every such call goes through gcall.cuh's counted wrappers, so
+# which calls and why: they stall every stream of the device, docs/DESIGN.md
+# §3).  Every such call goes through gcall.cuh's counted wrappers, so
 # tests can assert that none happens on the job path.
 #
 #   tests/lint/no_raw_cuda_global.sh [ROOT]    exit 0: clean; 1: direct calls

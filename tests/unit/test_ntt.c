@@ -74,7 +74,7 @@ static const ntt_roots chains[2] = {NTT_ROOTS_SNARKJS, NTT_ROOTS_BELLPERSON};
 /* ------------------------------------------------------------------ roots */
 
 TEST(root_known_answers) {
-  /* FORMATS.md 3.4 */
+  /* docs/FORMATS.md §3.4 */
   static const struct {
     ntt_roots roots;
     const char *hex;

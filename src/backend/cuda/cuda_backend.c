@@ -42,7 +42,7 @@
  * offers the same for the witness (the engine copies each partition's
  * witness there).
  *
- * Executor duties (DESIGN.md section 3; engine/worker.c makes one backend
+ * Executor duties (docs/DESIGN.md §3; engine/worker.c makes one backend
  * per slot): every operation first makes the backend's GPU the calling
  * thread's device (a no-op on the slot's own thread, bound at start); the
  * backend's two streams, one at the device's highest stream priority and
