@@ -24,6 +24,8 @@ int cmd_export_vk(int argc, char **argv) {
     export_usage(stderr);
     return CLI_USAGE;
   }
+  if (!cli_outputs_ok("export-vk", (const char *const *)argv + 1, 1, (const char *const *)argv + 2, 1))
+    return CLI_USAGE;
   cuzk_err err = {0};
   zkey_file zk;
   groth16_vk vk = {0};
