@@ -11,7 +11,8 @@ static void export_usage(FILE *f) {
   fprintf(f, "usage: cuzk export-vk <circuit.zkey> <verification_key.json>\n"
              "\n"
              "Writes the verification key of a snarkjs Groth16 key (curve bls12381) in\n"
-             "snarkjs's JSON form, including vk_alphabeta_12 = e(alpha, beta).\n");
+             "snarkjs's JSON form, including vk_alphabeta_12 = e(alpha, beta).  The output\n"
+             "may not be the key file itself.\n");
 }
 
 int cmd_export_vk(int argc, char **argv) {

@@ -37,7 +37,7 @@ static const char submit_help[] =
     "                proof.json / public.json for `cuzk await JOB_ID proof.json public.json`\n";
 
 static const char await_help[] =
-    "usage: cuzk await [--addr A] [--timeout-ms T] JOB_ID [proof.json public.json | --proof-out FILE]\n"
+    "usage: cuzk await [--addr A] [--timeout-ms T] [--proof-out FILE] JOB_ID [proof.json public.json]\n"
     "\n"
     "Waits for a job and prints its outcome and timings on stderr.  With\n"
     "proof.json public.json it writes snarkjs's files (with several partitions part i\n"
@@ -57,8 +57,8 @@ static const char cancel_help[] =
     "\n"
     "Cancels a job that has not finished: its waiters get CANCELLED at once and its\n"
     "queued partitions are dropped; a partition already proving keeps its worker\n"
-    "until the step under way (the quotient, an MSM) ends.  A finished job is left\n"
-    "as it is.\n"
+    "until the prover's step under way (a and b, the quotient, the MSMs, the\n"
+    "verification) ends.  A finished job is left as it is.\n"
     "\n"
     "options:\n" ADDR_HELP;
 

@@ -16,7 +16,8 @@ static void verify_usage(FILE *f) {
              "\n"
              "Prints OK and exits 0 for a valid proof; prints INVALID and the reason and\n"
              "exits 1 for an invalid one; exits 2 with a message for unreadable or\n"
-             "malformed input.\n");
+             "malformed input, or files in another order than the one above (the message\n"
+             "says which argument is what).\n");
 }
 
 #define VERIFY_ARGS "verification_key.json public.json proof.json"

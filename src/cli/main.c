@@ -31,7 +31,8 @@ static void usage(FILE *f) {
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
   fprintf(f, "\n`cuzk <command> --help` describes one command.\n"
-             "exit status: 0 success, 1 proof INVALID, 2 usage or input error.\n"
+             "exit status: 0 success, 1 a negative answer (proof INVALID, a check of info\n"
+             "failed), 2 usage or input error.\n"
              "The daemon commands (and prove --circuit ID) take --addr A, default $CUZK_ADDR or\n"
              "unix:///run/cuzk/cuzk.sock.\n");
 }
