@@ -64,11 +64,11 @@ struct backend;
  * with err set on failure or an unknown name. */
 struct backend *cli_backend(const char *device, unsigned threads, unsigned lg_domain,
                             cuzk_err *err);
-/* auto's threshold, measured on the H200 host against its own 16 Xeon cores,
- * one `cuzk prove` command each, CUDA start-up included (bench/RESULTS.md):
- * 2^16 CPU 0.30 s, GPU 0.40 s; 2^18 CPU 0.92 s, GPU 0.45 s.  The GPU's
- * fixed cost is about 0.35 s, so the crossover is near 2^17; on a host
- * with fewer cores it comes earlier. */
+/* auto's threshold: where one `cuzk prove` command, CUDA start-up included,
+ * is as fast on the GPU as on the CPU of the H200 host (16 cores; the
+ * measurements are in bench/RESULTS.md, "--device auto threshold"); the
+ * GPU's fixed start-up cost makes it the slower one below.  README.md
+ * states it (tests/malformed/cli.sh checks that it agrees). */
 #define CLI_AUTO_GPU_LG 17
 
 /* Exit statuses. */

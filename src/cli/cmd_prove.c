@@ -1,7 +1,9 @@
 /* cuzk prove: a Groth16 proof from a snarkjs .zkey and a .wtns witness,
  * written as snarkjs's proof.json and public.json.  The proof is verified
  * before it is written; outputs are written to temporary files and renamed,
- * so a failed run never leaves a partial or unverified proof behind. */
+ * so a failed run never leaves a partial or unverified proof behind, and
+ * outputs that would overwrite an input are refused before the work starts
+ * (cli_outputs_ok).  With --circuit ID a daemon proves (cmd_remote.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,7 +114,7 @@ int cmd_prove(int argc, char **argv) {
   unsigned long threads = 0;
   int quiet = 0, have_rs = 0;
   const char *device = "auto";
-  const char *remote = NULL, *circuit = NULL, *request_id = NULL;
+  const char *addr = NULL, *circuit = NULL, *request_id = NULL;
   int priority = 0, local_only = 0;
   limb_t fr[4], fs[4];
   const char *pos[4];
@@ -129,11 +131,11 @@ int cmd_prove(int argc, char **argv) {
       const char *a = opt_value(argc, argv, &i, "the daemon's address (unix:///path or host:port)");
       if (!a)
         return CLI_USAGE;
-      if (remote && strcmp(remote, a)) {
-        fprintf(stderr, "cuzk prove: two daemon addresses, %s and %s\n", remote, a);
+      if (addr && strcmp(addr, a)) {
+        fprintf(stderr, "cuzk prove: two daemon addresses, %s and %s\n", addr, a);
         return CLI_USAGE;
       }
-      remote = a;
+      addr = a;
     } else if (!strcmp(argv[i], "--circuit")) {
       if (!(circuit = opt_value(argc, argv, &i, "the daemon's circuit id")))
         return CLI_USAGE;
@@ -165,7 +167,7 @@ int cmd_prove(int argc, char **argv) {
       npos++;
     }
   }
-  if (remote || circuit || request_id || priority) {
+  if (addr || circuit || request_id || priority) {
     if (!circuit || local_only || npos != 3) {
       fprintf(stderr, "cuzk prove: %s\n",
               !circuit ? "--addr, --remote, --priority and --request-id go with --circuit ID (the daemon's "
@@ -177,7 +179,7 @@ int cmd_prove(int argc, char **argv) {
     }
     if (!cli_outputs_ok("prove", pos, 1, pos + 1, 2))
       return CLI_USAGE;
-    return cli_remote_prove(remote, circuit, priority, request_id, pos[0], pos[1], pos[2], quiet);
+    return cli_remote_prove(addr, circuit, priority, request_id, pos[0], pos[1], pos[2], quiet);
   }
   if (npos != 4) {
     fprintf(stderr, "cuzk prove: expected 4 file arguments, got %d\n", npos);

@@ -94,6 +94,7 @@ static const key_def keys[] = {
 #undef F
 #define NKEYS (sizeof keys / sizeof keys[0])
 _Static_assert(NKEYS <= sizeof(((daemon_config *)0)->line) / sizeof(unsigned), "daemon_config.line too short");
+_Static_assert(NKEYS <= sizeof(((daemon_config *)0)->set_by) / sizeof(char *), "daemon_config.set_by too short");
 
 /* Sections in the order they are printed; "circuits" is an array of tables. */
 static const char *const sections[] = {"daemon", "memory", "gpus", "cpu", "srs", "jobs", "shutdown", "logging",
