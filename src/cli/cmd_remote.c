@@ -735,7 +735,7 @@ NO_GRPC_CMD(cmd_evict, "evict", evict_help)
 
 int cli_remote_prove(const char *addr, const char *circuit, int priority, const char *request_id,
                      const char *wtns, const char *proof_json, const char *public_json, int quiet) {
-  return no_grpc("prove --remote");
+  return no_grpc("prove --circuit");
 }
 
 #endif
