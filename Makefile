@@ -109,6 +109,18 @@ GRPC_STAMP := $(BUILD)/.grpc-$(GRPC)-mhd-$(MHD)
 GRPC_USERS := $(SERVER_SRC:%.c=$(BUILD)/%.o) $(DAEMON_OBJ) $(BUILD)/src/cli/cmd_remote.o \
               $(BUILD)/src/cli/bench_daemon.o
 
+# --version: CUZK_VERSION (include/cuzk/version.h) and the tree's `git
+# describe`, passed to the two mains, which are rebuilt when it changes.
+GIT_DESCRIBE   := $(shell git describe --always --dirty 2>/dev/null)
+DESCRIBE_STAMP := $(BUILD)/.describe-$(GIT_DESCRIBE)
+VERSION_USERS  := $(BUILD)/src/cli/main.o $(BUILD)/src/daemon/main.o
+$(VERSION_USERS): CFLAGS += -DCUZK_GIT_DESCRIBE='"$(GIT_DESCRIBE)"'
+$(VERSION_USERS): $(DESCRIBE_STAMP)
+$(DESCRIBE_STAMP):
+	@mkdir -p $(dir $@)
+	@rm -f $(BUILD)/.describe-*
+	@touch $@
+
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(CU_OBJ)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)

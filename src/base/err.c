@@ -33,24 +33,23 @@ cuzk_status cuzk_err_set(cuzk_err *err, cuzk_status s, const char *fmt, ...) {
   return s;
 }
 
-cuzk_status cuzk_err_prefix(cuzk_err *err, const char *fmt, ...) {
+cuzk_status cuzk_err_prefix(cuzk_err *err, cuzk_status s, const char *fmt, ...) {
   if (!err)
-    return CUZK_INTERNAL;
+    return s;
   char prefix[CUZK_ERR_MSG_MAX / 2], old[CUZK_ERR_MSG_MAX];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(prefix, sizeof prefix, fmt, ap);
   va_end(ap);
   memcpy(old, err->msg, sizeof old);
-  size_t pl = strlen(prefix);
+  size_t pl = strlen(prefix); /* < CUZK_ERR_MSG_MAX / 2 */
+  size_t ol = strnlen(old, sizeof err->msg - pl - 3);
   memcpy(err->msg, prefix, pl);
-  err->msg[pl] = ':';
-  err->msg[pl + 1] = ' ';
-  size_t room = sizeof err->msg - pl - 3;
-  size_t ol = strnlen(old, room);
+  memcpy(err->msg + pl, ": ", 2);
   memcpy(err->msg + pl + 2, old, ol);
   err->msg[pl + 2 + ol] = 0;
-  return err->status;
+  err->status = s;
+  return s;
 }
 
 void cuzk_err_clear(cuzk_err *err) {

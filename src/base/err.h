@@ -20,9 +20,12 @@ typedef struct {
 /* Sets err (if non-NULL) and returns s.  printf-style message. */
 cuzk_status cuzk_err_set(cuzk_err *err, cuzk_status s, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/* Prefixes the existing message with more context ("reading x.zkey: ..."). */
-cuzk_status cuzk_err_prefix(cuzk_err *err, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+/* Puts context before err's message: "<context>: <message>", where fmt
+ * formats the context alone (the ": " is added here).  Sets err's status
+ * to s and returns s, the failing status the caller propagates, also when
+ * err is NULL. */
+cuzk_status cuzk_err_prefix(cuzk_err *err, cuzk_status s, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 void cuzk_err_clear(cuzk_err *err);
 
 /* Propagate a failing status. */

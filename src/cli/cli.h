@@ -21,7 +21,7 @@ int cmd_status(int argc, char **argv);
 int cmd_metrics(int argc, char **argv);
 int cmd_preload(int argc, char **argv);
 int cmd_evict(int argc, char **argv);
-/* `cuzk prove --remote ADDR --circuit ID`: the daemon proves wtns; writes
+/* `cuzk prove --circuit ID [--addr A]`: the daemon proves wtns; writes
  * proof_json and public_json as a local prove does.  addr NULL: $CUZK_ADDR
  * or the default socket; priority 0-4; request_id NULL: the daemon's. */
 int cli_remote_prove(const char *addr, const char *circuit, int priority, const char *request_id,
@@ -36,6 +36,22 @@ int bench_prove(int argc, char **argv);
 int bench_keygen(int argc, char **argv);
 int bench_daemon(int argc, char **argv); /* load on a running daemon (bench_daemon.c) */
 
+/* Files (cli_files.c). */
+/* Whether writing the nout outputs can harm nothing: no output is one of
+ * the nin inputs, nor is the PATH.tmp it is written through, and no two
+ * outputs are one file.  "The same file" is the same device and inode, or
+ * for a file not there yet the same path once links are resolved.  Prints
+ * why and returns 0 otherwise. */
+int cli_outputs_ok(const char *cmd, const char *const *in, size_t nin, const char *const *out, size_t nout);
+/* A text file read whole (at most 64 MiB), NUL-terminated, malloc'd;
+ * NULL after a message naming cmd and the file (none when cmd is NULL). */
+char *cli_read_text(const char *cmd, const char *path, size_t *len);
+/* Which snarkjs JSON file text claims to be, from its first character and
+ * its keys (the parser of that kind then checks it fully). */
+typedef enum { CLI_JSON_NONE, CLI_JSON_OTHER, CLI_JSON_PROOF, CLI_JSON_VK, CLI_JSON_PUBLIC } cli_json_kind;
+cli_json_kind cli_json_kind_of(const char *text, size_t len);
+const char *cli_json_kind_name(cli_json_kind k); /* "a proof", "a verification key", ... */
+
 /* True if argv holds -h or --help. */
 int cli_wants_help(int argc, char **argv);
 /* Parses a positive integer option value; prints an error and returns 0 on failure. */
@@ -48,11 +64,11 @@ struct backend;
  * with err set on failure or an unknown name. */
 struct backend *cli_backend(const char *device, unsigned threads, unsigned lg_domain,
                             cuzk_err *err);
-/* auto's threshold, measured on the H200 host against its own 16 Xeon cores,
- * one `cuzk prove` command each, CUDA start-up included (bench/RESULTS.md):
- * 2^16 CPU 0.30 s, GPU 0.40 s; 2^18 CPU 0.92 s, GPU 0.45 s.  The GPU's
- * fixed cost is about 0.35 s, so the crossover is near 2^17; on a host
- * with fewer cores it comes earlier. */
+/* auto's threshold: where one `cuzk prove` command, CUDA start-up included,
+ * is as fast on the GPU as on the CPU of the H200 host (16 cores; the
+ * measurements are in bench/RESULTS.md, "--device auto threshold"); the
+ * GPU's fixed start-up cost makes it the slower one below.  README.md
+ * states it (tests/malformed/cli.sh checks that it agrees). */
 #define CLI_AUTO_GPU_LG 17
 
 /* Exit statuses. */

@@ -11,7 +11,8 @@ static void export_usage(FILE *f) {
   fprintf(f, "usage: cuzk export-vk <circuit.zkey> <verification_key.json>\n"
              "\n"
              "Writes the verification key of a snarkjs Groth16 key (curve bls12381) in\n"
-             "snarkjs's JSON form, including vk_alphabeta_12 = e(alpha, beta).\n");
+             "snarkjs's JSON form, including vk_alphabeta_12 = e(alpha, beta).  The output\n"
+             "may not be the key file itself.\n");
 }
 
 int cmd_export_vk(int argc, char **argv) {
@@ -24,6 +25,8 @@ int cmd_export_vk(int argc, char **argv) {
     export_usage(stderr);
     return CLI_USAGE;
   }
+  if (!cli_outputs_ok("export-vk", (const char *const *)argv + 1, 1, (const char *const *)argv + 2, 1))
+    return CLI_USAGE;
   cuzk_err err = {0};
   zkey_file zk;
   groth16_vk vk = {0};

@@ -34,8 +34,10 @@ static void usage(FILE *f) {
           "  --r1cs FILE      (.wtns) also check that the witness satisfies the circuit\n"
           "  -h, --help       this text\n"
           "\n"
-          "exit status: 0 described (and checks passed), 1 a check failed (witness does\n"
-          "not satisfy the circuit), 2 bad usage or a malformed/unsupported file.\n");
+          "exit status: 0 described (and checks passed); 1 a check failed: the witness\n"
+          "does not satisfy the circuit, a proof's points are not all on their curves and\n"
+          "in their subgroups, or a verification key's alphabeta is not e(alpha, beta);\n"
+          "2 bad usage or a malformed/unsupported file.\n");
 }
 
 static const char *curve_of(binfile_prime id) {
@@ -162,35 +164,11 @@ static int info_zkey(const char *path, bool check_points, unsigned threads) {
 
 /* ------------------------------------------------------------ JSON sniff */
 
-/* Reads a small text file whole; NULL (with a message printed) on failure. */
-static char *slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    fprintf(stderr, "cuzk info: io: %s: cannot open: %s\n", path, strerror(errno));
-    return NULL;
-  }
-  enum { MAX_JSON = 64 << 20 };
-  char *buf = malloc(MAX_JSON + 1);
-  size_t n = buf ? fread(buf, 1, MAX_JSON + 1, f) : 0;
-  fclose(f);
-  if (!buf || n > MAX_JSON) {
-    fprintf(stderr, "cuzk info: %s: %s\n", path,
-            buf ? "JSON file over 64 MiB: not a snarkjs proof, key or public file" : "no memory");
-    free(buf);
-    return NULL;
-  }
-  buf[n] = 0;
-  *len = n;
-  return buf;
-}
-
-/* Which snarkjs JSON object this is, from its first character and keys;
- * the parse that follows validates it fully. */
-static int info_json(const char *path, const char *text, size_t len) {
-  const char *p = text;
-  while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
+/* A snarkjs JSON file of the kind its text claims (cli_json_kind_of),
+ * which the parse that follows validates fully. */
+static int info_json(const char *path, const char *text, size_t len, cli_json_kind kind) {
   cuzk_err err = {0};
-  if (*p == '[') {
+  if (kind == CLI_JSON_PUBLIC) {
     limb_t(*vals)[4] = NULL;
     size_t n = 0;
     if (json_parse_public(text, len, path, &vals, &n, &err) != CUZK_OK) {
@@ -202,7 +180,7 @@ static int info_json(const char *path, const char *text, size_t len) {
     printf("  %-16s%zu, each below r\n", "signals:", n);
     return CLI_OK;
   }
-  if (*p == '{' && strstr(p, "\"pi_a\"")) {
+  if (kind == CLI_JSON_PROOF) {
     groth16_proof pr;
     if (json_parse_proof(text, len, path, &pr, &err) != CUZK_OK) {
       fprintf(stderr, "cuzk info: %s\n", err.msg);
@@ -215,9 +193,9 @@ static int info_json(const char *path, const char *text, size_t len) {
     printf("  %-16s%s\n", "points:",
            ok ? "A, B, C on their curves and in the prime-order subgroups"
               : "NOT all on their curves and in the subgroups (the proof is invalid)");
-    return CLI_OK;
+    return ok ? CLI_OK : CLI_NO;
   }
-  if (*p == '{' && strstr(p, "\"vk_alpha_1\"")) {
+  if (kind == CLI_JSON_VK) {
     groth16_vk vk = {0};
     if (json_parse_vk(text, len, path, &vk, &err) != CUZK_OK) {
       fprintf(stderr, "cuzk info: %s\n", err.msg);
@@ -233,7 +211,7 @@ static int info_json(const char *path, const char *text, size_t len) {
     printf("  %-16s%zu points\n", "IC:", vk.n_public + 1);
     printf("  %-16s%s\n", "alphabeta:", ab ? "equals e(alpha, beta)" : "DIFFERS from e(alpha, beta)");
     groth16_vk_fini(&vk);
-    return CLI_OK;
+    return ab ? CLI_OK : CLI_NO;
   }
   fprintf(stderr,
           "cuzk info: format: %s: JSON, but neither a snarkjs proof (no \"pi_a\"), a "
@@ -297,14 +275,13 @@ int cmd_info(int argc, char **argv) {
     return info_zkey(path, check_points, (unsigned)threads);
 
   size_t len = 0;
-  char *text = slurp(path, &len);
+  char *text = cli_read_text("info", path, &len);
   if (!text)
     return CLI_USAGE;
-  const char *p = text;
-  while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
+  cli_json_kind kind = cli_json_kind_of(text, len);
   int rc;
-  if (strlen(text) == len && (*p == '{' || *p == '[')) {
-    rc = info_json(path, text, len);
+  if (kind != CLI_JSON_NONE) {
+    rc = info_json(path, text, len, kind);
   } else {
     fprintf(stderr,
             "cuzk info: format: %s: unknown file type (%zu bytes): expected the magic \"r1cs\", "

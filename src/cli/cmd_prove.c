@@ -1,7 +1,9 @@
 /* cuzk prove: a Groth16 proof from a snarkjs .zkey and a .wtns witness,
  * written as snarkjs's proof.json and public.json.  The proof is verified
  * before it is written; outputs are written to temporary files and renamed,
- * so a failed run never leaves a partial or unverified proof behind. */
+ * so a failed run never leaves a partial or unverified proof behind, and
+ * outputs that would overwrite an input are refused before the work starts
+ * (cli_outputs_ok).  With --circuit ID a daemon proves (cmd_remote.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +17,7 @@
 static void prove_usage(FILE *f) {
   fprintf(f,
           "usage: cuzk prove [options] <circuit.zkey> <witness.wtns> <proof.json> <public.json>\n"
-          "       cuzk prove --remote ADDR --circuit ID [--priority P] [--request-id ID]\n"
+          "       cuzk prove --circuit ID [--addr A] [--priority P] [--request-id ID]\n"
           "                  <witness.wtns> <proof.json> <public.json>\n"
           "\n"
           "Makes a Groth16 proof (snarkjs-compatible, curve bls12381), verifies it, and\n"
@@ -30,10 +32,14 @@ static void prove_usage(FILE *f) {
           "  --insecure-fixed-rs R,S\n"
           "                TESTING ONLY: use the blinding factors R and S (decimal or 0x-hex) instead of\n"
           "                fresh random ones (reproducible proofs; never use in production)\n"
-          "  --remote ADDR a cuzk daemon proves instead (unix:///path or host:port; the\n"
-          "                witness is sent as bytes); with --circuit ID, the daemon's name\n"
-          "                for the key, in place of <circuit.zkey>; --priority P (low,\n"
-          "                normal, high, critical) and --request-id ID as for `cuzk submit`\n"
+          "  --circuit ID  a cuzk daemon proves instead, with its key ID in place of\n"
+          "                <circuit.zkey> (the witness is sent as bytes)\n"
+          "  --addr A      that daemon: unix:///path or host:port (default $CUZK_ADDR, else\n"
+          "                unix:///run/cuzk/cuzk.sock); --remote A is the same\n"
+          "  --priority P, --request-id ID\n"
+          "                with --circuit, as for `cuzk submit`\n"
+          "\n"
+          "No output may name an input file, nor two outputs the same file.\n"
           "\n"
           "exit status: 0 proof written; 2 bad usage, unreadable or malformed input, or a\n"
           "proof that fails verification: a key with an invalid point (named: section,\n"
@@ -89,11 +95,13 @@ static cuzk_status write_public_cb(const char *path, const void *arg, cuzk_err *
   return json_write_public(path, p->signals, p->n, err);
 }
 
-/* The non-empty value of the option at argv[*i] (and steps over it), or
- * NULL after saying what is missing. */
-static const char *opt_value(int argc, char **argv, int *i) {
-  if (*i + 1 >= argc || !*argv[*i + 1]) {
-    fprintf(stderr, "cuzk prove: %s needs a value\n", argv[*i]);
+/* The value of the option at argv[*i] (and steps over it): non-empty and
+ * not an option itself, so that `--remote --circuit ID` does not take
+ * "--circuit" for an address; NULL after saying what is missing. */
+static const char *opt_value(int argc, char **argv, int *i, const char *what) {
+  if (*i + 1 >= argc || !*argv[*i + 1] || argv[*i + 1][0] == '-') {
+    fprintf(stderr, "cuzk prove: %s needs %s%s%s%s\n", argv[*i], what, *i + 1 < argc ? ", found '" : "",
+            *i + 1 < argc ? argv[*i + 1] : "", *i + 1 < argc ? "'" : "");
     return NULL;
   }
   return argv[++*i];
@@ -107,7 +115,7 @@ int cmd_prove(int argc, char **argv) {
   unsigned long threads = 0;
   int quiet = 0, have_rs = 0;
   const char *device = "auto";
-  const char *remote = NULL, *circuit = NULL, *request_id = NULL;
+  const char *addr = NULL, *circuit = NULL, *request_id = NULL;
   int priority = 0, local_only = 0;
   limb_t fr[4], fs[4];
   const char *pos[4];
@@ -120,14 +128,20 @@ int cmd_prove(int argc, char **argv) {
     } else if (!strcmp(argv[i], "--device")) {
       device = i + 1 < argc ? argv[++i] : "";
       local_only = 1;
-    } else if (!strcmp(argv[i], "--remote")) {
-      if (!(remote = opt_value(argc, argv, &i)))
+    } else if (!strcmp(argv[i], "--addr") || !strcmp(argv[i], "--remote")) {
+      const char *a = opt_value(argc, argv, &i, "the daemon's address (unix:///path or host:port)");
+      if (!a)
         return CLI_USAGE;
+      if (addr && strcmp(addr, a)) {
+        fprintf(stderr, "cuzk prove: two daemon addresses, %s and %s\n", addr, a);
+        return CLI_USAGE;
+      }
+      addr = a;
     } else if (!strcmp(argv[i], "--circuit")) {
-      if (!(circuit = opt_value(argc, argv, &i)))
+      if (!(circuit = opt_value(argc, argv, &i, "the daemon's circuit id")))
         return CLI_USAGE;
     } else if (!strcmp(argv[i], "--request-id")) {
-      if (!(request_id = opt_value(argc, argv, &i)))
+      if (!(request_id = opt_value(argc, argv, &i, "a request id")))
         return CLI_USAGE;
     } else if (!strcmp(argv[i], "--priority")) {
       if (!cli_parse_priority(i + 1 < argc ? argv[++i] : NULL, &priority))
@@ -154,22 +168,27 @@ int cmd_prove(int argc, char **argv) {
       npos++;
     }
   }
-  if (remote || circuit || request_id || priority) {
-    if (!remote || !circuit || local_only || npos != 3) {
+  if (addr || circuit || request_id || priority) {
+    if (!circuit || local_only || npos != 3) {
       fprintf(stderr, "cuzk prove: %s\n",
-              !remote ? "--circuit, --priority and --request-id go with --remote ADDR"
-              : !circuit ? "--remote needs --circuit ID (the daemon's name for the key)"
-              : local_only ? "--threads, --device and --insecure-fixed-rs do not go with --remote"
-                           : "with --remote, expected 3 file arguments: witness.wtns proof.json public.json");
+              !circuit ? "--addr, --remote, --priority and --request-id go with --circuit ID (the daemon's "
+                         "name for the key)"
+              : local_only ? "--threads, --device and --insecure-fixed-rs do not go with --circuit (a daemon "
+                             "proves)"
+                           : "with --circuit, expected 3 file arguments: witness.wtns proof.json public.json");
       return CLI_USAGE;
     }
-    return cli_remote_prove(remote, circuit, priority, request_id, pos[0], pos[1], pos[2], quiet);
+    if (!cli_outputs_ok("prove", pos, 1, pos + 1, 2))
+      return CLI_USAGE;
+    return cli_remote_prove(addr, circuit, priority, request_id, pos[0], pos[1], pos[2], quiet);
   }
   if (npos != 4) {
     fprintf(stderr, "cuzk prove: expected 4 file arguments, got %d\n", npos);
     prove_usage(stderr);
     return CLI_USAGE;
   }
+  if (!cli_outputs_ok("prove", pos, 2, pos + 2, 2))
+    return CLI_USAGE;
   if (threads)
     par_set_threads((unsigned)threads);
 

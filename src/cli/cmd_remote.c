@@ -1,13 +1,14 @@
 /* cuzk submit / await / cancel / status / metrics / preload / evict, and
- * `cuzk prove --remote`: the client side of the daemon's gRPC service
+ * `cuzk prove --circuit`: the client side of the daemon's gRPC service
  * (proto/cuzk/v1/proving.proto) through src/server/rpc_client.h.
  *
  * Every command takes --addr A (default $CUZK_ADDR, else
  * unix:///run/cuzk/cuzk.sock).  Exit status: 0 success; 1 a negative answer
  * (await: the job is still running at its timeout); 2 bad usage, an
  * unreachable daemon, a refused request or a failed job.  Output files are
- * written to PATH.tmp and renamed, so a failure never leaves a partial file.
- * Built without gRPC, each command says so and exits 2. */
+ * written to PATH.tmp and renamed, so a failure never leaves a partial file,
+ * and never over one another (cli_outputs_ok).  Built without gRPC, each
+ * command says so and exits 2. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,7 @@
   "                " REMOTE_DEFAULT_ADDR ")\n"
 
 static const char submit_help[] =
-    "usage: cuzk submit [--addr A] [--priority P] [--request-id ID] [--json] CIRCUIT_ID witness.wtns...\n"
+    "usage: cuzk submit [--addr A] [--priority P] [--request-id ID] CIRCUIT_ID witness.wtns...\n"
     "\n"
     "Queues a proof job on the daemon: one .wtns witness per partition of circuit\n"
     "CIRCUIT_ID (a key the daemon knows).  Prints the job id on stdout; `cuzk await`\n"
@@ -32,17 +33,17 @@ static const char submit_help[] =
     "  --request-id ID\n"
     "                the caller's id: submitting it again attaches to the same job\n"
     "                instead of proving twice (default: the daemon makes one)\n"
-    "  --json        also have the daemon make snarkjs proof.json / public.json\n"
-    "                (needed for `cuzk await JOB_ID proof.json public.json`)\n";
+    "  --json        accepted for older scripts: the job always carries snarkjs\n"
+    "                proof.json / public.json for `cuzk await JOB_ID proof.json public.json`\n";
 
 static const char await_help[] =
-    "usage: cuzk await [--addr A] [--timeout-ms T] JOB_ID [proof.json public.json | --proof-out FILE]\n"
+    "usage: cuzk await [--addr A] [--timeout-ms T] [--proof-out FILE] JOB_ID [proof.json public.json]\n"
     "\n"
     "Waits for a job and prints its outcome and timings on stderr.  With\n"
-    "proof.json public.json it writes snarkjs's files (the job must have been\n"
-    "submitted with --json; with several partitions part i goes to proof.i.json and\n"
-    "public.i.json); with --proof-out the raw proof bytes (192 per partition,\n"
-    "compressed A||B||C).\n"
+    "proof.json public.json it writes snarkjs's files (with several partitions part i\n"
+    "goes to proof.i.json and public.i.json; a job another client submitted without\n"
+    "want_json has only the bytes); with --proof-out the raw proof bytes (192 per\n"
+    "partition, compressed A||B||C).  No two outputs may be the same file.\n"
     "\n"
     "options:\n" ADDR_HELP
     "  --timeout-ms T  wait at most T ms (default 0: until the job ends)\n"
@@ -54,7 +55,10 @@ static const char await_help[] =
 static const char cancel_help[] =
     "usage: cuzk cancel [--addr A] JOB_ID\n"
     "\n"
-    "Cancels a job in any state (a finished job is left as it is).\n"
+    "Cancels a job that has not finished: its waiters get CANCELLED at once and its\n"
+    "queued partitions are dropped; a partition already proving keeps its worker\n"
+    "until the prover's step under way (a and b, the quotient, the MSMs, the\n"
+    "verification) ends.  A finished job is left as it is.\n"
     "\n"
     "options:\n" ADDR_HELP;
 
@@ -205,34 +209,60 @@ static void print_timings(FILE *f, const Cuzk__V1__AwaitProofResponse *r) {
           (unsigned long long)r->gpu_compute_ms, (unsigned long long)r->finalize_ms);
 }
 
-/* Writes a completed result's outputs; prints and returns the exit status. */
+/* Writes one output file; prints and returns the exit status. */
+static int put_file(const char *cmd, const char *path, const void *data, size_t len) {
+  cuzk_err err = {0};
+  if (write_file(path, data, len, &err) == CUZK_OK)
+    return CLI_OK;
+  fprintf(stderr, "cuzk %s: %s\n", cmd, err.msg);
+  return CLI_USAGE;
+}
+
+#define PATH_CAP 4096
+
+/* Writes a completed result's outputs (proof_out, then proof.json and
+ * public.json per partition), after checking that no two are one file;
+ * prints and returns the exit status. */
 static int write_result(const char *cmd, const Cuzk__V1__AwaitProofResponse *r, const char *proof_json,
                         const char *public_json, const char *proof_out) {
-  cuzk_err err = {0};
-  if (proof_out && write_file(proof_out, r->proof.data, r->proof.len, &err) != CUZK_OK) {
-    fprintf(stderr, "cuzk %s: %s\n", cmd, err.msg);
-    return CLI_USAGE;
-  }
-  if (!proof_json)
-    return CLI_OK;
-  if (r->n_proof_json == 0 || r->n_proof_json != r->n_public_json) {
+  size_t nparts = proof_json ? r->n_proof_json : 0;
+  if (proof_json && (nparts == 0 || nparts != r->n_public_json)) {
     fprintf(stderr,
-            "cuzk %s: job %s has no proof.json: it was submitted without --json (use --proof-out FILE "
-            "for the proof bytes)\n",
+            "cuzk %s: job %s has no proof.json: its client submitted it without want_json (use --proof-out "
+            "FILE for the proof bytes)\n",
             cmd, r->job_id);
     return CLI_USAGE;
   }
-  for (size_t i = 0; i < r->n_proof_json; i++) {
-    char pp[4096], qp[4096];
-    part_path(pp, sizeof pp, proof_json, i, r->n_proof_json);
-    part_path(qp, sizeof qp, public_json, i, r->n_proof_json);
-    if (write_file(pp, r->proof_json[i], strlen(r->proof_json[i]), &err) != CUZK_OK ||
-        write_file(qp, r->public_json[i], strlen(r->public_json[i]), &err) != CUZK_OK) {
-      fprintf(stderr, "cuzk %s: %s\n", cmd, err.msg);
-      return CLI_USAGE;
-    }
+  size_t n = 2 * nparts + (proof_out ? 1 : 0);
+  char(*paths)[PATH_CAP] = malloc((n ? n : 1) * sizeof *paths);
+  const char **names = malloc((n ? n : 1) * sizeof *names);
+  if (!paths || !names) {
+    free(paths);
+    free(names);
+    fprintf(stderr, "cuzk %s: out of memory\n", cmd);
+    return CLI_USAGE;
   }
-  return CLI_OK;
+  size_t k = 0;
+  if (proof_out)
+    snprintf(paths[k++], PATH_CAP, "%s", proof_out);
+  for (size_t i = 0; i < nparts; i++) {
+    part_path(paths[k++], PATH_CAP, proof_json, i, nparts);
+    part_path(paths[k++], PATH_CAP, public_json, i, nparts);
+  }
+  for (k = 0; k < n; k++)
+    names[k] = paths[k];
+  int rc = cli_outputs_ok(cmd, NULL, 0, names, n) ? CLI_OK : CLI_USAGE;
+  k = 0;
+  if (rc == CLI_OK && proof_out)
+    rc = put_file(cmd, paths[k++], r->proof.data, r->proof.len);
+  for (size_t i = 0; rc == CLI_OK && i < nparts; i++) {
+    rc = put_file(cmd, paths[k++], r->proof_json[i], strlen(r->proof_json[i]));
+    if (rc == CLI_OK)
+      rc = put_file(cmd, paths[k++], r->public_json[i], strlen(r->public_json[i]));
+  }
+  free(names);
+  free(paths);
+  return rc;
 }
 
 /* The exit status for a finished (or timed-out) job's result, after
@@ -289,7 +319,7 @@ int cmd_submit(int argc, char **argv) {
   if (maybe_help(argc, argv, submit_help))
     return CLI_OK;
   const char *addr = default_addr(), *request_id = "";
-  int priority = 0, want_json = 0, bad = 0;
+  int priority = 0, bad = 0;
   const char **pos = calloc((size_t)argc, sizeof *pos);
   size_t npos = 0;
   if (!pos)
@@ -302,7 +332,7 @@ int cmd_submit(int argc, char **argv) {
     else if (!strcmp(argv[i], "--request-id"))
       request_id = i + 1 < argc ? argv[++i] : "";
     else if (!strcmp(argv[i], "--json"))
-      want_json = 1;
+      continue; /* the JSON is always asked for */
     else if (argv[i][0] == '-' && argv[i][1]) {
       free(pos);
       return unknown_option("submit", argv[i], submit_help);
@@ -338,7 +368,9 @@ int cmd_submit(int argc, char **argv) {
   rq.circuit_id = (char *)pos[0];
   rq.n_witness = nw;
   rq.witness = w;
-  rq.want_json = want_json;
+  /* The JSON travels with the job, so that a later `cuzk await JOB
+   * proof.json public.json` finds it (about 1 KB per partition). */
+  rq.want_json = 1;
   ProtobufCMessage *resp;
   rc = call("submit", c, RPC_SUBMIT, &rq.base, &resp, 0);
   if (rc == CLI_OK) {
@@ -387,6 +419,16 @@ int cmd_await(int argc, char **argv) {
     fprintf(stderr, "cuzk await: expected JOB_ID [proof.json public.json]\n\n%s", await_help);
     return CLI_USAGE;
   }
+  /* The names given, checked before the wait; write_result checks the
+   * partitions' names too. */
+  const char *outs[3];
+  size_t nouts = 0;
+  if (proof_out)
+    outs[nouts++] = proof_out;
+  if (npos == 3)
+    outs[nouts++] = pos[1], outs[nouts++] = pos[2];
+  if (!cli_outputs_ok("await", NULL, 0, outs, nouts))
+    return CLI_USAGE;
   rpc_client *c = connect_or_say("await", addr);
   if (!c)
     return CLI_USAGE;
@@ -693,7 +735,7 @@ NO_GRPC_CMD(cmd_evict, "evict", evict_help)
 
 int cli_remote_prove(const char *addr, const char *circuit, int priority, const char *request_id,
                      const char *wtns, const char *proof_json, const char *public_json, int quiet) {
-  return no_grpc("prove --remote");
+  return no_grpc("prove --circuit");
 }
 
 #endif

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cuzk/version.h"
 
 typedef struct {
   const char *name;
@@ -26,12 +27,13 @@ static const command commands[] = {
 };
 
 static void usage(FILE *f) {
-  fprintf(f, "usage: cuzk <command> [options] [args]\n\ncommands:\n");
+  fprintf(f, "usage: cuzk <command> [options] [args]\n       cuzk --version\n\ncommands:\n");
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
   fprintf(f, "\n`cuzk <command> --help` describes one command.\n"
-             "exit status: 0 success, 1 proof INVALID, 2 usage or input error.\n"
-             "The daemon commands (and prove --remote) take --addr A, default $CUZK_ADDR or\n"
+             "exit status: 0 success, 1 a negative answer (proof INVALID, a check of info\n"
+             "failed), 2 usage or input error.\n"
+             "The daemon commands (and prove --circuit ID) take --addr A, default $CUZK_ADDR or\n"
              "unix:///run/cuzk/cuzk.sock.\n");
 }
 
@@ -61,6 +63,10 @@ int main(int argc, char **argv) {
   if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
     usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? CLI_USAGE : CLI_OK;
+  }
+  if (!strcmp(argv[1], "--version")) {
+    printf("cuzk %s%s%s%s\n", CUZK_VERSION_ARGS);
+    return CLI_OK;
   }
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     if (!strcmp(argv[1], commands[i].name))

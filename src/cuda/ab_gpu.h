@@ -1,5 +1,9 @@
 /* Groth16's a and b on the GPU from a resident zkey coefficient section:
- * backend.h's zkey_ab with only the witness crossing the bus.
+ * backend.h's zkey_ab without the coefficients crossing the bus.  The
+ * witness goes up and a and b come back to the host, as backend.h's
+ * zkey_ab returns them: in a proof a and b go up again for the quotient,
+ * h comes back and goes up again for its MSM, and the witness goes up once
+ * per MSM.
  *
  * DESIGN: made once per key (cuda_ab_new) when the key stays resident: the
  * coefficient entries (44 bytes each: u32 matrix, u32 row, u32 wire, the

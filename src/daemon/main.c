@@ -27,8 +27,10 @@
  *
  *   Exit status: 0 stopped cleanly; 1 could not start (address in use,
  *   another daemon on the socket) or a second signal; 2 bad usage or
- *   config, including a config the engine refuses (a key file missing or
- *   malformed, device = "gpu" without a GPU). */
+ *   config, including a key file that is missing, unreadable or not a
+ *   BLS12-381 Groth16 zkey (daemon_config_check_circuits, which --check
+ *   runs too) and a config the engine refuses (device = "gpu" without a
+ *   GPU). */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -40,6 +42,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cuzk/version.h"
 #include "daemon/log.h"
 #include "engine/engine.h"
 #include "server/config.h"
@@ -53,6 +56,7 @@ static void usage(FILE *f) {
   fprintf(f,
           "usage: cuzk-daemon [--config FILE] [--listen ADDR] [--status-listen ADDR] [--log-level L]\n"
           "                   [--check]\n"
+          "       cuzk-daemon --version\n"
           "\n"
           "Runs the cuzk proving engine as a service: the gRPC API cuzk.v1.ProvingEngine on the\n"
           "listen address, HTTP GET /status (JSON) and /metrics (Prometheus) on the status address,\n"
@@ -66,7 +70,10 @@ static void usage(FILE *f) {
           "  --status-listen ADDR  HTTP status address, \"host:port\" or \"unix:///path\"; \"\" = off\n"
           "                        (overrides [daemon] status_listen)\n"
           "  --log-level L         error, warn, info or debug (overrides [logging] level)\n"
-          "  --check               check the config, print the effective config on stdout, exit\n"
+          "  --check               check the config and open each [[circuits]] key's header (it\n"
+          "                        exists, is readable, is a BLS12-381 Groth16 zkey), as the start\n"
+          "                        does; print the effective config on stdout, exit\n"
+          "  --version             print the version, exit\n"
           "  -h, --help            this text\n"
           "\n"
           "The effective config (every key, defaults included) is printed on stderr at start; log\n"
@@ -161,6 +168,9 @@ int main(int argc, char **argv) {
     } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
       usage(stdout);
       return EXIT_OK;
+    } else if (!strcmp(a, "--version")) {
+      printf("cuzk-daemon %s%s%s%s\n", CUZK_VERSION_ARGS);
+      return EXIT_OK;
     } else if (!strcmp(a, "--check")) {
       check_only = 1;
     } else {
@@ -183,7 +193,7 @@ int main(int argc, char **argv) {
       (opt_status &&
        daemon_config_set(&cfg, "daemon", "status_listen", opt_status, "--status-listen", &err) != CUZK_OK) ||
       (opt_level && daemon_config_set(&cfg, "logging", "level", opt_level, "--log-level", &err) != CUZK_OK) ||
-      daemon_config_finish(&cfg, &err) != CUZK_OK) {
+      daemon_config_finish(&cfg, &err) != CUZK_OK || daemon_config_check_circuits(&cfg, &err) != CUZK_OK) {
     fprintf(stderr, "cuzk-daemon: %s\n", err.msg);
     goto out;
   }
@@ -212,7 +222,7 @@ int main(int argc, char **argv) {
   signal(SIGPIPE, SIG_IGN);
 
   dlog_set_level(cfg.log_level);
-  dlog_info("cuzk-daemon starting (pid %ld)", (long)getpid());
+  dlog_info("cuzk-daemon starting: version %s%s%s%s, pid %ld", CUZK_VERSION_ARGS, (long)getpid());
   if (cfg.log_level >= DAEMON_LOG_INFO)
     daemon_config_print(&cfg, stderr);
 

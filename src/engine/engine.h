@@ -163,6 +163,11 @@ typedef struct {
   void *ctx;
 } engine_test_gpus;
 
+/* What a GPU's planner keeps free beside its slots, and what device_budget
+ * = auto leaves to the CUDA runtime and the MSM's fragmentation, in MiB
+ * (a literal, so that the config's help text can spell it). */
+#define ENGINE_DEVICE_MARGIN_MIB 512
+
 typedef struct {
   const engine_circuit *circuits; /* registered keys (may be NULL) */
   size_t ncircuits;
@@ -180,7 +185,7 @@ typedef struct {
   uint64_t device_budget_bytes; /* per GPU, for resident keys (each key counted once per
                                    GPU, at its file size plus its a/b scratch); 0 = auto:
                                    the GPU's free memory once its slots are planned, less
-                                   512 MiB */
+                                   ENGINE_DEVICE_MARGIN_MIB */
   uint64_t queue_budget_bytes;  /* witness bytes held by unfinished jobs (0 = host/4) */
   uint64_t eviction_min_idle_ms;
   bool pin_keys;      /* load keys to PINNED (page-locked) rather than MAPPED */

@@ -137,7 +137,7 @@ cuzk_status keys_init(engine *e, cuzk_err *err) {
     cuzk_status st = read_shape(k, err);
     if (st != CUZK_OK) {
       free(k);
-      return cuzk_err_prefix(err, "circuit %s: ", c->id);
+      return cuzk_err_prefix(err, st, "circuit %s", c->id);
     }
     k->last_used = engine_now();
     k->next = e->keys;
@@ -185,7 +185,7 @@ cuzk_status keys_lookup(engine *e, const char *id, ekey **out, cuzk_err *err) {
   cuzk_status st = read_shape(n, err);
   if (st != CUZK_OK) {
     free(n);
-    return cuzk_err_prefix(err, "circuit %s: ", id);
+    return cuzk_err_prefix(err, st, "circuit %s", id);
   }
   pthread_mutex_lock(&e->mu);
   if ((k = find_key(e, id))) { /* another submit got there first */
@@ -224,7 +224,7 @@ static cuzk_status load_pinned(ekey *k, bool use_cuda, zkey_file *zk, void **pin
   if (use_cuda) {
     if ((st = cuzk_cuda_host_alloc(&p, len, err)) != CUZK_OK) {
       close(fd);
-      return cuzk_err_prefix(err, "%s: page-locked copy of %zu bytes: ", k->path, len);
+      return cuzk_err_prefix(err, st, "%s: page-locked copy of %zu bytes", k->path, len);
     }
     *cuda = true;
   } else {

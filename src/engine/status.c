@@ -333,7 +333,8 @@ char *engine_metrics_text(engine *e) {
     put(&b, "cuzk_proof_duration_seconds_count{circuit=\"%s\"} %llu\n", l,
         (unsigned long long)rows[i].u[KR_DONE]);
   }
-  static const char *const stages[5] = {"queue_wait", "key_load", "prepare", "gpu", "finalize"};
+  /* "prove" is the quotient and the MSMs, on whichever device the worker has. */
+  static const char *const stages[5] = {"queue_wait", "key_load", "prepare", "prove", "finalize"};
   help(&b, "cuzk_stage_seconds_total", "counter", "Time in each stage, summed over partitions.");
   for (int s = 0; s < 5; s++)
     put(&b, "cuzk_stage_seconds_total{stage=\"%s\"} %.6f\n", stages[s], stage[s]);

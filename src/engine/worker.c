@@ -627,9 +627,7 @@ void workers_gpu_mem_info(engine *e, int ordinal, uint64_t *free_bytes, uint64_t
     *free_bytes = *total_bytes = 0;
 }
 
-/* What the planner keeps free beside the slots (and the auto budget leaves
- * to the CUDA runtime and the MSM's fragmentation). */
-#define DEVICE_MARGIN ((uint64_t)512 << 20)
+#define DEVICE_MARGIN ((uint64_t)ENGINE_DEVICE_MARGIN_MIB << 20) /* engine.h */
 
 /* A GPU slot's start-up, on its own thread: bind the device, make the
  * backend (over the device's store), plan its memory for the registered

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "groth16/zkey.h"
 #include "server/listen.h"
 #include "server/toml.h"
 
@@ -23,6 +24,8 @@
 #define MAX_CIRCUITS 4096
 #define MAX_GPUS 64
 #define MIN_AUTO_HOST GiB /* host_budget = "auto" must leave at least this */
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
 typedef enum {
   K_ADDR,      /* char *: a listen address */
@@ -71,7 +74,8 @@ static const key_def keys[] = {
     {"gpus", "gpu_workers_per_device", K_UINT, F(engine.gpu_workers_per_device), 1, 16,
      "proving slots per GPU (one uploads while another computes)"},
     {"gpus", "device_budget", K_SIZE_AUTO, F(engine.device_budget_bytes), 256 * MiB, UINT64_MAX,
-     "GPU memory per device; \"auto\" = its free memory less 2GiB"},
+     "GPU memory per device for resident keys; \"auto\" = its free memory once its slots are planned, less "
+     STR(ENGINE_DEVICE_MARGIN_MIB) "MiB"},
     {"gpus", "keys_on_device", K_BOOL, F(engine.keys_on_device), 0, 0,
      "keep each key's bases resident on the GPU (tier device)"},
     {"cpu", "workers", K_UINT, F(engine.cpu_workers), 1, 256, "proving workers when proving on the CPU"},
@@ -90,6 +94,7 @@ static const key_def keys[] = {
 #undef F
 #define NKEYS (sizeof keys / sizeof keys[0])
 _Static_assert(NKEYS <= sizeof(((daemon_config *)0)->line) / sizeof(unsigned), "daemon_config.line too short");
+_Static_assert(NKEYS <= sizeof(((daemon_config *)0)->set_by) / sizeof(char *), "daemon_config.set_by too short");
 
 /* Sections in the order they are printed; "circuits" is an array of tables. */
 static const char *const sections[] = {"daemon", "memory", "gpus", "cpu", "srs", "jobs", "shutdown", "logging",
@@ -768,6 +773,7 @@ static cuzk_status read_document(reader *r, const toml_value *root) {
         return unknown_key(r, e, se->key);
       CUZK_TRY(apply(r, &keys[k], e->value));
       r->c->line[k] = e->line;
+      r->c->set_by[k] = NULL;
     }
   }
   return CUZK_OK;
@@ -790,10 +796,8 @@ cuzk_status daemon_config_load(daemon_config *c, const char *path, cuzk_err *err
   char *text;
   size_t len;
   cuzk_status s = toml_read_file(path, &text, &len, err);
-  if (s != CUZK_OK) {
-    cuzk_err_prefix(err, "config file");
-    return s;
-  }
+  if (s != CUZK_OK)
+    return cuzk_err_prefix(err, s, "config file");
   s = daemon_config_parse(c, text, len, path, err);
   free(text);
   return s;
@@ -808,19 +812,23 @@ cuzk_status daemon_config_set(daemon_config *c, const char *section, const char 
     toml_value v = {.type = TOML_STRING};
     v.u.string = (char *)value;
     cuzk_status s = apply(&r, &keys[k], &v);
-    if (s == CUZK_OK)
+    if (s == CUZK_OK) {
       c->line[k] = 0;
+      c->set_by[k] = origin;
+    }
     return s;
   }
   return cuzk_err_set(err, CUZK_INTERNAL, "%s: no key [%s] %s", origin, section, key);
 }
 
-/* Where key k was set, for messages: "FILE:LINE: " or "". */
+/* Where key k was set, for messages: "FILE:LINE: ", "--option: " or "". */
 static const char *key_where(const daemon_config *c, const char *key, char *buf, size_t cap) {
   buf[0] = 0;
   for (size_t k = 0; k < NKEYS; k++)
     if (!strcmp(keys[k].name, key) && c->line[k] && c->source)
       snprintf(buf, cap, "%s:%u: ", c->source, c->line[k]);
+    else if (!strcmp(keys[k].name, key) && c->set_by[k])
+      snprintf(buf, cap, "%s: ", c->set_by[k]);
   return buf;
 }
 
@@ -859,6 +867,16 @@ cuzk_status daemon_config_finish(daemon_config *c, cuzk_err *err) {
   c->engine.param_dir = c->param_dir && *c->param_dir ? c->param_dir : NULL;
   c->engine.gpus = c->gpus;
   c->engine.ngpus = c->ngpus;
+  return CUZK_OK;
+}
+
+cuzk_status daemon_config_check_circuits(const daemon_config *c, cuzk_err *err) {
+  for (size_t i = 0; i < c->ncircuits; i++) {
+    zkey_file z;
+    cuzk_status s = zkey_read_header(&z, c->circuits[i].path, err);
+    if (s != CUZK_OK)
+      return cuzk_err_prefix(err, s, "circuit %s", c->circuits[i].id);
+  }
   return CUZK_OK;
 }
 
@@ -934,11 +952,15 @@ static void print_key(const daemon_config *c, size_t k, FILE *f) {
     fputc(']', f);
     break;
   }
-  fprintf(f, "  # %s%s%s\n", d->help, note, c->line[k] ? "" : " (default)");
+  char from[64] = "";
+  if (c->set_by[k])
+    snprintf(from, sizeof from, " (from %s)", c->set_by[k]);
+  fprintf(f, "  # %s%s%s\n", d->help, note, c->line[k] ? "" : c->set_by[k] ? from : " (default)");
 }
 
 void daemon_config_print(const daemon_config *c, FILE *f) {
-  fprintf(f, "# cuzk-daemon: the effective config, every key (\"(default)\": not set by the file)\n");
+  fprintf(f, "# cuzk-daemon: the effective config, every key (\"(default)\": set neither by the file nor\n"
+             "# on the command line; \"(from --option)\": set on the command line)\n");
   if (c->source)
     fprintf(f, "# read from %s\n", c->source);
   else

@@ -63,7 +63,11 @@ typedef struct {
   /* everything the engine reads, pointers into the above */
   engine_config engine;
   char *source;              /* the file read, or NULL (defaults only) */
-  unsigned line[32];         /* per key (config.c's table): the line that set it, 0 = default */
+  /* Per key (config.c's table), where its value came from: the file's line
+   * that set it, or the `origin` of the daemon_config_set that did (a
+   * string that outlives c, e.g. "--listen"); neither: the default. */
+  unsigned line[32];
+  const char *set_by[32];
 } daemon_config;
 
 /* Defaults; reads MemTotal from /proc/meminfo (mem_total = 0 when that
@@ -82,14 +86,23 @@ cuzk_status daemon_config_load(daemon_config *c, const char *path, cuzk_err *err
 
 /* Sets one key from a command-line string, as if the file said
  * section.key = "value" (used by --listen, --status-listen, --log-level),
- * validated as in a file; the message names `origin` (e.g. "--listen").
- * Call daemon_config_finish afterwards. */
+ * validated as in a file; the message names `origin` (e.g. "--listen"),
+ * and so does the printed config.  origin must outlive c.  Call
+ * daemon_config_finish afterwards. */
 cuzk_status daemon_config_set(daemon_config *c, const char *section, const char *key,
                               const char *value, const char *origin, cuzk_err *err);
 
 /* Checks the keys against each other and resolves "auto" (host_budget),
  * filling c->engine.  Idempotent. */
 cuzk_status daemon_config_finish(daemon_config *c, cuzk_err *err);
+
+/* Opens each [[circuits]] key far enough to know what the engine's start
+ * would find: the file exists, is readable and is a BLS12-381 Groth16
+ * zkey (zkey_read_header: sections 1 and 2 only, cheap for a large key).
+ * The first failure's status, with "circuit ID: " before the reader's
+ * message.  `--check` and the daemon's start both call it, so both refuse
+ * a bad key with the same message. */
+cuzk_status daemon_config_check_circuits(const daemon_config *c, cuzk_err *err);
 
 /* The effective config as TOML (every key, defaults included, each with a
  * comment), which daemon_config_parse reads back to the same config. */

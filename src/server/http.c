@@ -178,8 +178,7 @@ cuzk_status http_server_start_ex(http_server **out, engine *e, const char *liste
   int fd = st == CUZK_OK ? listen_socket(&s->addr, err) : -1;
   if (fd < 0) {
     free(s);
-    cuzk_err_prefix(err, "status_listen %s", listen);
-    return st != CUZK_OK ? st : CUZK_IO;
+    return cuzk_err_prefix(err, st != CUZK_OK ? st : CUZK_IO, "status_listen %s", listen);
   }
   if (!s->addr.is_unix) {
     struct sockaddr_storage ss;

@@ -149,16 +149,46 @@ bad_config bad_address "@F:2:10: [daemon] listen: expected \"unix:///path/to.soc
   '[daemon]' 'listen = "localhost"'
 bad_config budgets "@F:3: [memory] queue_budget (2GiB) must be below host_budget" \
   '[memory]' 'host_budget = "2GiB"' 'queue_budget = "2GiB"'
-printf '[[circuits]]\nid = "gone"\npath = "%s/none.zkey"\n' "$tmp" >"$tmp/nokey.toml"
-expect_exit2 "config: key file missing (engine refuses)" "cannot start the engine" --config "$tmp/nokey.toml" \
-  --listen "unix://$tmp/nokey.sock"
-is_gone "$tmp/nokey.sock" && pass "refused start leaves no socket" || fail "refused start leaves no socket" "$tmp/nokey.sock exists"
+# A [[circuits]] key that is missing, or not a BLS12-381 key: --check and
+# the start refuse it with one message, "circuit ID: " then the reader's.
+"$py" "$repo/tests/malformed/gen.py" "$tmp/mal" >/dev/null
+bad_key() { # bad_key ID PATH WANT
+  local id=$1 path=$2 want=$3 c s crc src
+  printf '[[circuits]]\nid = "%s"\npath = "%s"\n' "$id" "$path" >"$tmp/key-$id.toml"
+  c=$("$DAEMON" --check --config "$tmp/key-$id.toml" 2>&1 >/dev/null); crc=$?
+  s=$(timeout 30 "$DAEMON" --config "$tmp/key-$id.toml" --listen "unix://$tmp/key-$id.sock" 2>&1); src=$?
+  if [ "$crc" -eq 2 ] && [ "$src" -eq 2 ] && [ "$c" = "$s" ] && grep -qF -- "cuzk-daemon: circuit $id: $path: " <<<"$c" &&
+     grep -qF -- "$want" <<<"$c" &&
+     ! grep -qF ': : ' <<<"$c"; then pass "config: key $id refused by --check as by the start"
+  else fail "config: key $id refused by --check as by the start" "--check: exit $crc: $c" "start: exit $src: $(head -c 600 <<<"$s")"; fi
+  is_gone "$tmp/key-$id.sock" && pass "refused start leaves no socket ($id)" || fail "refused start leaves no socket ($id)" "$tmp/key-$id.sock exists"
+}
+bad_key gone "$tmp/none.zkey" "cannot open: No such file or directory"
+bad_key bn "$tmp/mal/bn254.zkey" "BN254 keys are not supported yet"
+chmod 000 "$tmp/mal/valid.zkey"
+[ -r "$tmp/mal/valid.zkey" ] || bad_key unreadable "$tmp/mal/valid.zkey" "cannot open: Permission denied"
+chmod 644 "$tmp/mal/valid.zkey"
 expect_exit2 "--listen validated" "--listen: expected \"unix:///path/to.sock\" or \"host:port\"" --listen nowhere
 expect_exit2 "--log-level validated" "--log-level: expected \"error\", \"warn\", \"info\" or \"debug\"" --log-level loud
 out=$("$DAEMON" --check --status-listen 127.0.0.1:1 2>&1); rc=$?
 if [ "$rc" -eq 0 ] || { [ "$rc" -eq 2 ] && grep -q "built without libmicrohttpd" <<<"$out"; }; then
   pass "status_listen without libmicrohttpd says so"
 else fail "status_listen without libmicrohttpd says so" "exit $rc: $out"; fi
+
+# --check: a value from the command line is printed as such, not "(default)"
+out=$("$DAEMON" --check --listen "unix://$tmp/cli.sock" --log-level warn 2>&1)
+if grep -qF "listen = \"unix://$tmp/cli.sock\"" <<<"$out" && grep -E '^listen = ' <<<"$out" | grep -qF '(from --listen)' &&
+   grep -E '^level = "warn"' <<<"$out" | grep -qF '(from --log-level)' && ! grep -E '^(listen|level) = ' <<<"$out" | grep -q '(default)'; then
+  pass "--check marks command-line values (from --option)"
+else fail "--check marks command-line values (from --option)" "$(grep -E '^(listen|level) = ' <<<"$out")"; fi
+
+# device_budget = "auto": the margin the printed config states (the code's
+# ENGINE_DEVICE_MARGIN_MIB) is the one examples/cuzk.toml and docs/daemon.md state.
+m_code=$(grep -E '^device_budget = ' <<<"$out" | grep -oE 'less [0-9]+ ?[KMG]iB')
+m_example=$(grep -B3 '^device_budget' examples/cuzk.toml | tr '\n' ' ' | grep -oE 'less [0-9]+ ?[KMG]iB')
+m_doc=$(grep -F '| `device_budget` |' docs/daemon.md | grep -oE 'less [0-9]+ ?[KMG]iB')
+if [ -n "$m_code" ] && [ "$m_code" = "$m_example" ] && [ "$m_code" = "$m_doc" ]; then pass "device_budget auto margin: code, example and docs agree ($m_code)"
+else fail "device_budget auto margin: code, example and docs agree" "printed: '$m_code'" "examples/cuzk.toml: '$m_example'" "docs/daemon.md: '$m_doc'"; fi
 
 # --check: the effective config, read back to itself
 "$DAEMON" --check --config examples/cuzk.toml >"$tmp/eff1.toml" 2>"$tmp/check.err"; rc=$?
@@ -205,11 +235,11 @@ assert d["counters"] == {"completed": 0, "failed": 0, "cancelled": 0}, d["counte
   if [ "$have_client" = 1 ]; then
     A=unix://$sock
     ok=1; msgs=()
-    "$CUZK" prove --remote "$A" --circuit mul "$EX/witness.wtns" "$tmp/p0.json" "$tmp/pub0.json" 2>"$tmp/c.err" ||
-      { ok=0; msgs+=("prove --remote: $(cat "$tmp/c.err")"); }
+    "$CUZK" prove --addr "$A" --circuit mul "$EX/witness.wtns" "$tmp/p0.json" "$tmp/pub0.json" 2>"$tmp/c.err" ||
+      { ok=0; msgs+=("prove --addr: $(cat "$tmp/c.err")"); }
     jobs=()
-    for i in 1 2 3; do
-      j=$("$CUZK" submit --addr "$A" --json mul "$EX/witness.wtns" 2>>"$tmp/c.err") || { ok=0; msgs+=("submit: $(cat "$tmp/c.err")"); }
+    for i in 1 2 3; do # (no --json: the JSON travels with the job)
+      j=$("$CUZK" submit --addr "$A" mul "$EX/witness.wtns" 2>>"$tmp/c.err") || { ok=0; msgs+=("submit: $(cat "$tmp/c.err")"); }
       jobs+=("$j")
     done
     for i in 1 2 3; do
@@ -225,6 +255,11 @@ assert d["counters"] == {"completed": 0, "failed": 0, "cancelled": 0}, d["counte
     tail -n +2 <<<"$r" | "$py" -c 'import json,sys; d=json.load(sys.stdin); assert d["counters"]["completed"] == 4, d["counters"]' 2>"$tmp/json.err" &&
       grep -q '^cuzk_proofs_completed_total 4' <<<"$(get "unix://$hsock" /metrics)" &&
       pass "/status and /metrics count the 4 proofs" || fail "/status and /metrics count the 4 proofs" "$(cat "$tmp/json.err")"
+    # the CPU's proving time is stage "prove", whatever the device
+    m=$(get "unix://$hsock" /metrics)
+    grep -qE '^cuzk_stage_seconds_total\{stage="prove"\} [0-9.]*[1-9]' <<<"$m" && ! grep -q 'stage="gpu"' <<<"$m" &&
+      pass "/metrics: the quotient and MSMs are stage=\"prove\"" ||
+      fail "/metrics: the quotient and MSMs are stage=\"prove\"" "$(grep cuzk_stage_seconds_total <<<"$m")"
   else
     skip "jobs through the client" "build/cuzk has no gRPC client (submit)"
   fi

@@ -725,10 +725,22 @@ def cli_commands():
               "public.json")
         cli("await", *a, job, "--proof-out", out + ".bin", check_rc=0)
         check(len(read(out + ".bin")) == 192, "--proof-out writes 192 bytes")
-        # a job submitted without --json has no proof.json
+        # submit without --json: the JSON travels with the job all the same
         job2 = cli("submit", *a, "mul", wt, check_rc=0).stdout.strip()
-        r = cli("await", *a, job2, out + "2.proof.json", out + "2.public.json", check_rc=2)
-        check("--json" in r.stderr, "says to submit with --json", r.stderr)
+        cli("await", *a, job2, out + "2.proof.json", out + "2.public.json", check_rc=0)
+        cli("verify", vk, out + "2.public.json", out + "2.proof.json", check_rc=0)
+        # a job another client submitted without want_json has only the bytes
+        cl = Client(d.channel())
+        job2b = cl.SubmitProof(submit_req(json_=False), timeout=60).job_id
+        r = cli("await", *a, job2b, out + "2b.proof.json", out + "2b.public.json", check_rc=2)
+        check("want_json" in r.stderr and "--proof-out" in r.stderr, "says the job has no JSON", r.stderr)
+        cli("await", *a, job2b, "--proof-out", out + "2b.bin", check_rc=0)
+        # outputs that are one file are refused before the wait, and a
+        # partition's name that is another output's too
+        r = cli("await", *a, job, out + "x.json", out + "x.json", check_rc=2)
+        check("same file" in r.stderr and not os.path.exists(out + "x.json"), "await: two outputs, one file", r.stderr)
+        r = cli("await", *a, "--proof-out", out + "x.json", job, out + "x.json", out + "y.json", check_rc=2)
+        check("same file" in r.stderr, "await: --proof-out is proof.json", r.stderr)
         # several witnesses: one file per partition
         job3 = cli("submit", *a, "--json", "mul", wt, wt, check_rc=0).stdout.strip()
         cli("await", *a, job3, out + "3.proof.json", out + "3.public.json", check_rc=0)
@@ -738,10 +750,16 @@ def cli_commands():
         j1 = cli("submit", *a, "--request-id", "cli-dup", "mul", wt, check_rc=0)
         j2 = cli("submit", *a, "--request-id", "cli-dup", "mul", wt, check_rc=0)
         check(j1.stdout == j2.stdout and "attached" in j2.stderr, "cli request id", j1.stdout, j2.stderr)
-        # prove --remote: the outputs of a local prove
-        cli("prove", "--remote", d.addr, "--circuit", "mul", "--priority", "critical", wt,
+        # prove --circuit ID with --addr A (as every remote command), or
+        # --remote A: the outputs of a local prove
+        cli("prove", "--addr", d.addr, "--circuit", "mul", "--priority", "critical", wt,
             out + "4.proof.json", out + "4.public.json", check_rc=0)
         cli("verify", vk, out + "4.public.json", out + "4.proof.json", check_rc=0)
+        cli("prove", "--circuit", "mul", "--remote", d.addr, wt, out + "4r.proof.json", out + "4r.public.json",
+            check_rc=0)
+        cli("verify", vk, out + "4r.public.json", out + "4r.proof.json", check_rc=0)
+        r = cli("prove", "--addr", d.addr, "--circuit", "mul", wt, wt, out + "4w.public.json", check_rc=2)
+        check("is the input" in r.stderr and read(wt) == W_MUL, "prove --circuit: the witness as an output", r.stderr)
         # status (table and JSON), metrics, preload, evict, cancel
         r = cli("status", *a, check_rc=0)
         check("completed" in r.stdout and "workers" in r.stdout, "status table", r.stdout)
@@ -770,15 +788,18 @@ def cli_commands():
         check(not os.path.exists(out + "5.proof.json"), "no output from a failed proof")
         r = cli("await", *a, "nosuch", check_rc=2)
         r = cli("preload", *a, "nosuch", check_rc=2)
-        # $CUZK_ADDR
+        # $CUZK_ADDR, for prove --circuit too
         env = dict(os.environ, CUZK_ADDR=d.addr)
         cli("status", check_rc=0, env=env)
+        cli("prove", "--circuit", "mul", wt, out + "6.proof.json", out + "6.public.json", check_rc=0, env=env)
+        cli("verify", vk, out + "6.public.json", out + "6.proof.json", check_rc=0)
         # usage errors
         cli("submit", *a, "mul", check_rc=2)
         cli("await", *a, check_rc=2)
         cli("status", *a, "--bogus", check_rc=2)
         cli("prove", "--remote", d.addr, wt, out + ".p", out + ".q", check_rc=2)  # no --circuit
-        cli("prove", "--circuit", "mul", wt, out + ".p", out + ".q", check_rc=2)  # no --remote
+        r = cli("prove", "--remote", "--circuit", "mul", wt, out + ".p", out + ".q", check_rc=2)
+        check("--remote needs the daemon's address" in r.stderr, "--remote's value is not an option", r.stderr)
         for c in ("submit", "await", "cancel", "status", "metrics", "preload", "evict"):
             r = cli(c, "--help", check_rc=0)
             check(r.stdout.startswith("usage: cuzk " + c), c + " --help", r.stdout[:80])

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Malformed input through the commands users run (prove, verify, export-vk),
-# meant for the AddressSanitizer build: each case must exit 2 with a message
-# that names the file and the problem, and nothing may crash or report a
-# sanitizer error.  Uses the bad files of tests/malformed/run.sh (which must
-# run first) and the bundled example.
+# Malformed input through the commands users run (prove, verify, export-vk,
+# info), meant for the AddressSanitizer build: each case must exit with its
+# status and a message that names the file and the problem, and nothing may
+# crash or report a sanitizer error.  Also what a new user tripped on:
+# outputs that name an input, verify's options and argument order, info's
+# exit status, the remote forms of prove, --version, and the README's
+# --device auto threshold against the code's.  Uses the bad files of
+# tests/malformed/run.sh (which must run first) and the bundled example.
 # Usage: tests/malformed/cli.sh BUILD_DIR
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -101,5 +104,79 @@ expect 2 "expected 3" "$cuzk" verify "$tmp/proof.json"
 expect 2 "expected 4" "$cuzk" prove "$ex/circuit.zkey"
 expect 2 "unknown command" "$cuzk" frobnicate
 expect 2 "--threads" "$cuzk" prove --threads zero "$ex/circuit.zkey" "$ex/witness.wtns" "$tmp/p.json" "$tmp/q.json"
+# An unknown option is named as such, not counted as a file; arguments in
+# the wrong order are named by what each file is.
+expect 2 "unknown option '--json'" "$cuzk" verify --json "$ex/verification_key.json" "$tmp/public.json" "$tmp/proof.json"
+usage_v="(usage: cuzk verify verification_key.json public.json proof.json)"
+expect 2 "argument 1, $tmp/proof.json, is a proof, expected a verification key $usage_v" \
+  "$cuzk" verify "$tmp/proof.json" "$tmp/public.json" "$ex/verification_key.json"
+expect 2 "argument 2, $tmp/proof.json, is a proof, expected public signals" \
+  "$cuzk" verify "$ex/verification_key.json" "$tmp/proof.json" "$tmp/public.json"
+expect 2 "argument 1, $tmp/public.json, is public signals, expected a verification key" \
+  "$cuzk" verify "$tmp/public.json" "$ex/verification_key.json" "$tmp/proof.json"
+
+# info: a proof with a point off its curve, and a verification key whose
+# alphabeta is not e(alpha, beta), are checks that failed: exit 1.
+python3 -c 'import json,sys; p=json.load(open(sys.argv[1])); p["pi_a"][0]=str(int(p["pi_a"][0])+1); json.dump(p,open(sys.argv[2],"w"))' \
+  "$tmp/proof.json" "$tmp/offcurve.json"
+python3 -c 'import json,sys; v=json.load(open(sys.argv[1])); v["vk_alphabeta_12"][0][0][0]=str(int(v["vk_alphabeta_12"][0][0][0])+1); json.dump(v,open(sys.argv[2],"w"))' \
+  "$ex/verification_key.json" "$tmp/badab.json"
+expect 1 "NOT all on their curves" "$cuzk" info "$tmp/offcurve.json"
+expect 1 "DIFFERS from e(alpha, beta)" "$cuzk" info "$tmp/badab.json"
+expect 0 "A, B, C on their curves" "$cuzk" info "$tmp/proof.json"
+expect 0 "equals e(alpha, beta)" "$cuzk" info "$ex/verification_key.json"
+
+# Outputs that name an input file, or two outputs that are one file, are
+# refused before anything is written; the inputs are left as they were.
+cp "$ex/circuit.zkey" "$tmp/c.zkey"; cp "$ex/witness.wtns" "$tmp/w.wtns"
+ln -sf "$tmp/c.zkey" "$tmp/link.json"; ln -f "$tmp/w.wtns" "$tmp/hard.json"
+rm -f "$tmp/p.json" "$tmp/q.json"
+expect 2 "the output $tmp/c.zkey is the input $tmp/c.zkey" "$cuzk" prove "$tmp/c.zkey" "$tmp/w.wtns" "$tmp/c.zkey" "$tmp/q.json"
+expect 2 "the output $tmp/w.wtns is the input $tmp/w.wtns" "$cuzk" prove "$tmp/c.zkey" "$tmp/w.wtns" "$tmp/p.json" "$tmp/w.wtns"
+expect 2 "the outputs $tmp/p.json and $tmp/p.json are the same file" "$cuzk" prove "$tmp/c.zkey" "$tmp/w.wtns" "$tmp/p.json" "$tmp/p.json"
+expect 2 "are the same file" "$cuzk" prove "$tmp/c.zkey" "$tmp/w.wtns" "$tmp/p.json" "$tmp/../malformed-cli/./p.json"
+expect 2 "is the input $tmp/c.zkey" "$cuzk" prove "$tmp/c.zkey" "$tmp/w.wtns" "$tmp/link.json" "$tmp/q.json"
+expect 2 "is the input $tmp/w.wtns" "$cuzk" prove "$tmp/c.zkey" "$tmp/w.wtns" "$tmp/p.json" "$tmp/hard.json"
+expect 2 "is the input" "$cuzk" prove --threads 1 "$tmp/c.zkey" "$tmp/w.wtns" "$tmp/p.json" "$tmp/c.zkey"
+expect 2 "the output $tmp/c.zkey is the input $tmp/c.zkey" "$cuzk" export-vk "$tmp/c.zkey" "$tmp/c.zkey"
+expect 2 "is the input $tmp/c.zkey" "$cuzk" export-vk "$tmp/c.zkey" "$tmp/link.json"
+expect 2 "the output $tmp/w.wtns is the input $tmp/w.wtns" "$cuzk" prove --circuit mul "$tmp/w.wtns" "$tmp/w.wtns" "$tmp/q.json"
+expect 2 "are the same file" "$cuzk" prove --circuit mul "$tmp/w.wtns" "$tmp/p.json" "$tmp/p.json"
+if cmp -s "$tmp/c.zkey" "$ex/circuit.zkey" && cmp -s "$tmp/w.wtns" "$ex/witness.wtns" && [ ! -e "$tmp/p.json" ] && [ ! -e "$tmp/q.json" ]; then
+  pass=$((pass+1))
+else
+  fail=$((fail+1)); echo "FAIL: a refused prove or export-vk changed an input or wrote an output"
+fi
+
+# The remote forms (with gRPC): --addr as `cuzk --help` says, and an
+# option never taken for --remote's or --addr's value.
+nobody="unix://$tmp/nobody.sock"
+if "$cuzk" status --addr "$nobody" 2>&1 | grep -q "built without gRPC"; then
+  echo "skip: the remote forms (built without gRPC)"
+else
+  expect 2 "cannot reach the cuzk daemon at $nobody" "$cuzk" prove --addr "$nobody" --circuit mul "$ex/witness.wtns" "$tmp/p.json" "$tmp/q.json"
+  expect 2 "cannot reach the cuzk daemon at $nobody" "$cuzk" prove --circuit mul --remote "$nobody" "$ex/witness.wtns" "$tmp/p.json" "$tmp/q.json"
+  expect 2 "--remote needs the daemon's address (unix:///path or host:port), found '--circuit'" \
+    "$cuzk" prove --remote --circuit mul "$ex/witness.wtns" "$tmp/p.json" "$tmp/q.json"
+  expect 2 "--addr needs the daemon's address" "$cuzk" prove --addr --circuit mul "$ex/witness.wtns" "$tmp/p.json" "$tmp/q.json"
+  expect 2 "go with --circuit ID" "$cuzk" prove --addr "$nobody" "$ex/witness.wtns" "$tmp/p.json" "$tmp/q.json"
+  expect 2 "the outputs $tmp/p.json and $tmp/p.json are the same file" "$cuzk" await --addr "$nobody" job-1 "$tmp/p.json" "$tmp/p.json"
+  expect 2 "are the same file" "$cuzk" await --addr "$nobody" --proof-out "$tmp/p.json" job-1 "$tmp/p.json" "$tmp/q.json"
+fi
+# The help texts say so.
+expect 0 "take --addr A" "$cuzk" --help
+expect 0 "--addr A" "$cuzk" prove --help
+
+# --version: the version written once, in include/cuzk/version.h.
+version=$(sed -n 's/^#define CUZK_VERSION "\(.*\)"$/\1/p' "$repo/include/cuzk/version.h")
+expect 0 "cuzk $version" "$cuzk" --version
+[ -x "$build/cuzk-daemon" ] && expect 0 "cuzk-daemon $version" "$build/cuzk-daemon" --version
+
+# The README's --device auto threshold is the one the code uses (prove --help
+# prints CLI_AUTO_GPU_LG).
+code_lg=$("$cuzk" prove --help | tr '\n' ' ' | grep -oE 'for domains of 2\^[0-9]+' | head -1)
+readme_lg=$(tr '\n' ' ' <"$repo/README.md" | grep -oE 'for domains of 2\^[0-9]+' | head -1)
+if [ -n "$code_lg" ] && [ "$code_lg" = "$readme_lg" ]; then pass=$((pass+1)); else
+  fail=$((fail+1)); echo "FAIL: README says '$readme_lg', cuzk prove --help '$code_lg'"; fi
 echo "malformed-cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -2,7 +2,8 @@
  * (src/server/listen.c): defaults, every key's validation with the file,
  * line, key and what was expected in the message, sizes and durations,
  * the printed config read back to the same config, command-line
- * overrides, and unix socket housekeeping. */
+ * overrides and how they are printed, the keys' headers checked as at
+ * start (with cuzk_err_prefix's message), and unix socket housekeeping. */
 #include <fcntl.h>
 #include <limits.h>
 #include <sys/socket.h>
@@ -501,6 +502,18 @@ TEST(config_syntax_errors_and_files) {
   unlink(path);
 }
 
+/* Whether text has a line that starts with start and ends with end
+ * (which includes the newline). */
+static bool line_ends(const char *text, const char *start, const char *end) {
+  for (const char *l = text; (l = strstr(l, start)); l++) {
+    const char *nl = strchr(l, '\n');
+    size_t n = strlen(end);
+    if ((l == text || l[-1] == '\n') && nl && (size_t)(nl + 1 - l) >= n && !strncmp(nl + 1 - n, end, n))
+      return true;
+  }
+  return false;
+}
+
 TEST(config_command_line) {
   daemon_config c;
   parse_ok(&c, "[daemon]\nlisten = \"127.0.0.1:1\"\n[logging]\nlevel = \"warn\"\n");
@@ -516,7 +529,61 @@ TEST(config_command_line) {
   CHECK_MSG(!strncmp(err.msg, "--log-level: expected \"error\"", 29), "%s", err.msg);
   CHECK_EQ_STR(c.listen, "unix:///tmp/x.sock"); /* a refused value changes nothing */
   CHECK(daemon_config_finish(&c, &err) == CUZK_OK);
+  /* printed as set on the command line, not as defaults */
+  char *text = printed(&c);
+  const char *lines[] = {"listen = \"unix:///tmp/x.sock\"", "status_listen = \"\"", "level = \"debug\""};
+  const char *from[] = {"(from --listen)\n", "(from --status-listen)\n", "(from --log-level)\n"};
+  for (int i = 0; i < 3; i++)
+    CHECK_MSG(line_ends(text, lines[i], from[i]), "expected a line \"%s ... %s\" in:\n%s", lines[i], from[i], text);
+  free(text);
+  /* a cross-check names the option that set the key */
+  CHECK(daemon_config_set(&c, "daemon", "status_listen", "unix:///tmp/x.sock", "--status-listen", &err) == CUZK_OK);
+  CHECK(daemon_config_finish(&c, &err) == CUZK_INVALID_ARGUMENT);
+  CHECK_MSG(!strncmp(err.msg, "--status-listen: [daemon] status_listen must differ", 51), "%s", err.msg);
   daemon_config_free(&c);
+}
+
+TEST(config_check_circuits) {
+  /* the key's header is read, as the daemon's start does, and a failure
+   * names the circuit once, with one ": " */
+  char doc[1024];
+  snprintf(doc, sizeof doc, "[[circuits]]\nid = \"mul\"\npath = \"%s/examples/mul/circuit.zkey\"\n", test_srcdir());
+  daemon_config c;
+  parse_ok(&c, doc);
+  cuzk_err err = {0};
+  CHECK_MSG(daemon_config_check_circuits(&c, &err) == CUZK_OK, "%s", err.msg);
+  daemon_config_free(&c);
+  parse_ok(&c, "[[circuits]]\nid = \"mul\"\npath = \"/nonexistent/mul.zkey\"\n"
+               "[[circuits]]\nid = \"gone\"\npath = \"/nonexistent/gone.zkey\"\n");
+  CHECK_EQ_INT(daemon_config_check_circuits(&c, &err), CUZK_IO);
+  CHECK_MSG(!strcmp(err.msg, "circuit mul: /nonexistent/mul.zkey: cannot open: No such file or directory"), "%s",
+            err.msg);
+  CHECK_EQ_INT(daemon_config_check_circuits(&c, NULL), CUZK_IO); /* the status without a message */
+  daemon_config_free(&c);
+  snprintf(doc, sizeof doc, "[[circuits]]\nid = \"w\"\npath = \"%s/examples/mul/witness.wtns\"\n", test_srcdir());
+  parse_ok(&c, doc);
+  CHECK(daemon_config_check_circuits(&c, &err) != CUZK_OK);
+  CHECK_MSG(!strncmp(err.msg, "circuit w: ", 11) && strstr(err.msg, "witness.wtns") && !strstr(err.msg, ": : "), "%s",
+            err.msg);
+  daemon_config_free(&c);
+}
+
+TEST(err_prefix) {
+  cuzk_err err = {0};
+  cuzk_err_set(&err, CUZK_FORMAT, "x.zkey: section 2: bad");
+  CHECK_EQ_INT(cuzk_err_prefix(&err, CUZK_FORMAT, "circuit %s", "bn"), CUZK_FORMAT);
+  CHECK_EQ_STR(err.msg, "circuit bn: x.zkey: section 2: bad");
+  CHECK_EQ_INT(err.status, CUZK_FORMAT);
+  CHECK_EQ_INT(cuzk_err_prefix(NULL, CUZK_UNSUPPORTED, "circuit %s", "bn"), CUZK_UNSUPPORTED);
+  /* a long message is cut, never overrun */
+  char longer[CUZK_ERR_MSG_MAX + 10];
+  memset(longer, 'm', sizeof longer - 1);
+  longer[sizeof longer - 1] = 0;
+  cuzk_err_set(&err, CUZK_IO, "%s", longer);
+  memset(longer, 'p', CUZK_ERR_MSG_MAX / 2 + 5);
+  longer[CUZK_ERR_MSG_MAX / 2 + 5] = 0;
+  CHECK_EQ_INT(cuzk_err_prefix(&err, CUZK_IO, "%s", longer), CUZK_IO);
+  CHECK(strlen(err.msg) < CUZK_ERR_MSG_MAX && strstr(err.msg, "p: m"));
 }
 
 TEST(listen_addresses) {
