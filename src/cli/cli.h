@@ -42,12 +42,15 @@ int cli_wants_help(int argc, char **argv);
 int cli_parse_uint(const char *opt, const char *val, unsigned long *out);
 
 struct backend;
-/* The backend for --device NAME: "cpu", "gpu" (an error, in err, when there
- * is no usable GPU: never a silent fallback) or "auto" (the GPU for domains
- * of 2^CLI_AUTO_GPU_LG and more when one is usable, else the CPU).  NULL
- * with err set on failure or an unknown name. */
-struct backend *cli_backend(const char *device, unsigned threads, unsigned lg_domain,
-                            cuzk_err *err);
+struct backend_device_opts;
+/* The backend for --device NAME: "cpu", "gpu" (GPU 0 of the device
+ * registry, backend/device.h; an error, in err, when there is no usable
+ * GPU: never a silent fallback) or "auto" (the GPU for domains of
+ * 2^CLI_AUTO_GPU_LG and more when one is usable, else the CPU).  o: the
+ * threads (both) and the GPU options.  NULL with err set on failure or an
+ * unknown name. */
+struct backend *cli_backend(const char *device, const struct backend_device_opts *o,
+                            unsigned lg_domain, cuzk_err *err);
 /* auto's threshold, measured on the H200 host against its own 16 Xeon cores,
  * one `cuzk prove` command each, CUDA start-up included (bench/RESULTS.md):
  * 2^16 CPU 0.30 s, GPU 0.40 s; 2^18 CPU 0.92 s, GPU 0.45 s.  The GPU's
