@@ -1559,6 +1559,11 @@ static int fake_count(const backend_devices *d, char *why, size_t n) {
   return (int)FG.ngpus;
 }
 
+static void fake_name(const backend_devices *d, int ordinal, char *buf, size_t n) {
+  (void)d;
+  snprintf(buf, n, "test GPU %d", ordinal);
+}
+
 static bool fake_dev_supports(const backend_devices *d, int ordinal, cuzk_curve curve,
                               backend_op op) {
   (void)d, (void)ordinal, (void)op;
@@ -1573,6 +1578,7 @@ static bool fake_has(const backend_devices *d, int ordinal, backend_cap cap) {
 static const backend_devices_ops fake_devices_ops = {
     .kind = "stand-in",
     .count = fake_count,
+    .name = fake_name,
     .mem_info = fake_mem_info,
     .supports = fake_dev_supports,
     .has = fake_has,
