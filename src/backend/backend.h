@@ -7,10 +7,11 @@
  * CUDA backend (cuda/, made through the device registry, device.h).  Every
  * operation is deterministic and must give results identical to the CPU
  * backend's, bit for bit, which is what the backend tests check
- * (tests/unit/test_backend_cpu.c, tests/gpu/test_gpu_backend.c).  Inputs are host memory; pointers into mapped files may be
- * unaligned, so byte-layout arguments are `const void *`.  The caller owns all
- * buffers (STYLE habit 5); a backend allocates only its own scratch.
- * A backend object is used by one prover at a time. */
+ * (tests/unit/test_backend_cpu.c, tests/gpu/test_gpu_backend.c).  Inputs
+ * are host memory; pointers into mapped files may be unaligned, so
+ * byte-layout arguments are `const void *`.  The caller owns all buffers
+ * (STYLE habit 5); a backend allocates only its own scratch.  A backend
+ * object is used by one prover at a time. */
 #ifndef CUZK_BACKEND_H
 #define CUZK_BACKEND_H
 

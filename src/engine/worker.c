@@ -5,9 +5,9 @@
  * lock, then, without it, acquire the job's key (keys.c: maybe loading
  * it), prove with groth16_prove_zkey_stoppable on its own backend (which
  * verifies the proof before returning it), encode the 192 proof bytes
- * (groth16/proof.h; and the snarkjs JSON when asked), and take the lock again to store the
- * result, free the partition's witness and finish the job when it was the
- * last partition or failed.  Cancellation is cooperative: the stop hook,
+ * (and the snarkjs JSON when asked: groth16/proof.h), and take the lock
+ * again to store the result, free the partition's witness and finish the
+ * job when it was the last partition or failed.  Cancellation is cooperative: the stop hook,
  * asked at each prover stage, reads the job's stop flag, so a cancelled
  * partition ends at its next stage boundary (backend work already launched
  * completes first).  A partition whose job finished meanwhile (cancelled,
@@ -781,7 +781,8 @@ static cuzk_status add_gpu_workers(engine *e, const int *ord, size_t nord, cuzk_
   for (size_t i = 0; i < nord; i++) {
     edevice *d = &e->devices[e->ndevices++];
     d->ordinal = ord[i];
-    d->resident = e->cfg.keys_on_device && backend_device_has(e->devs, ord[i], BACKEND_CAP_RESIDENT);
+    d->resident =
+        e->cfg.keys_on_device && backend_device_has(e->devs, ord[i], BACKEND_CAP_RESIDENT);
     d->copy_reserve = d->resident ? reserve : 0;
     backend_device_name(e->devs, ord[i], d->name, sizeof d->name);
     if (!(d->store = backend_store_new()))

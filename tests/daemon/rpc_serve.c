@@ -116,7 +116,8 @@ static int standin_count(const backend_devices *d, char *why, size_t n) {
   snprintf(why, n, "no stand-in GPU (rpc_serve --test-gpus 0)");
   return (int)n_standins;
 }
-static bool standin_supports(const backend_devices *d, int ordinal, cuzk_curve curve, backend_op op) {
+static bool standin_supports(const backend_devices *d, int ordinal, cuzk_curve curve,
+                             backend_op op) {
   (void)d, (void)ordinal, (void)op;
   return curve == CUZK_CURVE_BLS12_381;
 }

@@ -70,7 +70,8 @@ TEST(lint_cuda_above_backend_catches_uses) {
   CHECK(lint_tree(s, "src/daemon/d.c", "static void *f = &cuzk_cuda_host_alloc;\n") != 0);
   CHECK(lint_tree(s, "src/backend/backend.h", "backend *backend_cuda_new_on(int);\n") != 0);
   CHECK(lint_tree(s, "src/backend/device.c", "#include \"cuda/cuda.h\"\n") != 0);
-  CHECK_EQ_INT(lint_tree(s, "src/cuda/x.cu", "#include \"cuda/cuda.h\"\nint n = cuzk_cuda_x();\n"), 0);
+  CHECK_EQ_INT(lint_tree(s, "src/cuda/x.cu", "#include \"cuda/cuda.h\"\nint n = cuzk_cuda_x();\n"),
+               0);
   CHECK_EQ_INT(lint_tree(s, "src/backend/cuda/b.c",
                          "#include \"cuda/ntt_gpu.h\"\nconst int backend_cuda_devices = 1;\n"),
                0);
