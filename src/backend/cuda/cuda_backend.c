@@ -23,11 +23,11 @@
  * are sorted by row): a key resident on the GPU between proofs, as
  * `cuzk bench prove --resident` measures.  The copies live in a store
  * (backend/store.h): the backend's own, or one shared by every backend of
- * the GPU (backend_device_opts.store: the engine's K slots of a device), so that
- * a key is resident once per GPU, not once per slot.  The backend keeps a
- * reference on each entry it has used (at most CUDA_MAX_RES base sets, the
- * oldest let go first, and one coefficient set) until hold_bases off or
- * destroy; an entry is freed when its last holder lets go, so no backend
+ * the GPU (backend_device_opts.store: the engine's K slots of a device),
+ * so that a key is resident once per GPU, not once per slot.  The backend
+ * keeps a reference on each entry it has used (at most CUDA_MAX_RES base
+ * sets, the oldest let go first, and one coefficient set) until hold_bases
+ * off or destroy; an entry is freed when its last holder lets go, so no backend
  * frees a copy another still uses.  Base sets are only read by the MSM's
  * kernels, so several slots run over one at once; a coefficient set holds
  * its run's scratch (witness, a, b on the device), so slots take turns
