@@ -4,10 +4,13 @@
 # found by wildcard, so a new .c (or src/cuda/*.cu) file needs no edit here.
 #
 # CUDA: when nvcc is found at $(NVCC) (default /usr/local/cuda/bin/nvcc) the
-# CUDA backend (src/cuda/*.cu) is compiled into the library for sm_90 and
-# the CUDA runtime is linked statically, so the binaries need only the
-# driver.  `make CUDA=0` (or no nvcc) gives a CPU-only build, in which
-# src/cuda/nocuda.c answers the CUDA entry points with "not compiled".
+# CUDA backend (src/cuda, src/backend/cuda) is compiled into the library for
+# sm_90 and the CUDA runtime is linked statically, so the binaries need only
+# the driver.  `make CUDA=0` (or no nvcc) gives a CPU-only build: neither
+# directory is compiled, the device registry (src/backend/device.c, built
+# with -DCUZK_CUDA=0) reports no GPU and why, and the GPU tests and
+# benchmarks (tests/gpu, tests/unit/test_cuda_*) are not built: `make
+# test-gpu` says they are skipped.
 
 BUILD    ?= build
 CC       ?= cc
@@ -42,17 +45,23 @@ NVCC_ARCH ?= -gencode arch=compute_90,code=sm_90
 NVCCFLAGS += -std=c++17 -O3 -lineinfo $(NVCC_ARCH) -Iinclude -Isrc \
              -Xcompiler -fvisibility=hidden -Xcompiler -Wall -Xcompiler -Wno-unknown-pragmas
 CU_SRC   := $(sort $(wildcard src/cuda/*.cu))
-LIB_SRC  := $(filter-out src/cuda/nocuda.c,$(LIB_SRC))
 LDLIBS   += -L$(CUDA_LIB) -lcudart_static -ldl -lrt -lstdc++
-else
-CU_SRC   :=
-endif
-CU_OBJ   := $(CU_SRC:%.cu=$(BUILD)/%.o)
-# GPU tests (harness) and GPU benchmarks (own main), built in every build:
-# without CUDA they report that they skipped.  Linked --as-needed: they use
-# no JSON, so they run where libcjson is not installed (the GPU machine).
+# GPU tests (harness; each skips, with the reason, without a usable GPU,
+# and runs its emulated cases anyway) and GPU benchmarks (own main).
+# Linked --as-needed: they use no JSON, so they run where libcjson is not
+# installed (the GPU machine).
 GPU_TEST := $(patsubst tests/gpu/%.c,$(BUILD)/gpu/%,$(sort $(wildcard tests/gpu/test_*.c)))
 GPU_BENCH:= $(patsubst tests/gpu/%.c,$(BUILD)/gpu/%,$(sort $(wildcard tests/gpu/bench_*.c)))
+else
+CU_SRC   :=
+LIB_SRC  := $(filter-out src/cuda/% src/backend/cuda/%,$(LIB_SRC))
+TEST_SRC := $(filter-out tests/unit/test_cuda_%,$(TEST_SRC))
+GPU_TEST :=
+GPU_BENCH:=
+endif
+CU_OBJ   := $(CU_SRC:%.cu=$(BUILD)/%.o)
+# The registry's one build switch; device.o is rebuilt when CUDA changes.
+CUDA_STAMP := $(BUILD)/.cuda-$(CUDA)
 
 # ---- gRPC -------------------------------------------------------------------
 # GRPC=1 builds the daemon's gRPC service (src/server/rpc_server.c) and the
@@ -157,6 +166,14 @@ $(GRPC_STAMP):
 	@rm -f $(BUILD)/.grpc-*
 	@touch $@
 
+$(CUDA_STAMP):
+	@mkdir -p $(dir $@)
+	@rm -f $(BUILD)/.cuda-*
+	@touch $@
+
+$(BUILD)/src/backend/device.o: CFLAGS += -DCUZK_CUDA=$(CUDA)
+$(BUILD)/src/backend/device.o: $(CUDA_STAMP)
+
 $(GRPC_USERS): CFLAGS += $(GRPC_CFLAGS) $(MHD_CFLAGS)
 $(GRPC_USERS): $(GRPC_STAMP) | $(PROTO_HDR)
 
@@ -211,8 +228,13 @@ test: all
 	$(MAKE) --no-print-directory test-gpu
 
 # Every GPU test binary; each test skips, with the reason, without a GPU.
+# A build without CUDA has none and says so.
 test-gpu: $(GPU_TEST)
+ifeq ($(CUDA),1)
 	@for t in $(GPU_TEST); do echo "== $$t"; $$t || exit 1; done
+else
+	@echo "GPU tests skipped: this build has no CUDA code (nvcc was not found, or CUDA=0)"
+endif
 
 # CPU-only: the sanitizers see no device code, and CI saves a second nvcc pass.
 asan:

@@ -8,7 +8,8 @@
 #   3. the unit and known-answer tests (some read the oracle's fixtures)
 #   4. the daemon tests: the gRPC service against real clients (Python
 #      grpcio and cuzk's own), a daemon started as a helper process
-#   5. the GPU tests report that they are skipped when there is no GPU
+#   5. the GPU tests report that they are skipped when there is no GPU (a
+#      build without CUDA has none, and this says they are skipped)
 #   6. rebuilds under AddressSanitizer/UBSan and runs the reader and
 #      malformed-input tests there
 # Prints one closing line "N passed, N failed, N skipped" over all of it.
@@ -59,11 +60,17 @@ tests/daemon/joblog.sh build 2>&1 | tee build/logs/joblog.log
 tally build/logs/joblog.log
 
 echo "== GPU tests (each skips, with the reason, where there is no GPU)"
+gpu_tests=0
 for t in build/gpu/test_*; do
   [ -x "$t" ] || continue
+  gpu_tests=$((gpu_tests + 1))
   "$t" 2>&1 | tee build/logs/gpu-$(basename "$t").log
   tally build/logs/gpu-$(basename "$t").log
 done
+if [ "$gpu_tests" -eq 0 ]; then # a build without CUDA has none (Makefile)
+  echo "GPU tests skipped: this build has no CUDA code (nvcc was not found, or CUDA=0)"
+  S=$((S + 1))
+fi
 
 echo "== AddressSanitizer: readers and malformed inputs"
 if make -s -j"$jobs" asan >build/logs/asan-build.log 2>&1; then

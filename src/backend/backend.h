@@ -3,13 +3,15 @@
  *
  * DESIGN: a backend is a table of functions plus a capability query (docs/DESIGN.md
  * §2.1): the prover asks `backend_supports(b, curve, op)` instead of using
- * #ifdef, and calls the same entry points on the CPU backend (cpu/) and, later,
- * the CUDA backend.  Every operation is deterministic and must give results
- * identical to the CPU backend's, bit for bit, which is what the backend test
- * harness checks.  Inputs are host memory; pointers into mapped files may be
- * unaligned, so byte-layout arguments are `const void *`.  The caller owns all
- * buffers (docs/DESIGN.md §2.1); a backend allocates only its own scratch.
- * A backend object is used by one prover at a time. */
+ * #ifdef, and calls the same entry points on the CPU backend (cpu/) and the
+ * CUDA backend (cuda/, made through the device registry, device.h).  Every
+ * operation is deterministic and must give results identical to the CPU
+ * backend's, bit for bit, which is what the backend tests check
+ * (tests/unit/test_backend_cpu.c, tests/gpu/test_gpu_backend.c).  Inputs
+ * are host memory; pointers into mapped files may be unaligned, so
+ * byte-layout arguments are `const void *`.  The caller owns all buffers
+ * (docs/DESIGN.md §2.1); a backend allocates only its own scratch.  A backend
+ * object is used by one prover at a time. */
 #ifndef CUZK_BACKEND_H
 #define CUZK_BACKEND_H
 
@@ -61,8 +63,8 @@ typedef struct {
    * when the same arrays - same addresses and counts - come again: a key
    * kept resident between proofs.  The caller then keeps those arrays
    * unchanged and mapped until hold_bases(b, false), which lets go of
-   * every copy: a copy shared with other backends of the same GPU
-   * (backend_cuda_new_shared) is freed when the last of them lets go. */
+   * every copy: a copy shared with other backends of the same GPU (their
+   * store, backend/store.h) is freed when the last of them lets go. */
   cuzk_status (*hold_bases)(backend *b, bool on, cuzk_err *err);
   /* May be NULL.  Host memory for the prover's working vectors (n field
    * elements), from the backend because it can move that memory faster
@@ -110,6 +112,9 @@ typedef struct {
    * (oldest first) to out and forgets them; returns how many.  A backend
    * keeps at most a few thousand; older ones are dropped. */
   size_t (*take_spans)(backend *b, backend_span *out, size_t cap);
+  /* May be NULL.  One line (always NUL-terminated) saying what the
+   * backend runs on and how, e.g. its GPU and the NTT plans it made. */
+  void (*describe)(const backend *b, char *buf, size_t n);
   void (*destroy)(backend *b);
 } backend_ops;
 
@@ -123,35 +128,10 @@ static inline bool backend_supports(const backend *b, cuzk_curve curve, backend_
   return b->ops->supports(b, curve, op);
 }
 
-/* The CPU backend; threads = 0 means all online CPUs.  NULL on no memory. */
+/* The CPU backend; threads = 0 means all online CPUs.  NULL on no memory.
+ * Backends of other devices come from the registry (device.h). */
 backend *backend_cpu_new(unsigned threads);
-/* The CUDA backend on GPU 0 (threads: host threads for its CPU steps).
- * NULL, with the reason in err (CUZK_UNSUPPORTED), when the build has no
- * CUDA or there is no usable GPU. */
-backend *backend_cuda_new(unsigned threads, cuzk_err *err);
-/* The CUDA backend on GPU `ordinal`.  Its streams are made on that device
- * now, and each operation makes it the calling thread's current device
- * first (cuzk_cuda_use_device: nothing to do on a thread bound to it).
- * Its resident copies (hold_bases) are its own. */
-backend *backend_cuda_new_on(int ordinal, unsigned threads, cuzk_err *err);
-
-/* Resident copies shared by the CUDA backends of one GPU (the engine's K
- * slots of a device): an MSM base set or a key's a/b coefficients is
- * uploaded once, by the first backend with hold_bases on that needs it,
- * and used by every backend of the store that holds it; it is freed when
- * the last of them lets go (hold_bases off, or destroy).  The store is
- * host memory and a lock (no CUDA call to make it); its owner frees it
- * after every backend using it is destroyed.  backend_cuda_store_bytes:
- * the device bytes its copies hold now.  NULL on no memory. */
-typedef struct backend_cuda_store backend_cuda_store;
-backend_cuda_store *backend_cuda_store_new(void);
-void backend_cuda_store_free(backend_cuda_store *s); /* NULL is fine */
-uint64_t backend_cuda_store_bytes(backend_cuda_store *s);
-/* backend_cuda_new_on whose resident copies live in `store` (NULL: its
- * own), shared with the store's other backends, which must be on the
- * same GPU. */
-backend *backend_cuda_new_shared(int ordinal, unsigned threads, backend_cuda_store *store,
-                                 cuzk_err *err);
+/* b->ops->destroy(b); NULL is fine. */
 void backend_free(backend *b);
 
 #endif

@@ -4,18 +4,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/device.h"
 #include "base/par.h"
 #include "cli/cli.h"
 #include "groth16/prove.h"
 
 static void usage(FILE *f) {
   fprintf(f, "usage: cuzk bench prove [--reps R] [--threads T] [--device cpu|gpu|auto]\n"
-             "                        [--resident] <circuit.zkey> <witness.wtns>\n"
+             "                        [--resident] [--ntt-pass1-table] <circuit.zkey> <witness.wtns>\n"
              "  Proves R times (default 3) after one warm-up and prints the time of the\n"
              "  first proof, the median time of each stage and the proofs per hour.\n"
              "  --resident  keep the key's points on the GPU between proofs (uploaded\n"
              "              during the warm-up), as a proving daemon does: the repeated\n"
-             "              proofs then copy only witness-sized data to the device\n");
+             "              proofs then copy only witness-sized data to the device\n"
+             "  --ntt-pass1-table  GPU: NTTs with the first pass's twiddle table (as\n"
+             "              `cuzk prove --ntt-pass1-table`)\n");
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -35,7 +38,7 @@ int bench_prove(int argc, char **argv) {
   }
   unsigned long reps = 3, threads = 0;
   const char *device = "auto";
-  bool resident = false;
+  bool resident = false, pass1_table = false;
   const char *pos[2];
   int npos = 0;
   for (int i = 1; i < argc; i++) {
@@ -44,6 +47,8 @@ int bench_prove(int argc, char **argv) {
         return CLI_USAGE;
     } else if (!strcmp(argv[i], "--resident")) {
       resident = true;
+    } else if (!strcmp(argv[i], "--ntt-pass1-table")) {
+      pass1_table = true;
     } else if (!strcmp(argv[i], "--device")) {
       device = i + 1 < argc ? argv[++i] : "";
     } else if (!strcmp(argv[i], "--threads")) {
@@ -76,7 +81,8 @@ int bench_prove(int argc, char **argv) {
     zkey_close(&zk);
     return CLI_USAGE;
   }
-  backend *be = cli_backend(device, (unsigned)threads, zk.lg_domain, &err);
+  backend_device_opts bo = {.threads = (unsigned)threads, .ntt_pass1_table = pass1_table};
+  backend *be = cli_backend(device, &bo, zk.lg_domain, &err);
   double *v = calloc(9 * (reps + 1), sizeof *v);
   int rc = CLI_USAGE;
   if (!be || !v) {

@@ -58,12 +58,15 @@ int cli_wants_help(int argc, char **argv);
 int cli_parse_uint(const char *opt, const char *val, unsigned long *out);
 
 struct backend;
-/* The backend for --device NAME: "cpu", "gpu" (an error, in err, when there
- * is no usable GPU: never a silent fallback) or "auto" (the GPU for domains
- * of 2^CLI_AUTO_GPU_LG and more when one is usable, else the CPU).  NULL
- * with err set on failure or an unknown name. */
-struct backend *cli_backend(const char *device, unsigned threads, unsigned lg_domain,
-                            cuzk_err *err);
+struct backend_device_opts;
+/* The backend for --device NAME: "cpu", "gpu" (GPU 0 of the device
+ * registry, backend/device.h; an error, in err, when there is no usable
+ * GPU: never a silent fallback) or "auto" (the GPU for domains of
+ * 2^CLI_AUTO_GPU_LG and more when one is usable, else the CPU).  o: the
+ * threads (both) and the GPU options.  NULL with err set on failure or an
+ * unknown name. */
+struct backend *cli_backend(const char *device, const struct backend_device_opts *o,
+                            unsigned lg_domain, cuzk_err *err);
 /* auto's threshold: where one `cuzk prove` command, CUDA start-up included,
  * is as fast on the GPU as on the CPU of the H200 host (16 cores; the
  * measurements are in bench/RESULTS.md, "--device auto threshold"); the

@@ -8,10 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/device.h"
 #include "base/clock.h"
 #include "base/par.h"
 #include "cli/cli.h"
 #include "groth16/json.h"
+#include "groth16/proof.h"
 #include "groth16/prove.h"
 
 static void prove_usage(FILE *f) {
@@ -28,6 +30,9 @@ static void prove_usage(FILE *f) {
           "  --device D    cpu, gpu or auto (default auto: the GPU for domains of 2^%d and\n"
           "                more when one is usable, else the CPU; gpu without a usable GPU\n"
           "                is an error)\n"
+          "  --ntt-pass1-table\n"
+          "                GPU: NTTs with a table of the first pass's twiddle factors (32 bytes\n"
+          "                per domain element more GPU memory, a faster forward NTT)\n"
           "  --quiet       no progress or timing lines on stderr\n"
           "  --insecure-fixed-rs R,S\n"
           "                TESTING ONLY: use the blinding factors R and S (decimal or 0x-hex) instead of\n"
@@ -81,18 +86,8 @@ static cuzk_status write_atomic(const char *path, cuzk_status (*write)(const cha
   return CUZK_OK;
 }
 
-static cuzk_status write_proof_cb(const char *path, const void *arg, cuzk_err *err) {
-  return json_write_proof(path, arg, err);
-}
-
-typedef struct {
-  const uint8_t *signals;
-  size_t n;
-} pub_arg;
-
-static cuzk_status write_public_cb(const char *path, const void *arg, cuzk_err *err) {
-  const pub_arg *p = arg;
-  return json_write_public(path, p->signals, p->n, err);
+static cuzk_status write_text_cb(const char *path, const void *arg, cuzk_err *err) {
+  return json_write_text(path, arg, err);
 }
 
 /* The value of the option at argv[*i] (and steps over it): non-empty and
@@ -113,7 +108,7 @@ int cmd_prove(int argc, char **argv) {
     return CLI_OK;
   }
   unsigned long threads = 0;
-  int quiet = 0, have_rs = 0;
+  int quiet = 0, have_rs = 0, pass1_table = 0;
   const char *device = "auto";
   const char *addr = NULL, *circuit = NULL, *request_id = NULL;
   int priority = 0, local_only = 0;
@@ -127,6 +122,9 @@ int cmd_prove(int argc, char **argv) {
       local_only = 1;
     } else if (!strcmp(argv[i], "--device")) {
       device = i + 1 < argc ? argv[++i] : "";
+      local_only = 1;
+    } else if (!strcmp(argv[i], "--ntt-pass1-table")) {
+      pass1_table = 1;
       local_only = 1;
     } else if (!strcmp(argv[i], "--addr") || !strcmp(argv[i], "--remote")) {
       const char *a = opt_value(argc, argv, &i, "the daemon's address (unix:///path or host:port)");
@@ -173,8 +171,8 @@ int cmd_prove(int argc, char **argv) {
       fprintf(stderr, "cuzk prove: %s\n",
               !circuit ? "--addr, --remote, --priority and --request-id go with --circuit ID (the daemon's "
                          "name for the key)"
-              : local_only ? "--threads, --device and --insecure-fixed-rs do not go with --circuit (a daemon "
-                             "proves)"
+              : local_only ? "--threads, --device, --ntt-pass1-table and --insecure-fixed-rs do not go with "
+                             "--circuit (a daemon proves)"
                            : "with --circuit, expected 3 file arguments: witness.wtns proof.json public.json");
       return CLI_USAGE;
     }
@@ -206,7 +204,8 @@ int cmd_prove(int argc, char **argv) {
     zkey_close(&zk);
     return CLI_USAGE;
   }
-  backend *be = cli_backend(device, (unsigned)threads, zk.lg_domain, &err);
+  backend_device_opts bo = {.threads = (unsigned)threads, .ntt_pass1_table = pass1_table};
+  backend *be = cli_backend(device, &bo, zk.lg_domain, &err);
   if (!be) {
     fprintf(stderr, "cuzk prove: %s\n", err.msg);
     goto done;
@@ -221,12 +220,15 @@ int cmd_prove(int argc, char **argv) {
     fprintf(stderr, "cuzk prove: %s\n", err.msg);
     goto done;
   }
-  pub_arg pa = {w.values + 32, zk.n_public};
-  if (write_atomic(pos[2], write_proof_cb, &proof, &err) != CUZK_OK ||
-      write_atomic(pos[3], write_public_cb, &pa, &err) != CUZK_OK) {
+  char *pj = NULL, *pub = NULL;
+  if (groth16_proof_json(&pj, &pub, &proof, &w, zk.n_public, &err) != CUZK_OK ||
+      write_atomic(pos[2], write_text_cb, pj, &err) != CUZK_OK ||
+      write_atomic(pos[3], write_text_cb, pub, &err) != CUZK_OK) {
     fprintf(stderr, "cuzk prove: %s\n", err.msg);
+    free(pj), free(pub);
     goto done;
   }
+  free(pj), free(pub);
   if (!quiet && tm.total_s > 2.0)
     fprintf(stderr,
             "cuzk prove: done in %.2f s (a,b %.2f s, quotient %.2f s, MSMs %.2f s, verify %.2f s)\n",

@@ -19,8 +19,8 @@
  * a and b) is allocated by cuda_ab_new.
  *
  * Emulation (emulate = true): host memory and the same per-row code run on
- * the host, so CI checks it without a GPU.  A build without CUDA returns
- * CUZK_UNSUPPORTED from cuda_ab_new. */
+ * the host, so CI checks it without a GPU (in a CUDA build: only those
+ * have src/cuda). */
 #ifndef CUZK_CUDA_AB_GPU_H
 #define CUZK_CUDA_AB_GPU_H
 

@@ -1,18 +1,19 @@
-/* The CUDA backend's C entry points that every build has: which GPUs are
- * usable and what they are, the calling thread's device, page-locked host
- * memory, streams.
+/* The CUDA runtime's C entry points for the CUDA backend (src/backend/cuda)
+ * and the GPU tests: which GPUs are usable and what they are, the calling
+ * thread's device, page-locked host memory, streams.
  *
- * DESIGN: callers ask at run time instead of testing a macro (docs/DESIGN.md
- * §2.1).  A build without nvcc (or with `make CUDA=0`) links src/cuda/nocuda.c,
- * whose functions say "no" with the reason; a CUDA build links device.cu.
- * Nothing here names a CUDA type, so C code includes it freely.  These
- * functions initialize the CUDA runtime in the calling process: a process
- * that forks afterwards must not use CUDA in the child (the test harness
- * calls them only inside each test's own process).
+ * DESIGN: only a CUDA build has them (device.cu); code above backend/
+ * reaches them through the device registry (backend/device.h), which a
+ * build without CUDA answers with no GPU and the reason, so nothing else
+ * needs a stand-in.  Nothing here names a CUDA type, so C code includes it
+ * freely.  These functions initialize the CUDA runtime in the calling
+ * process: a process that forks afterwards must not use CUDA in the child
+ * (the test harness calls them only inside each test's own process).
  *
  * Devices: the CUDA current device is per host thread.  An executor slot
- * (engine/worker.c) calls cuzk_cuda_use_device once on its own thread at
- * start; every later CUDA call of that thread then acts on that GPU.
+ * (engine/worker.c) makes its backend on its own thread at start, which
+ * calls cuzk_cuda_use_device; every later CUDA call of that thread then
+ * acts on that GPU.
  * Functions taking an ordinal and making it current say so.  The
  * device-global calls made here are counted (cuda/gcall.h). */
 #ifndef CUZK_CUDA_CUDA_H
@@ -28,13 +29,10 @@
 extern "C" {
 #endif
 
-/* Was this build compiled with the CUDA code? */
-bool cuzk_cuda_compiled(void);
-
 /* Can this process run this build's kernels on device 0?  False, with the
- * reason in why (n bytes, may be NULL), when the build has no CUDA code,
- * there is no driver or no device, or the device is older than the code
- * (sm_90).  cuzk_cuda_device_usable(0, why, n). */
+ * reason in why (n bytes, may be NULL), when there is no driver or no
+ * device, or the device is older than the code (sm_90).
+ * cuzk_cuda_device_usable(0, why, n). */
 bool cuzk_cuda_available(char *why, size_t n);
 
 /* GPUs this process sees (cudaGetDeviceCount, whatever their kind); 0, with

@@ -104,8 +104,6 @@ extern "C" cuzk_status cuzk_cuda_status_of_error(int code, const char *what, cuz
 /* Launched never; its attributes say whether this build has code the device can run. */
 __global__ void cuda_probe_kernel(int *x) { *x = 1; }
 
-extern "C" bool cuzk_cuda_compiled(void) { return true; }
-
 extern "C" int cuzk_cuda_device_count(char *why, size_t n) {
   char dummy[8];
   if (!why) {

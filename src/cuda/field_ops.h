@@ -7,7 +7,7 @@
  * frees them (the prover's own ops will use memory planned once, docs/DESIGN.md
  * §3).  Element layouts are the host's (bls12_381_fp, _fr, _fp2):
  * Montgomery form, little-endian limbs.  Errors carry the CUDA call, file
- * and line (check.cuh).  A build without CUDA returns CUZK_UNSUPPORTED. */
+ * and line (check.cuh).  Only a CUDA build has them (src/cuda). */
 #ifndef CUZK_CUDA_FIELD_OPS_H
 #define CUZK_CUDA_FIELD_OPS_H
 

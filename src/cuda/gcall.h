@@ -15,9 +15,10 @@
  * executor makes them only at start-up (and status), so a test can ask for
  * "nothing at all on the job path".
  *
- * The counters are process-wide relaxed atomics (C11), in gcall_count.c, which
- * every build has: a build without CUDA reads zeros.  Nothing here names a
- * CUDA type. */
+ * The counters are process-wide relaxed atomics (C11), in gcall_count.c
+ * (C, so that tests/unit/test_cuda_gcall.c checks them without a GPU; a
+ * CUDA build only, like the rest of src/cuda).  Nothing here names a CUDA
+ * type. */
 #ifndef CUZK_CUDA_GCALL_H
 #define CUZK_CUDA_GCALL_H
 

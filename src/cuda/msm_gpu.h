@@ -22,8 +22,7 @@
  * Device buffers must be 16-byte aligned (cudaMalloc's are).  n < 2^31.
  *
  * Nothing here names a CUDA type: streams are `void *` (a cudaStream_t; NULL
- * means the context's own stream).  A build without CUDA returns
- * CUZK_UNSUPPORTED "not compiled with CUDA" from every entry point. */
+ * means the context's own stream).  Only a CUDA build has src/cuda. */
 #ifndef CUZK_CUDA_MSM_GPU_H
 #define CUZK_CUDA_MSM_GPU_H
 

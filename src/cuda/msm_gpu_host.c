@@ -1,6 +1,5 @@
 /* The typed entry points of the GPU MSM (msm_gpu.h) and its last step on
- * the host.  Compiled into every build: without CUDA the msm_gpu_*_
- * functions it calls are nocuda.c's, which say so.
+ * the host (C, compiled with the rest of src/cuda into a CUDA build).
  *
  * DESIGN: the CUDA side (msm_gpu.cu) works on untyped points; this file
  * holds the types (checked below against the device layouts) and the one

@@ -83,7 +83,7 @@ typedef struct {
   size_t n;
 } msm_gpu_part;
 
-/* ---- implemented in msm_gpu.cu (nocuda.c without CUDA) ---- */
+/* ---- implemented in msm_gpu.cu ---- */
 
 cuzk_status msm_gpu_new(msm_gpu **ctx, msm_gpu_group g, size_t n_max, unsigned flags,
                         cuzk_err *err);

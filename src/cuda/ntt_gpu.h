@@ -16,8 +16,8 @@
  * `stream` is a cudaStream_t passed as void * (C callers see no CUDA type);
  * NULL is the legacy default stream.  Device pointers must be 16-byte
  * aligned (cudaMalloc gives 256).  Errors: CUZK_INVALID_ARGUMENT for bad
- * arguments, CUDA failures as a status with file and line (check.cuh);
- * a build without CUDA returns CUZK_UNSUPPORTED from every function.
+ * arguments, CUDA failures as a status with file and line (check.cuh).
+ * Only a CUDA build has src/cuda.
  *
  * Emulation: a plan made with cfg.emulate runs the very same per-thread
  * kernel code on the host, block by block, with host pointers and no GPU

@@ -526,11 +526,11 @@ static cuzk_status fill_result(const ejob *j, engine_result *r, cuzk_err *err) {
   r->timings.total_ms = (uint64_t)((j->t_finish - j->t_submit) * 1000.0 + 0.5);
   if (j->state != ENGINE_JOB_DONE)
     return CUZK_OK;
-  r->proof_len = j->nparts * ENGINE_PROOF_BYTES;
+  r->proof_len = j->nparts * GROTH16_PROOF_BYTES;
   if (!(r->proof = malloc(r->proof_len)))
     return cuzk_err_set(err, CUZK_NO_MEMORY, "no memory for the proof");
   for (size_t p = 0; p < j->nparts; p++)
-    memcpy(r->proof + p * ENGINE_PROOF_BYTES, j->parts[p].proof, ENGINE_PROOF_BYTES);
+    memcpy(r->proof + p * GROTH16_PROOF_BYTES, j->parts[p].proof, GROTH16_PROOF_BYTES);
   if (j->want_json) {
     r->proof_json = calloc(j->nparts, sizeof *r->proof_json);
     r->public_json = calloc(j->nparts, sizeof *r->public_json);

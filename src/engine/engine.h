@@ -13,7 +13,8 @@
  *   scheduling unit: a worker takes the next partition of the
  *   highest-priority, oldest job (CRITICAL > HIGH > NORMAL > LOW, then
  *   submission order), proves it through its own backend (backend.h: one
- *   CUDA backend per GPU slot, K slots per device, or a CPU backend) and
+ *   per GPU slot, K slots per device, made by the device registry,
+ *   backend/device.h; or a CPU backend) and
  *   verifies it; the job is done when all its partitions are, failed at the
  *   first partition that fails (the others are dropped), cancelled on
  *   request in any state.  Every proof returned has been verified.
@@ -34,19 +35,21 @@
  *   least eviction_min_idle_ms) is evicted least recently used first when
  *   a load needs room.  A load that cannot fit even after eviction fails
  *   the job with CUZK_EXHAUSTED, and the engine keeps serving.  PINNED on
- *   a GPU engine is cudaMallocHost memory; on the CPU it is an anonymous
- *   copy that is mlock'ed when RLIMIT_MEMLOCK allows (else just resident
- *   anonymous memory, no longer page cache that the kernel may drop).
- *   DEVICE (keys_on_device, GPU slots only): a slot holds the key it last
+ *   a GPU engine whose devices offer page-locked memory
+ *   (BACKEND_CAP_HOST_PINNED; CUDA: cudaMallocHost) is that memory;
+ *   otherwise it is an anonymous copy that is mlock'ed when RLIMIT_MEMLOCK
+ *   allows (else just resident anonymous memory, no longer page cache
+ *   that the kernel may drop).  DEVICE (keys_on_device, GPU slots of
+ *   devices with BACKEND_CAP_RESIDENT only): a slot holds the key it last
  *   proved (backend hold_bases), and the slots of one GPU share one
- *   resident copy of it (the device's backend_cuda_store: uploaded by the
+ *   resident copy of it (the device's backend_store: uploaded by the
  *   first slot that needs it, freed when the last holder lets go); the
  *   key's file size (plus its coefficients' scratch on the GPU) counts
  *   once per device against that device's budget, whatever the number of
- *   its slots holding it; with no room a slot proves with streamed bases.  A held key stays mapped; evicting it
- *   makes the idle slots drop their holds at once and the busy ones when
- *   their partition ends, so the device's copy goes when no slot of it
- *   proves with the key any more.
+ *   its slots holding it; with no room a slot proves with streamed bases.
+ *   A held key stays mapped; evicting it makes the idle slots drop their
+ *   holds at once and the busy ones when their partition ends, so the
+ *   device's copy goes when no slot of it proves with the key any more.
  *
  *   Back-pressure: witness bytes held by unfinished jobs (a partition's
  *   witness is freed when the partition ends) count against
@@ -106,8 +109,7 @@
 
 #include "base/err.h"
 
-struct backend;
-struct backend_cuda_store;
+struct backend_devices;
 
 #define ENGINE_ID_MAX 128 /* job, request and circuit ids: at most 127 bytes + NUL */
 
@@ -148,21 +150,6 @@ typedef struct {
   const char *path; /* its .zkey */
 } engine_circuit;
 
-/* TESTING ONLY (engine_config.test_gpus): GPUs stood in for on the host,
- * so that the GPU executor's slots, DEVICE tier and VRAM plan run where
- * there is no GPU (tests/unit/test_engine.c).  GPUs 0..count-1 are usable;
- * each slot's backend comes from backend_new (on the slot's thread; store
- * is the device's store of resident copies, which the backend may share
- * with the device's other slots through backend/cuda/cuda_store.h), and
- * the memory figures of planning and status from mem_info. */
-typedef struct {
-  unsigned count;
-  struct backend *(*backend_new)(void *ctx, int ordinal, unsigned slot,
-                                 struct backend_cuda_store *store, cuzk_err *err);
-  void (*mem_info)(void *ctx, int ordinal, uint64_t *free_bytes, uint64_t *total_bytes);
-  void *ctx;
-} engine_test_gpus;
-
 /* What a GPU's planner keeps free beside its slots, and what device_budget
  * = auto leaves to the CUDA runtime and the MSM's fragmentation, in MiB
  * (a literal, so that the config's help text can spell it). */
@@ -179,6 +166,10 @@ typedef struct {
   unsigned gpu_workers_per_device; /* K slots per GPU, >= 1 */
   unsigned cpu_workers;            /* proving workers when on the CPU, >= 1 */
   unsigned threads;                /* CPU threads per worker (0 = the cores / cpu_workers) */
+  /* GPU slots' NTT plans with the pass-1 twiddle table
+   * (backend_device_opts.ntt_pass1_table): more device memory per plan
+   * for a faster forward transform. */
+  bool ntt_pass1_table;
 
   uint64_t host_budget_bytes;   /* keys mapped or pinned + witnesses (0 = auto); keys get
                                    what the queue budget leaves */
@@ -204,8 +195,11 @@ typedef struct {
   /* TESTING and benchmarks: GPU slots keep their backends' spans (uploads
    * and kernel stretches, engine_timeline). */
   bool record_timeline;
-  /* TESTING ONLY (NULL in production): stand-in GPUs (engine_test_gpus). */
-  const engine_test_gpus *test_gpus;
+  /* The GPUs (backend/device.h): NULL in production, this build's
+   * (backend_devices_system).  Tests give stand-ins, so that the GPU
+   * executor's slots, DEVICE tier, VRAM plan and lost-GPU handling run
+   * where there is no GPU (tests/unit/test_engine.c, tests/daemon). */
+  const struct backend_devices *devices;
   /* Where the engine reports what an operator must know, one line each, no
    * newline: at ERROR a GPU lost, no worker left, a corrupt key; at WARN
    * the CPU fallback started, a partition retried after a GPU loss; at

@@ -35,11 +35,12 @@
 #include <stddef.h>
 
 #include "backend/backend.h"
+#include "backend/device.h"
 #include "engine/engine.h"
+#include "groth16/proof.h"
 #include "groth16/wtns.h"
 #include "groth16/zkey.h"
 
-#define ENGINE_PROOF_BYTES 192 /* compressed A (48) || B (96) || C (48) */
 #define ENGINE_NPRI 5          /* priority lists, indexed by engine_priority (0 unused) */
 
 /* ------------------------------------------------------------ keys */
@@ -61,7 +62,7 @@ struct ekey {
   bool loading;     /* a thread is loading it: its bytes are reserved */
   zkey_file zk;     /* open when tier >= MAPPED */
   void *pinned;     /* PINNED: the file's bytes, zk points into them */
-  bool pinned_cuda; /* pinned came from cuzk_cuda_host_alloc (else mmap) */
+  bool pinned_dev;  /* pinned came from backend_device_host_alloc (else mmap) */
   bool locked;      /* PINNED on the CPU: mlock succeeded */
   uint32_t refs;    /* partitions proving with it now, plus one per hold */
   uint32_t holds;   /* GPU slots holding it (all devices; a device's slots share one copy) */
@@ -102,7 +103,7 @@ typedef struct {
   uint8_t *wit;           /* the copied .wtns image, freed when the partition ends */
   size_t wit_len;
   wtns_file w;            /* parsed over wit */
-  uint8_t proof[ENGINE_PROOF_BYTES];
+  uint8_t proof[GROTH16_PROOF_BYTES];
   char *proof_json, *public_json;
   engine_timings tm;
 } epart;
@@ -207,7 +208,8 @@ typedef struct {
   uint64_t used;                     /* device_bytes of each key its slots hold, once each */
   uint64_t vram_free_planned;        /* free memory after its slots were planned */
   uint64_t copy_reserve;             /* room planned for one resident copy (keys_on_device) */
-  backend_cuda_store *store;         /* the resident copies its slots share (made before
+  bool resident;                     /* keys_on_device and BACKEND_CAP_RESIDENT: slots hold keys */
+  backend_store *store;              /* the resident copies its slots share (made before
                                         them, freed after them: engine_free) */
   unsigned slots;                    /* slots planned (K, or fewer when K did not fit) */
   char note[160];                    /* why it has fewer slots than asked, or "" */
@@ -244,6 +246,9 @@ struct engine {
   eworker *workers;
   size_t nworkers, workers_cap; /* cap: room for the CPU fallback's workers (AUTO) */
   unsigned busy;
+  const backend_devices *devs; /* cfg.devices, or backend_devices_system() */
+  bool host_pinned;             /* PINNED keys in the devices' page-locked memory
+                                   (BACKEND_CAP_HOST_PINNED of the devices used) */
   edevice *devices;
   size_t ndevices;
   bool accepting;  /* submissions allowed */
@@ -326,8 +331,8 @@ cuzk_status workers_start(engine *e, cuzk_err *err);
 void workers_join(engine *e);
 /* After workers_join: frees the devices' stores and the device list. */
 void workers_free_devices(engine *e);
-/* Free and total memory of GPU `ordinal` (cuzk_cuda_mem_info, or the
- * test stand-in's); zeros when unknown.  Without the lock. */
+/* Free and total memory of GPU `ordinal` (backend_device_mem_info); zeros
+ * when unknown.  Without the lock. */
 void workers_gpu_mem_info(engine *e, int ordinal, uint64_t *free_bytes, uint64_t *total_bytes);
 /* Workers that can take a partition now: started, not retired, not on a
  * lost GPU, not gone (e->mu held). */

@@ -7,9 +7,10 @@
  * of zkey_open run at each load, and a key that fails them fails the job
  * that loaded it.  The entry lives until engine_free.
  * Tiers: DISK (nothing held), MAPPED (zkey_open: the file mapped, page
- * cache), PINNED (the file's bytes copied into page-locked memory: CUDA
- * host memory on a GPU engine, else anonymous memory mlock'ed when the
- * limit allows - also on a GPU engine once one of its GPUs is lost - and
+ * cache), PINNED (the file's bytes copied into page-locked memory: the
+ * devices' (backend_device_host_alloc, CUDA host memory) on a GPU engine
+ * whose devices have it, else anonymous memory mlock'ed when the limit
+ * allows - also on a GPU engine once one of its GPUs is lost - and
  * zkey_open_mem over it), DEVICE (GPU slots hold the
  * bases, one copy per GPU shared by its slots, counted once per GPU
  * against that GPU's budget: worker.c; holds are counted here because a
@@ -21,7 +22,7 @@
  * on key_cv for keys in use to be released (a timed wait when a key will
  * become old enough), or fails EXHAUSTED when the key could never fit or
  * the caller cannot wait (preload).  Loading and unloading (file reads,
- * munmap, cudaFreeHost) run without the lock: the bytes are reserved
+ * munmap, the devices' host free) run without the lock: the bytes are reserved
  * first and the entry marked `loading`; an unload takes the entry's
  * objects out under the lock and frees them after. */
 #include <errno.h>
@@ -33,7 +34,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cuda/cuda.h"
 #include "engine/engine_impl.h"
 
 typedef unsigned long long ull;
@@ -43,14 +43,16 @@ typedef struct {
   zkey_file zk;
   void *pinned;
   size_t len;
-  bool cuda, locked, open;
+  const backend_devices *devs; /* pinned came from their host_alloc, else mmap */
+  bool locked, open;
 } unload_item;
 
-static void free_pinned(void *p, size_t len, bool cuda, bool locked) {
+/* devs: the provider whose backend_device_host_alloc made p, or NULL (mmap). */
+static void free_pinned(void *p, size_t len, const backend_devices *devs, bool locked) {
   if (!p)
     return;
-  if (cuda) {
-    cuzk_cuda_host_free(p);
+  if (devs) {
+    backend_device_host_free(devs, p);
   } else {
     if (locked)
       munlock(p, len);
@@ -61,7 +63,7 @@ static void free_pinned(void *p, size_t len, bool cuda, bool locked) {
 static void unload_run(unload_item *u) {
   if (u->open)
     zkey_close(&u->zk);
-  free_pinned(u->pinned, u->len, u->cuda, u->locked);
+  free_pinned(u->pinned, u->len, u->devs, u->locked);
   memset(u, 0, sizeof *u);
 }
 
@@ -74,11 +76,11 @@ static void unload_take(engine *e, ekey *k, unload_item *u) {
   u->open = true;
   u->pinned = k->pinned;
   u->len = (size_t)k->file_bytes;
-  u->cuda = k->pinned_cuda;
+  u->devs = k->pinned_dev ? e->devs : NULL;
   u->locked = k->locked;
   memset(&k->zk, 0, sizeof k->zk);
   k->pinned = NULL;
-  k->pinned_cuda = k->locked = false;
+  k->pinned_dev = k->locked = false;
   k->tier = ENGINE_TIER_DISK;
   k->evict_pending = false;
   k->points = KEY_POINTS_UNCHECKED; /* the next load may map another file */
@@ -203,12 +205,14 @@ cuzk_status keys_lookup(engine *e, const char *id, ekey **out, cuzk_err *err) {
 /* ------------------------------------------------------------ loading */
 
 /* A copy of the file in page-locked memory, and zkey_open_mem over it:
- * CUDA host memory when use_cuda (a GPU engine none of whose GPUs is lost:
+ * the page-locked host memory of devs when it is not NULL (a GPU engine
+ * with BACKEND_CAP_HOST_PINNED none of whose GPUs is lost: CUDA's
  * cudaMallocHost acts in the calling thread's current context, which may
- * be a lost GPU's), else an anonymous mlock'ed copy. */
-static cuzk_status load_pinned(ekey *k, bool use_cuda, zkey_file *zk, void **pinned, bool *cuda,
-                               bool *locked, cuzk_err *err) {
-  *pinned = NULL, *cuda = *locked = false;
+ * be a lost GPU's), else an anonymous mlock'ed copy.  *dev: it came from
+ * devs. */
+static cuzk_status load_pinned(ekey *k, const backend_devices *devs, zkey_file *zk, void **pinned,
+                               bool *dev, bool *locked, cuzk_err *err) {
+  *pinned = NULL, *dev = *locked = false;
   int fd = open(k->path, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return cuzk_err_set(err, CUZK_IO, "%s: cannot open: %s", k->path, strerror(errno));
@@ -221,12 +225,12 @@ static cuzk_status load_pinned(ekey *k, bool use_cuda, zkey_file *zk, void **pin
   size_t len = (size_t)k->file_bytes;
   void *p = NULL;
   cuzk_status st;
-  if (use_cuda) {
-    if ((st = cuzk_cuda_host_alloc(&p, len, err)) != CUZK_OK) {
+  if (devs) {
+    if ((st = backend_device_host_alloc(devs, &p, len, err)) != CUZK_OK) {
       close(fd);
       return cuzk_err_prefix(err, st, "%s: page-locked copy of %zu bytes", k->path, len);
     }
-    *cuda = true;
+    *dev = true;
   } else {
     p = mmap(NULL, len ? len : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) {
@@ -243,14 +247,14 @@ static cuzk_status load_pinned(ekey *k, bool use_cuda, zkey_file *zk, void **pin
       st = cuzk_err_set(err, CUZK_IO, "%s: read failed at offset %zu: %s", k->path, got,
                         r < 0 ? strerror(errno) : "unexpected end of file");
       close(fd);
-      free_pinned(p, len, *cuda, *locked);
+      free_pinned(p, len, *dev ? devs : NULL, *locked);
       return st;
     }
     got += (size_t)r;
   }
   close(fd);
   if ((st = zkey_open_mem(zk, p, len, k->path, err)) != CUZK_OK) {
-    free_pinned(p, len, *cuda, *locked);
+    free_pinned(p, len, *dev ? devs : NULL, *locked);
     return st;
   }
   *pinned = p;
@@ -355,20 +359,20 @@ cuzk_status keys_acquire(engine *e, ekey *k, ejob *job, bool wait, double *load_
     /* Reserve, then load without the lock. */
     e->keys_used += size;
     k->loading = true;
-    const bool use_cuda = e->ndevices > 0 && !e->cfg.test_gpus && !e->ngpus_lost;
+    const backend_devices *pin_devs = e->host_pinned && !e->ngpus_lost ? e->devs : NULL;
     pthread_mutex_unlock(&e->mu);
     double t0 = engine_now();
     zkey_file zk;
     void *pinned = NULL;
-    bool cuda = false, locked = false;
-    st = e->cfg.pin_keys ? load_pinned(k, use_cuda, &zk, &pinned, &cuda, &locked, err)
+    bool dev = false, locked = false;
+    st = e->cfg.pin_keys ? load_pinned(k, pin_devs, &zk, &pinned, &dev, &locked, err)
                          : zkey_open(&zk, k->path, err);
     if (st == CUZK_OK && (zk.n_vars != k->n_vars || zk.domain_size != k->domain_size ||
                           zk.n_public != k->n_public || zk.bf.map.size != k->file_bytes)) {
       st = cuzk_err_set(err, CUZK_FORMAT, "%s: the key changed on disk since it was registered",
                         k->path);
       zkey_close(&zk);
-      free_pinned(pinned, (size_t)k->file_bytes, cuda, locked);
+      free_pinned(pinned, (size_t)k->file_bytes, dev ? pin_devs : NULL, locked);
     }
     double dt = engine_now() - t0;
     pthread_mutex_lock(&e->mu);
@@ -380,7 +384,7 @@ cuzk_status keys_acquire(engine *e, ekey *k, ejob *job, bool wait, double *load_
     }
     k->zk = zk;
     k->pinned = pinned;
-    k->pinned_cuda = cuda;
+    k->pinned_dev = dev;
     k->locked = locked;
     k->tier = pinned ? ENGINE_TIER_PINNED : ENGINE_TIER_MAPPED;
     k->loads++;

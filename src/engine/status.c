@@ -36,7 +36,7 @@ static engine_queue_status *queue_for(engine_status *s, const char *id) {
 cuzk_status engine_status_get(engine *e, engine_status *s, cuzk_err *err) {
   memset(s, 0, sizeof *s);
   /* Free device memory and the resident copies' bytes now, before the
-   * lock (no CUDA call, no store's lock under it); the device list is
+   * lock (no device call, no store's lock under it); the device list is
    * fixed once engine_new returns.  A lost GPU is not asked (no CUDA call
    * on its dead context; one lost between the two looks is asked once,
    * and its error only leaves the figures 0). */
@@ -48,7 +48,7 @@ cuzk_status engine_status_get(engine *e, engine_status *s, cuzk_err *err) {
   for (size_t i = 0; i < e->ndevices && i < 16; i++) {
     if (!lost[i])
       workers_gpu_mem_info(e, e->devices[i].ordinal, &vfree[i], &vtotal[i]);
-    resident[i] = backend_cuda_store_bytes(e->devices[i].store);
+    resident[i] = backend_store_bytes(e->devices[i].store);
   }
   pthread_mutex_lock(&e->mu);
   jobs_expire(e);
@@ -219,7 +219,7 @@ char *engine_metrics_text(engine *e) {
   size_t nd = e->ndevices; /* fixed once engine_new returns */
   device_row *drows = calloc(nd ? nd : 1, sizeof *drows);
   for (size_t d = 0; drows && d < nd; d++)
-    drows[d].resident = backend_cuda_store_bytes(e->devices[d].store);
+    drows[d].resident = backend_store_bytes(e->devices[d].store);
   /* Copy under the lock, format after. */
   pthread_mutex_lock(&e->mu);
   jobs_expire(e);

@@ -5,25 +5,30 @@
  * lock, then, without it, acquire the job's key (keys.c: maybe loading
  * it), prove with groth16_prove_zkey_stoppable on its own backend (which
  * verifies the proof before returning it), encode the 192 proof bytes
- * (and the snarkjs JSON when asked), and take the lock again to store the
- * result, free the partition's witness and finish the job when it was the
- * last partition or failed.  Cancellation is cooperative: the stop hook,
+ * (and the snarkjs JSON when asked: groth16/proof.h), and take the lock
+ * again to store the result, free the partition's witness and finish the
+ * job when it was the last partition or failed.  Cancellation is cooperative: the stop hook,
  * asked at each prover stage, reads the job's stop flag, so a cancelled
  * partition ends at its next stage boundary (backend work already launched
  * completes first).  A partition whose job finished meanwhile (cancelled,
  * or failed in another partition) has its result dropped.
  *
  * Workers: device AUTO or GPU with a usable GPU: gpu_workers_per_device
- * slots on each GPU used (the configured ordinals, or every usable GPU),
- * each with its own CUDA backend; otherwise cpu_workers CPU backends with
+ * slots on each GPU used (the configured ordinals, or every usable GPU
+ * that runs every BLS12-381 operation), each with its own backend from the
+ * device registry (backend/device.h: this build's GPUs, or the stand-ins
+ * of engine_config.devices); otherwise cpu_workers CPU backends with
  * `threads` threads each (0: the online cores divided among the workers,
- * at least one each).
+ * at least one each).  The engine makes no device call of its own: it
+ * asks the registry (count, usable, name, memory, capabilities, a
+ * backend, page-locked memory for PINNED keys: keys.c).
  *
  * The GPU executor (docs/DESIGN.md §3).  Invariants:
- *   - A slot's thread owns its device context: it calls
- *     cuzk_cuda_use_device once, then makes and plans its backend there
- *     (backend_cuda_new_shared over its device's store of resident
- *     copies: its two streams; reserve for the largest registered key and
+ *   - A slot's thread owns its device context: it makes its backend
+ *     (backend_device_new, which binds the thread to the device: CUDA
+ *     makes it current there) over its device's store of resident copies
+ *     and plans it on that thread (the CUDA backend: its two streams;
+ *     reserve for the largest registered key and
  *     one NTT plan per registered domain size; host_vectors: page-locked
  *     a, b, c; host_staging: page-locked room for a witness, which each
  *     partition copies there before proving).  Slots are planned one
@@ -110,10 +115,8 @@
 #include <unistd.h>
 
 #include "base/clock.h"
-#include "cuda/cuda.h"
-#include "ec/encode.h"
 #include "engine/engine_impl.h"
-#include "groth16/json.h"
+#include "groth16/proof.h"
 #include "groth16/prove.h"
 
 typedef struct {
@@ -198,12 +201,12 @@ static void hold_drop(eworker *w) {
  * device holds k already (without the lock). */
 static void hold_take(eworker *w, ekey *k) {
   engine *e = w->e;
-  if (!w->gpu || !e->cfg.keys_on_device || !w->be->ops->hold_bases || w->held == k)
+  edevice *d = w->gpu ? device_of(e, w) : NULL; /* the device list is fixed */
+  if (!d || !d->resident || !w->be->ops->hold_bases || w->held == k)
     return;
   bool ok = false;
   pthread_mutex_lock(&e->mu);
-  edevice *d = device_of(e, w);
-  if (d && !k->evict_pending) {
+  if (!k->evict_pending) {
     bool joined = device_holds(e, w, k);
     if (joined || d->used + k->device_bytes <= d->budget) {
       if (!joined)
@@ -363,13 +366,6 @@ static void fail_stranded(engine *e) {
   }
 }
 
-static void encode_proof(uint8_t out[ENGINE_PROOF_BYTES], const groth16_proof *p) {
-  bls12_381_g1_encode_compressed(out, &p->a);
-  bls12_381_g2_encode_compressed(out + BLS12_381_G1_COMPRESSED_BYTES, &p->b);
-  bls12_381_g1_encode_compressed(out + BLS12_381_G1_COMPRESSED_BYTES + BLS12_381_G2_COMPRESSED_BYTES,
-                                 &p->c);
-}
-
 static uint64_t ms(double s) { return (uint64_t)(s * 1000.0 + 0.5); }
 
 #define SPANS_MAX ((size_t)1 << 20) /* per slot; later ones are dropped */
@@ -479,16 +475,12 @@ static void run_partition(eworker *w, ejob *j, size_t p) {
     keys_release(e, k);
   }
   double t_enc = engine_now();
-  uint8_t bytes[ENGINE_PROOF_BYTES];
+  uint8_t bytes[GROTH16_PROOF_BYTES];
   char *pj = NULL, *pub = NULL;
   if (st == CUZK_OK) {
-    encode_proof(bytes, &proof);
-    if (j->want_json) {
-      pj = json_proof_string(&proof);
-      pub = json_public_string(wtns_value(&pt->w, 1), (size_t)k->n_public);
-      if (!pj || !pub)
-        st = cuzk_err_set(&err, CUZK_NO_MEMORY, "no memory for the proof's JSON");
-    }
+    groth16_proof_encode(bytes, &proof);
+    if (j->want_json)
+      st = groth16_proof_json(&pj, &pub, &proof, &pt->w, k->n_public, &err);
   }
   double fin_s = tm.verify_s + (engine_now() - t_enc);
 
@@ -587,44 +579,9 @@ static void registered_shape(engine *e, plan_shape *p) {
 
 /* ------------------------------------------------------------ GPUs */
 
-/* The GPUs as the engine sees them: CUDA's (cuda/cuda.h), or the test's
- * stand-ins (engine_test_gpus), which need no device calls. */
-static int gpu_count(const engine *e, char *why, size_t n) {
-  const engine_test_gpus *t = e->cfg.test_gpus;
-  if (t)
-    return (int)t->count;
-  if (!cuzk_cuda_compiled()) {
-    cuzk_cuda_available(why, n);
-    return 0;
-  }
-  return cuzk_cuda_device_count(why, n);
-}
-
-static bool gpu_usable(const engine *e, int g, char *why, size_t n) {
-  const engine_test_gpus *t = e->cfg.test_gpus;
-  if (!t)
-    return cuzk_cuda_device_usable(g, why, n);
-  if (g >= 0 && (unsigned)g < t->count)
-    return true;
-  snprintf(why, n, "no stand-in GPU %d (%u of them)", g, t->count);
-  return false;
-}
-
-static void gpu_name(const engine *e, int g, char *buf, size_t n) {
-  if (e->cfg.test_gpus)
-    snprintf(buf, n, "test GPU %d", g);
-  else
-    cuzk_cuda_device_name(g, buf, n);
-}
-
 void workers_gpu_mem_info(engine *e, int ordinal, uint64_t *free_bytes, uint64_t *total_bytes) {
-  *free_bytes = *total_bytes = 0;
-  const engine_test_gpus *t = e->cfg.test_gpus;
   cuzk_err ignored = {0};
-  if (t)
-    t->mem_info(t->ctx, ordinal, free_bytes, total_bytes);
-  else if (cuzk_cuda_mem_info(ordinal, free_bytes, total_bytes, &ignored) != CUZK_OK)
-    *free_bytes = *total_bytes = 0;
+  backend_device_mem_info(e->devs, ordinal, free_bytes, total_bytes, &ignored);
 }
 
 #define DEVICE_MARGIN ((uint64_t)ENGINE_DEVICE_MARGIN_MIB << 20) /* engine.h */
@@ -634,16 +591,13 @@ void workers_gpu_mem_info(engine *e, int ordinal, uint64_t *free_bytes, uint64_t
  * keys, and check that one resident copy still fits beside it. */
 static cuzk_status slot_plan(eworker *w, cuzk_err *err) {
   engine *e = w->e;
-  const engine_test_gpus *t = e->cfg.test_gpus;
   edevice *d = device_of(e, w); /* the device list is fixed before slots start */
-  if (t) {
-    if (!(w->be = t->backend_new(t->ctx, w->ordinal, w->slot, d->store, err)))
-      return err && err->status != CUZK_OK ? err->status : CUZK_INTERNAL;
-  } else {
-    CUZK_TRY(cuzk_cuda_use_device(w->ordinal, err));
-    if (!(w->be = backend_cuda_new_shared(w->ordinal, e->cfg.threads, d->store, err)))
-      return err && err->status != CUZK_OK ? err->status : CUZK_UNSUPPORTED;
-  }
+  const backend_device_opts bo = {.threads = e->cfg.threads,
+                                  .store = d->store,
+                                  .slot = w->slot,
+                                  .ntt_pass1_table = e->cfg.ntt_pass1_table};
+  if (!(w->be = backend_device_new(e->devs, w->ordinal, &bo, err)))
+    return err && err->status != CUZK_OK ? err->status : CUZK_INTERNAL;
   plan_shape p;
   registered_shape(e, &p); /* keys_init is done; keys are read-only until workers run */
   const backend_ops *o = w->be->ops;
@@ -762,12 +716,13 @@ static void *worker_main(void *arg) {
 
 /* ------------------------------------------------------------ start, join */
 
-/* The GPUs to use: the configured ordinals (each must be usable when
- * device = GPU; AUTO skips the others), or every usable GPU. */
+/* The GPUs to use: the configured ordinals (each must be usable, and run
+ * every BLS12-381 operation, when device = GPU; AUTO skips the others),
+ * or every such GPU. */
 static cuzk_status gpu_ordinals(engine *e, int **out, size_t *n, cuzk_err *err) {
   *out = NULL, *n = 0;
   char why[256] = "";
-  int count = gpu_count(e, why, sizeof why);
+  int count = backend_device_count(e->devs, why, sizeof why);
   size_t want = e->cfg.ngpus ? e->cfg.ngpus : (size_t)(count > 0 ? count : 0);
   int *ord = calloc(want ? want : 1, sizeof *ord);
   if (!ord)
@@ -780,7 +735,12 @@ static cuzk_status gpu_ordinals(engine *e, int **out, size_t *n, cuzk_err *err) 
       free(ord);
       return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "GPU %d is listed twice", g);
     }
-    if (!gpu_usable(e, g, why, sizeof why)) {
+    bool usable = backend_device_usable(e->devs, g, why, sizeof why);
+    if (usable && !backend_device_supports_all(e->devs, g, CUZK_CURVE_BLS12_381)) {
+      snprintf(why, sizeof why, "it cannot run every BLS12-381 proving operation");
+      usable = false;
+    }
+    if (!usable) {
       if (e->cfg.device == ENGINE_DEVICE_GPU) {
         free(ord);
         return cuzk_err_set(err, CUZK_UNSUPPORTED, "GPU %d is not usable: %s", g, why);
@@ -825,9 +785,11 @@ static cuzk_status add_gpu_workers(engine *e, const int *ord, size_t nord, cuzk_
   for (size_t i = 0; i < nord; i++) {
     edevice *d = &e->devices[e->ndevices++];
     d->ordinal = ord[i];
-    d->copy_reserve = reserve;
-    gpu_name(e, ord[i], d->name, sizeof d->name);
-    if (!(d->store = backend_cuda_store_new()))
+    d->resident =
+        e->cfg.keys_on_device && backend_device_has(e->devs, ord[i], BACKEND_CAP_RESIDENT);
+    d->copy_reserve = d->resident ? reserve : 0;
+    backend_device_name(e->devs, ord[i], d->name, sizeof d->name);
+    if (!(d->store = backend_store_new()))
       return cuzk_err_set(err, CUZK_NO_MEMORY, "no memory");
   }
   const unsigned K = e->cfg.gpu_workers_per_device;
@@ -867,8 +829,9 @@ cuzk_status workers_start(engine *e, cuzk_err *err) {
   int *ord = NULL;
   size_t nord = 0;
   cuzk_status st;
+  e->devs = e->cfg.devices ? e->cfg.devices : backend_devices_system();
   if (e->cfg.device != ENGINE_DEVICE_CPU) {
-    if (gpu_count(e, why, sizeof why) <= 0) {
+    if (backend_device_count(e->devs, why, sizeof why) <= 0) {
       if (e->cfg.device == ENGINE_DEVICE_GPU)
         return cuzk_err_set(err, CUZK_UNSUPPORTED, "device = gpu, but no GPU is usable: %s", why);
     } else if ((st = gpu_ordinals(e, &ord, &nord, err)) != CUZK_OK) {
@@ -892,6 +855,11 @@ cuzk_status workers_start(engine *e, cuzk_err *err) {
     return cuzk_err_set(err, CUZK_NO_MEMORY, "no memory for the workers");
   }
   e->workers_cap = max;
+  /* PINNED keys go to the devices' page-locked memory when every GPU used
+   * has it (keys.c); asked once, here, not per load. */
+  e->host_pinned = nord > 0;
+  for (size_t i = 0; i < nord; i++)
+    e->host_pinned &= backend_device_has(e->devs, ord[i], BACKEND_CAP_HOST_PINNED);
   st = nord ? add_gpu_workers(e, ord, nord, err) : CUZK_OK;
   free(ord);
   if (st != CUZK_OK)
@@ -927,7 +895,7 @@ void workers_join(engine *e) {
 }
 
 void workers_free_devices(engine *e) {
-  for (size_t i = 0; i < e->ndevices; i++) backend_cuda_store_free(e->devices[i].store);
+  for (size_t i = 0; i < e->ndevices; i++) backend_store_free(e->devices[i].store);
   free(e->devices);
   e->devices = NULL, e->ndevices = 0;
 }

@@ -216,20 +216,13 @@ char *json_vk_string(const groth16_vk *vk) {
   return jw_finish(&w);
 }
 
-/* Writes text (or reports the writer's out-of-memory) to path. */
-static cuzk_status write_text(const char *path, char *text, cuzk_err *err) {
-  if (!text)
-    return cuzk_err_set(err, CUZK_NO_MEMORY, "%s: out of memory building the JSON", path);
+cuzk_status json_write_text(const char *path, const char *text, cuzk_err *err) {
   size_t n = strlen(text);
   FILE *f = fopen(path, "wb");
-  if (!f) {
-    int e = errno;
-    free(text);
-    return cuzk_err_set(err, CUZK_IO, "%s: cannot create: %s", path, strerror(e));
-  }
+  if (!f)
+    return cuzk_err_set(err, CUZK_IO, "%s: cannot create: %s", path, strerror(errno));
   bool ok = fwrite(text, 1, n, f) == n;
   int e = errno;
-  free(text);
   if (fclose(f) != 0 && ok) {
     ok = false;
     e = errno;
@@ -237,6 +230,15 @@ static cuzk_status write_text(const char *path, char *text, cuzk_err *err) {
   if (!ok)
     return cuzk_err_set(err, CUZK_IO, "%s: write failed: %s", path, strerror(e));
   return CUZK_OK;
+}
+
+/* Writes text (or reports the writer's out-of-memory) to path, and frees it. */
+static cuzk_status write_text(const char *path, char *text, cuzk_err *err) {
+  if (!text)
+    return cuzk_err_set(err, CUZK_NO_MEMORY, "%s: out of memory building the JSON", path);
+  cuzk_status st = json_write_text(path, text, err);
+  free(text);
+  return st;
 }
 
 cuzk_status json_write_proof(const char *path, const groth16_proof *p, cuzk_err *err) {

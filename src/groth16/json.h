@@ -74,6 +74,10 @@ char *json_proof_string(const groth16_proof *p);
 cuzk_status json_write_public(const char *path, const uint8_t *signals, size_t n, cuzk_err *err);
 char *json_public_string(const uint8_t *signals, size_t n);
 
+/* Writes a text made by a _string writer (proof.h's groth16_proof_json
+ * too) to path as it is: no newline added. */
+cuzk_status json_write_text(const char *path, const char *text, cuzk_err *err);
+
 /* vk->alphabeta is written as given (not recomputed). */
 cuzk_status json_write_vk(const char *path, const groth16_vk *vk, cuzk_err *err);
 char *json_vk_string(const groth16_vk *vk);

@@ -78,6 +78,9 @@ static const key_def keys[] = {
      STR(ENGINE_DEVICE_MARGIN_MIB) "MiB"},
     {"gpus", "keys_on_device", K_BOOL, F(engine.keys_on_device), 0, 0,
      "keep each key's bases resident on the GPU (tier device)"},
+    {"gpus", "ntt_pass1_table", K_BOOL, F(engine.ntt_pass1_table), 0, 0,
+     "NTTs with a table of the first pass's twiddle factors: 32 bytes per domain element more "
+     "GPU memory per slot and key size, a faster forward NTT"},
     {"cpu", "workers", K_UINT, F(engine.cpu_workers), 1, 256, "proving workers when proving on the CPU"},
     {"cpu", "threads", K_UINT, F(engine.threads), 0, 4096,
      "CPU threads per worker; 0 = the machine's cores shared among the workers"},

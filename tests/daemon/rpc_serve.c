@@ -10,8 +10,8 @@
  *                  [--queue-budget BYTES] [--finished-ttl-ms MS]
  *                  [--test-gpus N [--lose-gpu ORDINAL]]
  *
- * --test-gpus N: N GPUs stood in for by CPU backends (the engine's
- * test_gpus hook), one slot each, so that GetStatus and the GPU paths of
+ * --test-gpus N: N GPUs stood in for by CPU backends (a device provider
+ * given as engine_config.devices), one slot each, so that GetStatus and the GPU paths of
  * the service are tested without a GPU; --lose-gpu: every MSM on that one
  * fails with DEVICE_LOST, as a sticky CUDA error would. */
 #include <signal.h>
@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "backend/backend.h"
+#include "backend/device.h"
 #include "engine/engine.h"
 #include "server/rpc_server.h"
 
@@ -33,6 +34,7 @@ static int usage(void) {
 /* ---- stand-in GPUs: a CPU backend, forwarded to, except MSMs on the lost one ---- */
 
 static int lost_gpu = -1;
+static unsigned n_standins;
 
 typedef struct {
   backend *cpu;
@@ -87,9 +89,9 @@ static const backend_ops standin_ops = {
     .msm_g2 = si_msm_g2,
     .destroy = si_destroy,
 };
-static backend *standin_new(void *ctx, int ordinal, unsigned slot, struct backend_cuda_store *store,
+static backend *standin_new(const backend_devices *d, int ordinal, const backend_device_opts *o,
                             cuzk_err *err) {
-  (void)ctx, (void)slot, (void)store;
+  (void)d, (void)o;
   backend *b = calloc(1, sizeof *b);
   standin *im = calloc(1, sizeof *im);
   if (!b || !im || !(im->cpu = backend_cpu_new(1))) {
@@ -102,11 +104,30 @@ static backend *standin_new(void *ctx, int ordinal, unsigned slot, struct backen
   b->ops = &standin_ops, b->threads = 1, b->impl = im;
   return b;
 }
-static void standin_mem(void *ctx, int ordinal, uint64_t *free_bytes, uint64_t *total_bytes) {
-  (void)ctx, (void)ordinal;
+static cuzk_status standin_mem(const backend_devices *d, int ordinal, uint64_t *free_bytes,
+                               uint64_t *total_bytes, cuzk_err *err) {
+  (void)d, (void)ordinal, (void)err;
   *total_bytes = (uint64_t)16 << 30;
   *free_bytes = (uint64_t)15 << 30;
+  return CUZK_OK;
 }
+static int standin_count(const backend_devices *d, char *why, size_t n) {
+  (void)d;
+  snprintf(why, n, "no stand-in GPU (rpc_serve --test-gpus 0)");
+  return (int)n_standins;
+}
+static bool standin_supports(const backend_devices *d, int ordinal, cuzk_curve curve,
+                             backend_op op) {
+  (void)d, (void)ordinal, (void)op;
+  return curve == CUZK_CURVE_BLS12_381;
+}
+static const backend_devices_ops standin_devices_ops = {
+    .kind = "stand-in",
+    .count = standin_count,
+    .mem_info = standin_mem,
+    .supports = standin_supports,
+    .backend_new = standin_new,
+};
 
 int main(int argc, char **argv) {
   engine_config cfg;
@@ -117,7 +138,7 @@ int main(int argc, char **argv) {
   size_t max_message = 0;
   engine_circuit *circuits = calloc((size_t)argc, sizeof *circuits);
   size_t nc = 0;
-  engine_test_gpus gpus = {.backend_new = standin_new, .mem_info = standin_mem};
+  const backend_devices gpus = {.ops = &standin_devices_ops};
   for (int i = 1; i < argc; i++) {
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!v)
@@ -144,7 +165,7 @@ int main(int argc, char **argv) {
     } else if (!strcmp(argv[i], "--finished-ttl-ms")) {
       cfg.finished_ttl_ms = strtoull(v, NULL, 10);
     } else if (!strcmp(argv[i], "--test-gpus")) {
-      gpus.count = (unsigned)strtoul(v, NULL, 10);
+      n_standins = (unsigned)strtoul(v, NULL, 10);
     } else if (!strcmp(argv[i], "--lose-gpu")) {
       lost_gpu = atoi(v);
     } else {
@@ -156,10 +177,10 @@ int main(int argc, char **argv) {
     return usage();
   cfg.circuits = circuits;
   cfg.ncircuits = nc;
-  if (gpus.count) {
+  if (n_standins) {
     cfg.device = ENGINE_DEVICE_GPU;
     cfg.gpu_workers_per_device = 1;
-    cfg.test_gpus = &gpus;
+    cfg.devices = &gpus;
   }
 
   /* The signals are taken by sigwait below, in this thread only. */

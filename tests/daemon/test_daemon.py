@@ -624,8 +624,8 @@ def status_metrics_preload_evict():
 
 @test
 def lost_gpu_keeps_serving():
-    """rpc_serve only (its stand-in GPUs, CPU backends behind the engine's
-    test hook): of two GPUs, GPU 1 fails every MSM with DEVICE_LOST.  Every
+    """rpc_serve only (its stand-in GPUs: CPU backends from a device provider
+    given to the engine, engine_config.devices): of two GPUs, GPU 1 fails every MSM with DEVICE_LOST.  Every
     job still returns a proof that verifies (the partition that hit GPU 1 is
     retried on GPU 0); GetStatus then shows GPU 1 failed, with the reason,
     and GPU 0 up; `cuzk status` prints both."""

@@ -2,21 +2,24 @@
  * backend.h: zkey_ab, quotient, msm_g1 (one part and several, sparse
  * inputs), msm_g2, for exact equality.  Inputs are random from a seed fresh
  * each run (printed; CUZK_TEST_SEED=0x... repeats it); every output buffer
- * is poisoned before each run.  Skipped, with the reason, where
- * backend_cuda_new finds no usable GPU (CI). */
+ * is poisoned before each run.  Skipped, with the reason, where the
+ * registry (backend_device_new) finds no usable GPU (CI); the emu_* cases
+ * run the backend emulated (backend_device_opts.emulate) there too. */
 #include <sys/random.h>
 #include <time.h>
 
 #include "harness.h"
 
 #include "backend/backend.h"
+#include "backend/cuda/cuda_backend.h"
+#include "backend/device.h"
 #include "cuda/ab_gpu.h"
 #include "gpu_test.h"
 #include "msm/msm.h"
 
 static backend *gpu_or_skip(void) {
   cuzk_err err = {0};
-  backend *g = backend_cuda_new(0, &err);
+  backend *g = backend_device_new(NULL, 0, NULL, &err);
   if (!g)
     TEST_SKIP("%s", err.msg);
   return g;
@@ -254,6 +257,79 @@ TEST(zkey_ab_resident_matches_cpu) {
     CHECK_MSG(!memcmp(a1, a2, n * sizeof *a1) && !memcmp(b1, b2, n * sizeof *b1),
               "resident a, b differ from the CPU's, round %d", round);
   }
+  CHECK(gb->ops->hold_bases(gb, false, NULL) == CUZK_OK);
+  free(ent), free(wit), free(a1), free(b1), free(a2), free(b2);
+  backend_free(gb), backend_free(cb);
+}
+
+/* ---- the backend emulated: CI ---- */
+
+static backend *emulated(bool pass1_table) {
+  const backend_device_opts o = {.emulate = true, .ntt_pass1_table = pass1_table};
+  cuzk_err err = {0};
+  backend *b = backend_cuda_new(0, &o, &err);
+  CHECK_MSG(b, "%s", err.msg);
+  return b;
+}
+
+/* backend_device_opts.ntt_pass1_table reaches the backend's NTT plans: a
+ * plan of more than one pass (2^11 and up: one pass holds at most 2^10
+ * stages) gets the pass-1 table with it and not without it (the plan's own
+ * description says), and the quotient equals the CPU backend's either way. */
+TEST_TIMEOUT(emu_ntt_pass1_table_reaches_the_plan, 600) {
+  need_cuda_code();
+  backend *cb = backend_cpu_new(0);
+  test_rng g = {test_fresh_seed()};
+  const unsigned lg = 11;
+  const size_t n = (size_t)1 << lg;
+  bls12_381_fr *in = malloc(2 * n * sizeof *in), *w = malloc(3 * n * sizeof *w);
+  uint8_t *h1 = malloc(32 * n), *h2 = malloc(32 * n);
+  CHECK(in && w && h1 && h2);
+  rand_fr(in, 2 * n, &g);
+  memcpy(w, in, 2 * n * sizeof *w);
+  CHECK(cb->ops->quotient(cb, h1, w, w + n, w + 2 * n, lg, NULL) == CUZK_OK);
+  for (int table = 0; table <= 1; table++) {
+    backend *gb = emulated(table);
+    cuzk_err err = {0};
+    CHECK_MSG(gb->ops->reserve(gb, 0, 0, lg, &err) == CUZK_OK, "%s", err.msg);
+    char desc[1024];
+    gb->ops->describe(gb, desc, sizeof desc);
+    printf("  %s\n", desc);
+    CHECK_MSG(strstr(desc, "(emulated)") && strstr(desc, "2^11"), "%s", desc);
+    CHECK_MSG(!strstr(desc, "pass-1 table") == !table, "table %d: %s", table, desc);
+    memcpy(w, in, 2 * n * sizeof *w);
+    memset(h2, 0xa5, 32 * n);
+    CHECK_MSG(gb->ops->quotient(gb, h2, w, w + n, w + 2 * n, lg, &err) == CUZK_OK, "%s", err.msg);
+    CHECK_MSG(memcmp(h1, h2, 32 * n) == 0, "emulated quotient 2^%u (table %d) differs", lg, table);
+    backend_free(gb);
+  }
+  free(in), free(w), free(h1), free(h2);
+  backend_free(cb);
+}
+
+/* The emulated backend's MSMs, streamed and over resident sets, and its
+ * a, b from a resident coefficient copy, equal the CPU backend's. */
+TEST_TIMEOUT(emu_msm_and_ab_match_cpu, 600) {
+  need_cuda_code();
+  backend *gb = emulated(false), *cb = backend_cpu_new(0);
+  test_rng g = {test_fresh_seed()};
+  for (int hold = 0; hold <= 1; hold++) {
+    CHECK(gb->ops->hold_bases(gb, hold, NULL) == CUZK_OK);
+    const size_t n1[] = {1, 40, 300}, n2[] = {1, 20};
+    for (size_t i = 0; i < sizeof n1 / sizeof *n1; i++) msm_case(gb, cb, 1, n1[i], (int)i & 1, &g);
+    for (size_t i = 0; i < sizeof n2 / sizeof *n2; i++) msm_case(gb, cb, 2, n2[i], 1, &g);
+  }
+  const size_t n = 256, nw = 100, ne = 700;
+  uint8_t *ent = sorted_entries(ne, 200, nw, &g), *wit = malloc(32 * nw);
+  bls12_381_fr *a1 = malloc(n * sizeof *a1), *b1 = malloc(n * sizeof *b1),
+               *a2 = malloc(n * sizeof *a2), *b2 = malloc(n * sizeof *b2);
+  CHECK(wit && a1 && b1 && a2 && b2);
+  for (size_t i = 0; i < nw; i++) rand_scalar(wit + 32 * i, &g);
+  memset(a2, 0xa5, n * sizeof *a2), memset(b2, 0x5a, n * sizeof *b2);
+  CHECK(cb->ops->zkey_ab(cb, a1, b1, n, ent, ne, wit, nw, NULL) == CUZK_OK);
+  cuzk_err err = {0};
+  CHECK_MSG(gb->ops->zkey_ab(gb, a2, b2, n, ent, ne, wit, nw, &err) == CUZK_OK, "%s", err.msg);
+  CHECK(!memcmp(a1, a2, n * sizeof *a1) && !memcmp(b1, b2, n * sizeof *b1));
   CHECK(gb->ops->hold_bases(gb, false, NULL) == CUZK_OK);
   free(ent), free(wit), free(a1), free(b1), free(a2), free(b2);
   backend_free(gb), backend_free(cb);

@@ -6,18 +6,15 @@
  * No GPU is needed, nor a driver: cuda_fail only reads the runtime's
  * tables (cudaGetErrorName, cudaGetErrorString), which the static runtime
  * answers without initializing anything - these tests run in CI, where
- * there is no libcuda.so, and so check that too.  A build without CUDA
- * code (CUDA=0) skips them.  The codes are the CUDA 13 runtime's
+ * there is no libcuda.so, and so check that too.  The codes are the CUDA 13 runtime's
  * (driver_types.h); each check also reads the name back from the message,
  * so a wrong number here fails instead of testing another error. */
 #include "gpu_test.h"
 
 #include "cuzk/status.h"
 
-/* src/cuda/device.cu, for tests only; weak, so that a CUDA=0 build, which
- * has no such function, still links (and skips). */
-cuzk_status cuzk_cuda_status_of_error(int code, const char *what, cuzk_err *err)
-    __attribute__((weak));
+/* src/cuda/device.cu, for tests only. */
+cuzk_status cuzk_cuda_status_of_error(int code, const char *what, cuzk_err *err);
 
 typedef struct {
   int code;
@@ -39,12 +36,6 @@ static const cuda_code sticky[] = {
 static const cuda_code sticky_new[] = {{226, "cudaErrorContained"},
                                        {721, "cudaErrorTensorMemoryLeak"}};
 
-static void need_mapping(void) {
-  need_cuda_code();
-  if (!cuzk_cuda_status_of_error)
-    TEST_SKIP("this build has no cuzk_cuda_status_of_error");
-}
-
 /* The status of `code`; its message must name `name` and the call. */
 static cuzk_status status_of(int code, const char *name) {
   cuzk_err err = {0};
@@ -62,7 +53,6 @@ static cuzk_status status_of(int code, const char *name) {
 }
 
 TEST(errors_sticky_are_device_lost) {
-  need_mapping();
   for (size_t i = 0; i < sizeof sticky / sizeof *sticky; i++) {
     cuzk_status s = status_of(sticky[i].code, sticky[i].name);
     CHECK_MSG(s == CUZK_DEVICE_LOST, "%s: %s, want device_lost", sticky[i].name,
@@ -83,7 +73,6 @@ TEST(errors_sticky_are_device_lost) {
 }
 
 TEST(errors_others_keep_their_status) {
-  need_mapping();
   static const struct {
     int code;
     const char *name;
@@ -110,7 +99,6 @@ TEST(errors_others_keep_their_status) {
 /* Over every code up to 1000: DEVICE_LOST for the listed ones only, and
  * one of the four statuses for each. */
 TEST(errors_device_lost_only_when_listed) {
-  need_mapping();
   unsigned lost = 0;
   for (int code = 1; code <= 1000; code++) {
     cuzk_status s = cuzk_cuda_status_of_error(code, "x", NULL);

@@ -12,7 +12,8 @@
 # "pending" and do not fail the check (STRICT=1 fails them too).  Remove a
 # file from PENDING once it is switched.
 set -uo pipefail
-root=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
+lint=$(cd "$(dirname "$0")" && pwd)
+root=${1:-$(cd "$lint/../.." && pwd)}
 cd "$root" || exit 2
 
 PENDING=" "
@@ -23,14 +24,8 @@ bad=0
 pending=0
 while IFS= read -r -d '' f; do
   case "$ALLOWED" in *" $f "*) continue ;; esac
-  hits=$(NAMES="$names" perl -0777 -ne '
-    my $s = $_;
-    # blank out comments and string/char literals, keeping the newlines
-    $s =~ s{(/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"|'"'"'(?:\\.|[^'"'"'\\\n])*'"'"')}{ my $c = $1; $c =~ s/[^\n]/ /g; $c }gse;
-    my @l = split /\n/, $s, -1;
-    for my $i (0 .. $#l) {
-      print $i + 1, ": ", $1, "\n" while $l[$i] =~ /\b($ENV{NAMES})\b(?!\w)/g;
-    }' "$f")
+  hits=$(perl "$lint/code_only.pl" "$f" | NAMES="$names" perl -ne '
+    print "$.: $1\n" while /\b($ENV{NAMES})\b(?!\w)/g;')
   [ -z "$hits" ] && continue
   case "$PENDING" in
     *" $f "*) pending=$((pending + 1)); echo "$hits" | sed "s|^|pending: $f:|" ;;

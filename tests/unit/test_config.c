@@ -72,6 +72,7 @@ TEST(config_defaults) {
   CHECK(c.engine.finished_ttl_ms == e.finished_ttl_ms);
   CHECK(c.engine.max_finished == e.max_finished);
   CHECK(c.engine.pin_keys == e.pin_keys && c.engine.keys_on_device == e.keys_on_device);
+  CHECK(!c.engine.ntt_pass1_table && !e.ntt_pass1_table);
   CHECK(!c.engine.cancel_on_shutdown);
   CHECK(c.engine.param_dir == NULL && c.engine.ncircuits == 0 && c.engine.ngpus == 0);
   CHECK(c.source == NULL);
@@ -100,6 +101,7 @@ static const char full_doc[] =
     "gpu_workers_per_device = 3\n"
     "device_budget = \"40GiB\"\n"
     "keys_on_device = true\n"
+    "ntt_pass1_table = true\n"
     "[cpu]\n"
     "workers = 2\n"
     "threads = 8\n"
@@ -127,7 +129,7 @@ static void check_full(const daemon_config *c) {
   CHECK(c->safety_margin == 2 * GiB);
   CHECK(c->engine.queue_budget_bytes == 4 * GiB);
   CHECK(c->engine.eviction_min_idle_ms == 90 * 60 * 1000);
-  CHECK(c->engine.pin_keys && c->engine.keys_on_device);
+  CHECK(c->engine.pin_keys && c->engine.keys_on_device && c->engine.ntt_pass1_table);
   CHECK_EQ_INT(c->engine.device, ENGINE_DEVICE_CPU);
   CHECK_EQ_INT(c->engine.ngpus, 2);
   CHECK(c->engine.gpus[0] == 1 && c->engine.gpus[1] == 0);
@@ -361,6 +363,7 @@ TEST(config_each_key_validated) {
       {"gpus", "gpu_workers_per_device", "\"2\"", "found string \"2\""},
       {"gpus", "device_budget", "\"1MiB\"", "at least 256MiB"},
       {"gpus", "keys_on_device", "\"true\"", "expected true or false"},
+      {"gpus", "ntt_pass1_table", "1", "expected true or false, found integer 1"},
       {"cpu", "workers", "0", "expected an integer from 1 to 256, found 0"},
       {"cpu", "workers", "257", "found 257"},
       {"cpu", "workers", "2.0", "found float 2"},

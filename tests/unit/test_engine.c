@@ -5,8 +5,8 @@
  * key tiers under a host budget, preload/evict, the queue budget, expiry,
  * shutdown, status and metrics, and a burst of concurrent clients; the
  * store of resident copies that a GPU's slots share, and the GPU executor's
- * DEVICE tier and VRAM plan on stand-in GPUs (engine_config.test_gpus: CPU
- * backends over the real store), so their accounting is tested without a
+ * DEVICE tier and VRAM plan on stand-in GPUs (engine_config.devices: a
+ * device provider of CPU backends over the real store), so their accounting is tested without a
  * GPU: one copy per GPU whatever K, counted once, kept while a slot proves
  * with it, room for one copy beside K slots' scratch; and a GPU lost to a
  * sticky CUDA error (a stand-in that fails with DEVICE_LOST): its work
@@ -28,7 +28,8 @@
 #include <unistd.h>
 
 #include "backend/backend.h"
-#include "backend/cuda/cuda_store.h"
+#include "backend/device.h"
+#include "backend/store.h"
 #include "ec/encode.h"
 #include "engine/engine.h"
 #include "groth16/json.h"
@@ -1377,7 +1378,7 @@ ETEST(engine_load_waits_for_key_in_use) {
 /* ------------------------------------------------------------ resident copies, shared */
 
 /* The store of resident copies that a GPU's slots share
- * (backend/cuda/cuda_store.h), without a GPU: its objects here are host
+ * (backend/store.h), without a GPU: its objects here are host
  * buffers.  Two threads asking for one id at once get one make; the copy
  * lives until its last holder lets go; a failed make fails its waiters
  * and leaves nothing. */
@@ -1417,21 +1418,21 @@ static void sr_free(void *obj) {
 }
 
 typedef struct {
-  backend_cuda_store *s;
+  backend_store *s;
   const char *id;
   size_t n;
-  backend_cuda_res *got;
+  backend_res *got;
 } asker;
 
 static void *asker_main(void *arg) {
   asker *a = arg;
-  a->got = cuda_store_acquire(a->s, a->id, strlen(a->id), sr_make, &a->n, sr_free);
+  a->got = backend_store_acquire(a->s, a->id, strlen(a->id), sr_make, &a->n, sr_free);
   return NULL;
 }
 
 /* Two askers of one id, started together; returns their entries. */
-static void ask_twice(backend_cuda_store *s, const char *id, size_t n, backend_cuda_res **r0,
-                      backend_cuda_res **r1) {
+static void ask_twice(backend_store *s, const char *id, size_t n, backend_res **r0,
+                      backend_res **r1) {
   asker a[2] = {{s, id, n, NULL}, {s, id, n, NULL}};
   pthread_t th[2];
   for (int i = 0; i < 2; i++) CHECK(pthread_create(&th[i], NULL, asker_main, &a[i]) == 0);
@@ -1440,37 +1441,37 @@ static void ask_twice(backend_cuda_store *s, const char *id, size_t n, backend_c
 }
 
 ETEST(engine_resident_store_shares_one_copy) {
-  backend_cuda_store *s = backend_cuda_store_new();
+  backend_store *s = backend_store_new();
   CHECK(s);
   SR.delay_ms = 50;
-  backend_cuda_res *r0, *r1;
+  backend_res *r0, *r1;
   ask_twice(s, "bases-A", 1000, &r0, &r1);
   CHECK(r0 && r0 == r1);
   CHECK_EQ_INT(SR.makes, 1); /* the second asker waited for the first's upload */
-  cuda_store_stats st;
-  cuda_store_stats_get(s, &st);
+  backend_store_stats st;
+  backend_store_stats_get(s, &st);
   CHECK_EQ_INT(st.entries, 1);
   CHECK_EQ_INT(st.bytes, 1000);
-  CHECK_EQ_INT(backend_cuda_store_bytes(s), 1000);
+  CHECK_EQ_INT(backend_store_bytes(s), 1000);
   /* another set is another entry; a third holder of the first finds it */
   SR.delay_ms = 0;
-  backend_cuda_res *b = cuda_store_acquire(s, "bases-B", 7, sr_make, &(size_t){24}, sr_free);
-  backend_cuda_res *r2 = cuda_store_acquire(s, "bases-A", 7, sr_make, &(size_t){1000}, sr_free);
+  backend_res *b = backend_store_acquire(s, "bases-B", 7, sr_make, &(size_t){24}, sr_free);
+  backend_res *r2 = backend_store_acquire(s, "bases-A", 7, sr_make, &(size_t){1000}, sr_free);
   CHECK(b && b != r0 && r2 == r0);
   CHECK_EQ_INT(SR.makes, 2);
-  CHECK_EQ_INT(backend_cuda_store_bytes(s), 1024);
+  CHECK_EQ_INT(backend_store_bytes(s), 1024);
   /* the copy goes with its last holder, not before */
-  cuda_store_release(s, r0);
-  cuda_store_release(s, r1);
+  backend_store_release(s, r0);
+  backend_store_release(s, r1);
   CHECK_EQ_INT(SR.frees, 0);
-  CHECK_EQ_INT(backend_cuda_store_bytes(s), 1024);
-  CHECK(cuda_res_object(r2) != NULL);
-  cuda_store_release(s, r2);
+  CHECK_EQ_INT(backend_store_bytes(s), 1024);
+  CHECK(backend_res_object(r2) != NULL);
+  backend_store_release(s, r2);
   CHECK_EQ_INT(SR.frees, 1);
-  CHECK_EQ_INT(backend_cuda_store_bytes(s), 24);
-  cuda_store_release(s, b);
+  CHECK_EQ_INT(backend_store_bytes(s), 24);
+  backend_store_release(s, b);
   CHECK_EQ_INT(SR.frees, 2);
-  cuda_store_stats_get(s, &st);
+  backend_store_stats_get(s, &st);
   CHECK_EQ_INT(st.entries, 0);
   CHECK_EQ_INT(st.bytes, 0);
   /* a make that fails (no room) fails both askers, once, and leaves nothing */
@@ -1478,22 +1479,22 @@ ETEST(engine_resident_store_shares_one_copy) {
   ask_twice(s, "bases-C", 64, &r0, &r1);
   CHECK(!r0 && !r1);
   CHECK_EQ_INT(SR.makes, 3);
-  cuda_store_stats_get(s, &st);
+  backend_store_stats_get(s, &st);
   CHECK_EQ_INT(st.failures, 1);
   CHECK_EQ_INT(st.entries, 0);
   /* and a later ask tries again */
   SR.fail = 0, SR.delay_ms = 0;
-  r0 = cuda_store_acquire(s, "bases-C", 7, sr_make, &(size_t){64}, sr_free);
+  r0 = backend_store_acquire(s, "bases-C", 7, sr_make, &(size_t){64}, sr_free);
   CHECK(r0);
   CHECK_EQ_INT(SR.makes, 4);
-  cuda_store_release(s, r0);
+  backend_store_release(s, r0);
   CHECK_EQ_INT(SR.frees, 3);
-  backend_cuda_store_free(s);
+  backend_store_free(s);
 }
 
 /* ------------------------------------------------------------ stand-in GPUs */
 
-/* GPU slots without a GPU (engine_config.test_gpus): each slot's backend
+/* GPU slots without a GPU (engine_config.devices): each slot's backend
  * is the CPU backend plus hold_bases over its device's store (the real
  * one, as the CUDA backend uses it), whose copies are host records of the
  * base sets; memory is modelled: each GPU has `total` bytes, a planned
@@ -1507,9 +1508,12 @@ ETEST(engine_resident_store_shares_one_copy) {
 typedef struct {
   pthread_mutex_t mu;
   pthread_cond_t cv;
+  unsigned ngpus; /* the provider's count */
   uint64_t total, slot_bytes;
   uint64_t planned[FG_GPUS];
-  backend_cuda_store *store[FG_GPUS];
+  unsigned pass1_backends; /* backends made with ntt_pass1_table */
+  bool no_bls;             /* the devices say they cannot run BLS12-381 */
+  backend_store *store[FG_GPUS];
   unsigned resident_msms[FG_GPUS][FG_SLOTS], streamed_msms[FG_GPUS][FG_SLOTS];
   unsigned drops[FG_GPUS][FG_SLOTS]; /* hold_bases(false) with copies held */
   /* A lost GPU: its lose_at-th MSM (0: never) fails with DEVICE_LOST, as
@@ -1533,9 +1537,9 @@ typedef struct {
   backend *cpu;
   int ordinal;
   unsigned slot;
-  backend_cuda_store *store;
+  backend_store *store;
   bool hold, reserved;
-  backend_cuda_res *res[8];
+  backend_res *res[8];
   unsigned nres;
 } fake_impl;
 
@@ -1577,21 +1581,21 @@ static void fake_set_free(void *obj) {
  * already, or from the store. */
 static const fake_set *fake_resident(fake_impl *im, bool g2, const msm_part *parts,
                                      size_t nparts) {
-  cuda_bases_id id;
-  const size_t id_len = cuda_bases_id_make(&id, g2 ? 2 : 1, parts, nparts);
+  backend_bases_id id;
+  const size_t id_len = backend_bases_id_make(&id, g2 ? 2 : 1, parts, nparts);
   if (!im->hold || !id_len || nparts > 4)
     return NULL;
   for (unsigned i = 0; i < im->nres; i++)
-    if (fake_set_match(cuda_res_object(im->res[i]), g2, parts, nparts))
-      return cuda_res_object(im->res[i]);
+    if (fake_set_match(backend_res_object(im->res[i]), g2, parts, nparts))
+      return backend_res_object(im->res[i]);
   CHECK(im->nres < 8);
   fake_req q = {g2, parts, nparts};
-  backend_cuda_res *r = cuda_store_acquire(im->store, &id, id_len, fake_set_make, &q,
+  backend_res *r = backend_store_acquire(im->store, &id, id_len, fake_set_make, &q,
                                            fake_set_free);
   if (!r)
     return NULL;
   im->res[im->nres++] = r;
-  return cuda_res_object(r);
+  return backend_res_object(r);
 }
 
 /* Before an MSM: its resident set (alive: under ASan a freed one is a use
@@ -1653,7 +1657,7 @@ static void fake_drop(fake_impl *im) {
     pthread_cond_broadcast(&FG.cv);
     pthread_mutex_unlock(&FG.mu);
   }
-  for (unsigned i = 0; i < im->nres; i++) cuda_store_release(im->store, im->res[i]);
+  for (unsigned i = 0; i < im->nres; i++) backend_store_release(im->store, im->res[i]);
   im->nres = 0;
 }
 
@@ -1723,13 +1727,16 @@ static const backend_ops fake_ops = {
     .destroy = fake_destroy,
 };
 
-static backend *fake_backend_new(void *ctx, int ordinal, unsigned slot, backend_cuda_store *store,
-                                 cuzk_err *err) {
-  (void)ctx, (void)err;
+static backend *fake_backend_new(const backend_devices *d, int ordinal,
+                                 const backend_device_opts *o, cuzk_err *err) {
+  (void)d, (void)err;
+  const unsigned slot = o->slot;
+  backend_store *store = o->store;
   CHECK(ordinal >= 0 && ordinal < FG_GPUS && slot < FG_SLOTS && store);
   pthread_mutex_lock(&FG.mu);
   CHECK(!FG.store[ordinal] || FG.store[ordinal] == store); /* one store per GPU */
   FG.store[ordinal] = store;
+  FG.pass1_backends += o->ntt_pass1_table;
   pthread_mutex_unlock(&FG.mu);
   backend *b = calloc(1, sizeof *b);
   fake_impl *im = calloc(1, sizeof *im);
@@ -1739,22 +1746,54 @@ static backend *fake_backend_new(void *ctx, int ordinal, unsigned slot, backend_
   return b;
 }
 
-static void fake_mem_info(void *ctx, int ordinal, uint64_t *free_bytes, uint64_t *total_bytes) {
-  (void)ctx;
+static cuzk_status fake_mem_info(const backend_devices *d, int ordinal, uint64_t *free_bytes,
+                                 uint64_t *total_bytes, cuzk_err *err) {
+  (void)d, (void)err;
   pthread_mutex_lock(&FG.mu);
-  uint64_t used = FG.planned[ordinal] + backend_cuda_store_bytes(FG.store[ordinal]);
+  uint64_t used = FG.planned[ordinal] + backend_store_bytes(FG.store[ordinal]);
   *total_bytes = FG.total;
   *free_bytes = FG.total > used ? FG.total - used : 0;
   pthread_mutex_unlock(&FG.mu);
+  return CUZK_OK;
 }
 
-static const engine_test_gpus FAKE = {.backend_new = fake_backend_new, .mem_info = fake_mem_info};
+static int fake_count(const backend_devices *d, char *why, size_t n) {
+  (void)d;
+  snprintf(why, n, "no stand-in GPU");
+  return (int)FG.ngpus;
+}
+
+static void fake_name(const backend_devices *d, int ordinal, char *buf, size_t n) {
+  (void)d;
+  snprintf(buf, n, "test GPU %d", ordinal);
+}
+
+static bool fake_dev_supports(const backend_devices *d, int ordinal, cuzk_curve curve,
+                              backend_op op) {
+  (void)d, (void)ordinal, (void)op;
+  return curve == CUZK_CURVE_BLS12_381 && !FG.no_bls;
+}
+
+static bool fake_has(const backend_devices *d, int ordinal, backend_cap cap) {
+  (void)d, (void)ordinal;
+  return cap == BACKEND_CAP_RESIDENT; /* no page-locked memory: PINNED keys are mlock'ed */
+}
+
+static const backend_devices_ops fake_devices_ops = {
+    .kind = "stand-in",
+    .count = fake_count,
+    .name = fake_name,
+    .mem_info = fake_mem_info,
+    .supports = fake_dev_supports,
+    .has = fake_has,
+    .backend_new = fake_backend_new,
+};
 
 /* The env's engine on `ngpus` stand-in GPUs of K slots, keys on the device
  * with a budget of `budget` bytes per GPU (0: auto). */
-static engine_test_gpus fake_on(env *v, unsigned ngpus, unsigned K, uint64_t budget) {
-  engine_test_gpus t = FAKE;
-  t.count = ngpus;
+static backend_devices fake_on(env *v, unsigned ngpus, unsigned K, uint64_t budget) {
+  backend_devices t = {.ops = &fake_devices_ops};
+  FG.ngpus = ngpus;
   FG.total = (uint64_t)64 << 30, FG.slot_bytes = (uint64_t)1 << 30;
   v->c.device = ENGINE_DEVICE_GPU;
   v->c.gpu_workers_per_device = K;
@@ -1813,10 +1852,10 @@ static void check_gpu(const engine_status *s, size_t i, uint64_t used, uint64_t 
 ETEST(engine_device_copy_shared_by_slots) {
   env v;
   env_init(&v, 5, 40, 1, false);
-  engine_test_gpus t = fake_on(&v, 2, 2, 0);
+  backend_devices t = fake_on(&v, 2, 2, 0);
   const uint64_t dev = device_bytes(&v.f);
   v.c.device_budget_bytes = dev * 3 / 2;
-  v.c.test_gpus = &t;
+  v.c.devices = &t;
   with_hook(&v.c);
   hook_hold("*", ENGINE_JOB_FINALIZING); /* after the MSMs */
   engine *e = env_start(&v);
@@ -1838,8 +1877,8 @@ ETEST(engine_device_copy_shared_by_slots) {
   CHECK_EQ_INT(key_status(&s, "k")->refcount, 4);
   engine_status_free(&s);
   for (int g = 0; g < 2; g++) {
-    cuda_store_stats st;
-    cuda_store_stats_get(FG.store[g], &st);
+    backend_store_stats st;
+    backend_store_stats_get(FG.store[g], &st);
     CHECK_EQ_INT(st.entries, 4); /* A, B1, B2, C+H: once, for both slots */
     CHECK_EQ_INT(st.makes, 4);
     for (int sl = 0; sl < 2; sl++) {
@@ -1897,8 +1936,8 @@ static void wait_drops(unsigned slot, unsigned n) {
 ETEST(engine_device_evict_waits_for_busy_slot) {
   env v;
   env_init(&v, 5, 41, 1, false);
-  engine_test_gpus t = fake_on(&v, 1, 2, 0);
-  v.c.test_gpus = &t;
+  backend_devices t = fake_on(&v, 1, 2, 0);
+  v.c.devices = &t;
   with_hook(&v.c);
   hook_hold("*", ENGINE_JOB_FINALIZING);
   engine *e = env_start(&v);
@@ -1980,8 +2019,8 @@ ETEST(engine_device_evict_waits_for_busy_slot) {
 ETEST(engine_device_plan_keeps_room_for_one_copy) {
   env v;
   env_init(&v, 4, 42, 1, false);
-  engine_test_gpus t = fake_on(&v, 1, 3, 0);
-  v.c.test_gpus = &t;
+  backend_devices t = fake_on(&v, 1, 3, 0);
+  v.c.devices = &t;
   const uint64_t margin = (uint64_t)512 << 20;
   const uint64_t dev = device_bytes(&v.f);
   FG.total = 3 * FG.slot_bytes + margin + dev - 1;
@@ -2007,6 +2046,77 @@ ETEST(engine_device_plan_keeps_room_for_one_copy) {
   CHECK_EQ_INT(s.gpus[0].slots, 3);
   CHECK_EQ_STR(s.gpus[0].note, "");
   engine_status_free(&s);
+  env_fini(&v);
+}
+
+static unsigned fg_get(const unsigned *p) {
+  pthread_mutex_lock(&FG.mu);
+  unsigned v = *p;
+  pthread_mutex_unlock(&FG.mu);
+  return v;
+}
+
+/* The engine asks the device registry, not a build switch: the GPU
+ * options reach every slot's backend (ntt_pass1_table), a device without
+ * BACKEND_CAP_RESIDENT gets no holds even with keys_on_device (its MSMs
+ * stream their bases), and one that cannot run BLS12-381 is refused with
+ * device = gpu and skipped with auto. */
+static const backend_devices_ops fake_plain_ops = {
+    .kind = "stand-in without resident copies",
+    .count = fake_count,
+    .mem_info = fake_mem_info,
+    .supports = fake_dev_supports,
+    .backend_new = fake_backend_new,
+};
+
+ETEST(engine_devices_options_and_capabilities) {
+  env v;
+  env_init(&v, 4, 43, 1, false);
+  backend_devices t = fake_on(&v, 1, 2, 0);
+  v.c.devices = &t;
+  v.c.ntt_pass1_table = true;
+  FG.pass1_backends = 0;
+  engine *e = env_start(&v);
+  CHECK_EQ_INT(fg_get(&FG.pass1_backends), 2); /* both slots */
+  engine_free(e);
+  memset(FG.store, 0, sizeof FG.store);
+  v.c.ntt_pass1_table = false;
+  FG.pass1_backends = 0;
+  e = env_start(&v);
+  CHECK_EQ_INT(fg_get(&FG.pass1_backends), 0);
+  engine_free(e);
+  memset(FG.store, 0, sizeof FG.store);
+
+  /* keys_on_device on a device without resident copies: streamed MSMs */
+  t.ops = &fake_plain_ops;
+  memset(FG.resident_msms, 0, sizeof FG.resident_msms);
+  memset(FG.streamed_msms, 0, sizeof FG.streamed_msms);
+  e = env_start(&v);
+  engine_ticket tk;
+  submit_ok(e, "a", "k", ENGINE_PRI_NORMAL, &v.f, &tk);
+  check_done_and_valid(e, "a", &v.f);
+  CHECK_EQ_INT(fg_get(&FG.resident_msms[0][0]) + fg_get(&FG.resident_msms[0][1]), 0);
+  CHECK_EQ_INT(fg_get(&FG.streamed_msms[0][0]) + fg_get(&FG.streamed_msms[0][1]), 4);
+  CHECK(tier_of(e, "k") != ENGINE_TIER_DEVICE);
+  engine_free(e);
+  memset(FG.store, 0, sizeof FG.store);
+
+  /* a device that cannot run the curve */
+  FG.no_bls = true;
+  cuzk_err err = {0};
+  v.e = NULL;
+  CHECK_EQ_INT(engine_new(&e, &v.c, &err), CUZK_UNSUPPORTED);
+  CHECK_MSG(strstr(err.msg, "GPU 0 is not usable") && strstr(err.msg, "BLS12-381"), "%s", err.msg);
+  v.c.device = ENGINE_DEVICE_AUTO; /* the CPU instead */
+  e = env_start(&v);
+  engine_status s;
+  CHECK(engine_status_get(e, &s, NULL) == CUZK_OK);
+  CHECK_EQ_INT(s.ngpus, 0);
+  CHECK(s.serving_workers >= 1);
+  engine_status_free(&s);
+  submit_ok(e, "b", "k", ENGINE_PRI_NORMAL, &v.f, &tk);
+  check_done_and_valid(e, "b", &v.f);
+  FG.no_bls = false;
   env_fini(&v);
 }
 
@@ -2040,12 +2150,12 @@ static void log_fn(void *ctx, engine_log_level level, const char *msg) {
 /* An env (key "k" of 2^5 from `seed`) on `ngpus` stand-in GPUs (*t, which
  * must outlive the engine) of K slots: GPU g is lost at its lose[g]-th MSM
  * (0: never); the engine's log is recorded in LR. */
-static void lossy_init(env *v, engine_test_gpus *t, uint64_t seed, unsigned ngpus, unsigned K,
+static void lossy_init(env *v, backend_devices *t, uint64_t seed, unsigned ngpus, unsigned K,
                        const unsigned lose[FG_GPUS]) {
   env_init(v, 5, seed, 1, false);
   *t = fake_on(v, ngpus, K, 0);
   for (unsigned g = 0; g < ngpus; g++) FG.lose_at[g] = lose[g];
-  v->c.test_gpus = t;
+  v->c.devices = t;
   v->c.log = log_fn;
   v->c.log_ctx = &LR;
 }
@@ -2083,13 +2193,6 @@ static unsigned lr_lost(int g, char *last, size_t n) {
   return v;
 }
 
-static unsigned fg_get(const unsigned *p) {
-  pthread_mutex_lock(&FG.mu);
-  unsigned v = *p;
-  pthread_mutex_unlock(&FG.mu);
-  return v;
-}
-
 /* Job `id` ends FAILED with `want` and an error holding each of `what`. */
 static void check_failed(engine *e, const char *id, cuzk_status want, const char *const *what) {
   engine_result r;
@@ -2109,7 +2212,7 @@ static void check_failed(engine *e, const char *id, cuzk_status want, const char
  * later jobs never reach it. */
 ETEST(engine_device_lost_retried_on_other_gpu) {
   env v;
-  engine_test_gpus t;
+  backend_devices t;
   lossy_init(&v, &t, 50, 2, 2, (const unsigned[FG_GPUS]){1, 0});
   with_hook(&v.c);
   hook_hold("*", ENGINE_JOB_PREPARING); /* each slot takes one partition */
@@ -2170,7 +2273,7 @@ ETEST(engine_device_lost_retried_on_other_gpu) {
  * workers from then on; the job that met the loss is retried there. */
 ETEST(engine_device_lost_falls_back_to_cpu) {
   env v;
-  engine_test_gpus t;
+  backend_devices t;
   lossy_init(&v, &t, 51, 1, 1, (const unsigned[FG_GPUS]){3, 0});
   v.c.device = ENGINE_DEVICE_AUTO;
   v.c.cpu_workers = 2;
@@ -2246,7 +2349,7 @@ ETEST(engine_job_log_gpu_loss_and_fallback) {
  * fails UNAVAILABLE; later submissions are refused at once, saying why. */
 ETEST(engine_device_lost_no_worker_left) {
   env v;
-  engine_test_gpus t;
+  backend_devices t;
   lossy_init(&v, &t, 52, 1, 1, (const unsigned[FG_GPUS]){1, 0});
   with_hook(&v.c);
   engine *e = env_start(&v);
@@ -2290,7 +2393,7 @@ ETEST(engine_device_lost_no_worker_left) {
  * job fails DEVICE_LOST after the second loss, and then no worker is left. */
 ETEST(engine_device_lost_retried_once) {
   env v;
-  engine_test_gpus t;
+  backend_devices t;
   lossy_init(&v, &t, 53, 2, 1, (const unsigned[FG_GPUS]){1, 1});
   engine *e = env_start(&v);
   engine_ticket tk;

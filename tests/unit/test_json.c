@@ -8,7 +8,10 @@
 #include <unistd.h>
 
 #include "base/bytes.h"
+#include "ec/encode.h"
 #include "groth16/json.h"
+#include "groth16/proof.h"
+#include "groth16/wtns.h"
 
 /* ------------------------------------------------------------ helpers */
 
@@ -215,6 +218,55 @@ TEST(snarkjs_public_byte_exact) {
   printf("  compared %d snarkjs public.json files\n", compared);
   CHECK(compared >= 1);
   tmp_done();
+}
+
+/* groth16/proof.h, the outputs the engine and `cuzk prove` make of a
+ * proof: from snarkjs's proof and its witness, proof.json and public.json
+ * byte for byte as snarkjs wrote them, and the 192 bytes A || B || C
+ * compressed; a witness without the public values is refused. */
+TEST(proof_outputs_from_witness_equal_snarkjs) {
+  int compared = 0;
+  for (size_t d = 0; d < sizeof fixture_dirs / sizeof *fixture_dirs; d++) {
+    char pp[512], qp[512], wp[512];
+    size_t nq = 0;
+    char *want_p = fixture(fixture_dirs[d], "proof.json", pp, sizeof pp, NULL);
+    char *want_q = fixture(fixture_dirs[d], "public.json", qp, sizeof qp, &nq);
+    snprintf(wp, sizeof wp, "%s/%s/witness.wtns", test_srcdir(), fixture_dirs[d]);
+    wtns_file w;
+    cuzk_err e = {0};
+    if (!want_p || !want_q || wtns_open(&w, wp, &e) != CUZK_OK) {
+      free(want_p), free(want_q);
+      continue;
+    }
+    groth16_proof p;
+    limb_t(*v)[4];
+    size_t n;
+    expect(json_read_proof(pp, &p, &e), &e, CUZK_OK, NULL);
+    expect(json_read_public(qp, &v, &n, &e), &e, CUZK_OK, NULL);
+    char *pj, *pub;
+    expect(groth16_proof_json(&pj, &pub, &p, &w, n, &e), &e, CUZK_OK, NULL);
+    CHECK_MSG(!strcmp(pj, want_p), "%s: proof.json differs:\n%s", pp, pj);
+    CHECK_MSG(!strcmp(pub, want_q), "%s: public.json differs:\n%s", qp, pub);
+    uint8_t b[GROTH16_PROOF_BYTES];
+    groth16_proof_encode(b, &p);
+    groth16_proof q;
+    CHECK(bls12_381_g1_decode_compressed(&q.a, b, true, &e) == CUZK_OK);
+    CHECK(bls12_381_g2_decode_compressed(&q.b, b + 48, true, &e) == CUZK_OK);
+    CHECK(bls12_381_g1_decode_compressed(&q.c, b + 144, true, &e) == CUZK_OK);
+    CHECK(proof_eq(&p, &q));
+    free(pj), free(pub);
+    /* a key with more public inputs than the witness has values */
+    pj = pub = (char *)1;
+    expect(groth16_proof_json(&pj, &pub, &p, &w, w.n_witness, &e), &e, CUZK_INVALID_ARGUMENT,
+           NULL);
+    CHECK_MSG(strstr(e.msg, "public signals"), "%s", e.msg);
+    CHECK(pj == NULL && pub == NULL);
+    wtns_close(&w);
+    free(v), free(want_p), free(want_q);
+    compared++;
+  }
+  printf("  compared %d proofs made from their witnesses\n", compared);
+  CHECK(compared >= 1);
 }
 
 TEST(snarkjs_vk_byte_exact) {

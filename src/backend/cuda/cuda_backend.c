@@ -1,5 +1,5 @@
-/* The CUDA backend: backend.h's operations on one GPU (GPU 0, or the
- * ordinal given to backend_cuda_new_on / _shared).
+/* The CUDA backend: backend.h's operations on one GPU, and the provider
+ * of the registry (device.h) that lists the GPUs and makes such backends.
  *
  * DESIGN: the heavy steps run on the GPU through the C entry points of
  * src/cuda (the NTT plan of cuda/ntt_gpu.h for the quotient, one MSM
@@ -22,16 +22,16 @@
  * resident copy of the coefficient section (cuda/ab_gpu.h, when the entries
  * are sorted by row): a key resident on the GPU between proofs, as
  * `cuzk bench prove --resident` measures.  The copies live in a store
- * (cuda_store.h): the backend's own, or one shared by every backend of the
- * GPU (backend_cuda_new_shared: the engine's K slots of a device), so that
- * a key is resident once per GPU, not once per slot.  The backend keeps a
- * reference on each entry it has used (at most CUDA_MAX_RES base sets, the
- * oldest let go first, and one coefficient set) until hold_bases off or
- * destroy; an entry is freed when its last holder lets go, so no backend
+ * (backend/store.h): the backend's own, or one shared by every backend of
+ * the GPU (backend_device_opts.store: the engine's K slots of a device),
+ * so that a key is resident once per GPU, not once per slot.  The backend
+ * keeps a reference on each entry it has used (at most CUDA_MAX_RES base
+ * sets, the oldest let go first, and one coefficient set) until hold_bases
+ * off or destroy; an entry is freed when its last holder lets go, so no backend
  * frees a copy another still uses.  Base sets are only read by the MSM's
  * kernels, so several slots run over one at once; a coefficient set holds
  * its run's scratch (witness, a, b on the device), so slots take turns
- * with it (cuda_res_use_begin: one zkey_ab at a time per key and GPU, a
+ * with it (backend_res_use_begin: one zkey_ab at a time per key and GPU, a
  * few per cent of a proof).  A copy is made by synchronous copies on the
  * legacy default stream, which may return before the last DMA lands; the
  * maker waits for that stream before publishing the entry, so every
@@ -54,17 +54,27 @@
  * passes from one stream to another and a priority change between
  * operations needs no event.  NTT plans are kept per domain size (up to
  * CUDA_MAX_PLANS), so that keys of several sizes, planned at start by
- * `reserve`, do not remake each other's on the job path.  Each upload of a
- * proof's vectors and each stretch of kernels ends with a wait on the
- * backend's own stream (never the device) and is recorded as a span
- * (take_spans). */
+ * `reserve`, do not remake each other's on the job path; each is made with
+ * the backend's options (backend_device_opts.ntt_pass1_table).  Each
+ * upload of a proof's vectors and each stretch of kernels ends with a wait
+ * on the backend's own stream (never the device) and is recorded as a
+ * span (take_spans).
+ *
+ * Emulation (backend_device_opts.emulate, tests only): the same code with
+ * the NTT plans, MSM contexts, resident sets and a/b copies made in their
+ * emulated form (host memory, the kernels' code run on the host), host
+ * memory from malloc instead of cudaMallocHost, no streams and no device
+ * made current: no CUDA call at all, so tests/gpu runs the backend's paths
+ * where there is no GPU. */
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backend/backend.h"
-#include "backend/cuda/cuda_store.h"
+#include "backend/cuda/cuda_backend.h"
+#include "backend/store.h"
 #include "base/clock.h"
 #include "cuda/ab_gpu.h"
 #include "cuda/cuda.h"
@@ -76,190 +86,55 @@
 #define CUDA_MAX_PLANS 6 /* NTT plans kept, one per domain size */
 #define CUDA_MAX_SPANS 4096
 
-
-/* ------------------------------------------------------------ the store */
-
-struct backend_cuda_res {
-  backend_cuda_res *next; /* the store's list, while linked */
-  void *id;               /* the name, id_len bytes (a copy) */
-  size_t id_len;
-  void *obj;              /* made: the copy; NULL while being made */
-  size_t bytes;
-  cuda_res_free_fn free_fn;
-  unsigned refs;          /* holders, and askers waiting while it is made */
-  bool making, failed;
-  pthread_mutex_t use;    /* cuda_res_use_begin/_end */
-};
-
-struct backend_cuda_store {
-  pthread_mutex_t mu;
-  pthread_cond_t made; /* an entry was made, or its make failed */
-  backend_cuda_res *list;
-  uint64_t bytes, makes, failures;
-  unsigned entries;
-};
-
-backend_cuda_store *backend_cuda_store_new(void) {
-  backend_cuda_store *s = calloc(1, sizeof *s);
-  if (!s)
-    return NULL;
-  pthread_mutex_init(&s->mu, NULL);
-  pthread_cond_init(&s->made, NULL);
-  return s;
-}
-
-static void res_free(backend_cuda_res *r) {
-  if (r->obj)
-    r->free_fn(r->obj);
-  pthread_mutex_destroy(&r->use);
-  free(r->id);
-  free(r);
-}
-
-/* Takes r off the store's list (s->mu held). */
-static void res_unlink(backend_cuda_store *s, backend_cuda_res *r) {
-  for (backend_cuda_res **p = &s->list; *p; p = &(*p)->next)
-    if (*p == r) {
-      *p = r->next;
-      s->entries--;
-      s->bytes -= r->bytes;
-      return;
-    }
-}
-
-void backend_cuda_store_free(backend_cuda_store *s) {
-  if (!s)
-    return;
-  /* Every backend let go of its entries when destroyed; what is left (a
-   * caller that broke that rule) is freed on this thread. */
-  for (backend_cuda_res *r = s->list, *next; r; r = next) {
-    next = r->next;
-    res_free(r);
-  }
-  pthread_cond_destroy(&s->made);
-  pthread_mutex_destroy(&s->mu);
-  free(s);
-}
-
-uint64_t backend_cuda_store_bytes(backend_cuda_store *s) {
-  cuda_store_stats st;
-  cuda_store_stats_get(s, &st);
-  return st.bytes;
-}
-
-void cuda_store_stats_get(backend_cuda_store *s, cuda_store_stats *out) {
-  memset(out, 0, sizeof *out);
-  if (!s)
-    return;
-  pthread_mutex_lock(&s->mu);
-  out->bytes = s->bytes, out->entries = s->entries;
-  out->makes = s->makes, out->failures = s->failures;
-  pthread_mutex_unlock(&s->mu);
-}
-
-backend_cuda_res *cuda_store_acquire(backend_cuda_store *s, const void *id, size_t id_len,
-                                     cuda_res_make_fn make, void *make_ctx,
-                                     cuda_res_free_fn free_fn) {
-  pthread_mutex_lock(&s->mu);
-  for (backend_cuda_res *r = s->list; r; r = r->next) {
-    if (r->id_len != id_len || memcmp(r->id, id, id_len) != 0)
-      continue;
-    r->refs++;
-    while (r->making) pthread_cond_wait(&s->made, &s->mu);
-    if (!r->failed) {
-      pthread_mutex_unlock(&s->mu);
-      return r;
-    }
-    /* Its make failed (and unlinked it): so does this asker. */
-    bool last = --r->refs == 0;
-    pthread_mutex_unlock(&s->mu);
-    if (last)
-      res_free(r);
-    return NULL;
-  }
-  backend_cuda_res *r = calloc(1, sizeof *r);
-  void *idc = malloc(id_len ? id_len : 1);
-  if (!r || !idc) {
-    pthread_mutex_unlock(&s->mu);
-    free(r), free(idc);
-    return NULL;
-  }
-  memcpy(idc, id, id_len);
-  r->id = idc, r->id_len = id_len;
-  r->free_fn = free_fn;
-  r->refs = 1;
-  r->making = true;
-  pthread_mutex_init(&r->use, NULL);
-  r->next = s->list;
-  s->list = r;
-  s->entries++;
-  pthread_mutex_unlock(&s->mu);
-
-  size_t bytes = 0;
-  void *obj = make(make_ctx, &bytes); /* the upload, without the lock */
-
-  pthread_mutex_lock(&s->mu);
-  r->making = false;
-  bool last = false;
-  if (obj) {
-    r->obj = obj, r->bytes = bytes;
-    s->bytes += bytes;
-    s->makes++;
-  } else {
-    r->failed = true;
-    res_unlink(s, r);
-    s->failures++;
-    last = --r->refs == 0;
-  }
-  pthread_cond_broadcast(&s->made);
-  pthread_mutex_unlock(&s->mu);
-  if (last)
-    res_free(r);
-  return obj ? r : NULL;
-}
-
-void cuda_store_release(backend_cuda_store *s, backend_cuda_res *r) {
-  if (!r)
-    return;
-  pthread_mutex_lock(&s->mu);
-  bool last = --r->refs == 0;
-  if (last)
-    res_unlink(s, r);
-  pthread_mutex_unlock(&s->mu);
-  if (last)
-    res_free(r); /* cudaFree, after the lock: other slots' lookups go on */
-}
-
-void *cuda_res_object(const backend_cuda_res *r) { return r ? r->obj : NULL; }
-void cuda_res_use_begin(backend_cuda_res *r) { pthread_mutex_lock(&r->use); }
-void cuda_res_use_end(backend_cuda_res *r) { pthread_mutex_unlock(&r->use); }
-
 /* ------------------------------------------------------------ the backend */
 
 typedef struct {
   backend *cpu;           /* zkey_ab when the key is not held */
   int ordinal;            /* the GPU */
+  bool emulate;           /* backend_device_opts.emulate: no CUDA call */
+  bool pass1_table;       /* backend_device_opts.ntt_pass1_table, for every plan */
   cuda_ntt_plan *ntt[CUDA_MAX_PLANS]; /* 3 buffers each, for lg[i] */
   unsigned lg[CUDA_MAX_PLANS];
   unsigned nplans;
   msm_gpu *g1, *g2;
   size_t g1_max, g2_max;
-  void *streams[2];                 /* BACKEND_PRI_NORMAL, _HIGH (non-blocking) */
+  void *streams[2];                 /* BACKEND_PRI_NORMAL, _HIGH (non-blocking; NULL emulated) */
   void *stream;                     /* the one chosen by set_priority */
   bls12_381_fr *vec;                /* host_vectors: page-locked, vec_n elements */
   size_t vec_n;
   void *stage;                      /* host_staging: page-locked, stage_bytes */
   size_t stage_bytes;
-  backend_cuda_store *store;        /* the resident copies: shared, or own_store */
+  backend_store *store;             /* the resident copies: shared, or own_store */
   bool own_store;
-  backend_cuda_res *ab;             /* hold_bases on: the resident coefficients held */
+  backend_res *ab;                  /* hold_bases on: the resident coefficients held */
   const void *ab_refused;           /* entries not made resident (not row-sorted, no room) */
   bool hold;                        /* hold_bases on: keep base sets resident */
-  backend_cuda_res *res[CUDA_MAX_RES]; /* the base sets held, oldest first */
+  backend_res *res[CUDA_MAX_RES];   /* the base sets held, oldest first */
   unsigned nres;
   backend_span spans[CUDA_MAX_SPANS]; /* a ring: nspans newest end at span_end */
   size_t nspans, span_end;
 } cuda_impl;
+
+/* Makes the backend's GPU the calling thread's device (nothing emulated). */
+static cuzk_status bind(const cuda_impl *im, cuzk_err *err) {
+  return im->emulate ? CUZK_OK : cuzk_cuda_use_device(im->ordinal, err);
+}
+
+/* Page-locked host memory (malloc'd when emulated); *p NULL on failure. */
+static cuzk_status host_alloc(const cuda_impl *im, void **p, size_t bytes, cuzk_err *err) {
+  if (!im->emulate)
+    return cuzk_cuda_host_alloc(p, bytes, err);
+  if (!(*p = malloc(bytes ? bytes : 1)))
+    return cuzk_err_set(err, CUZK_NO_MEMORY, "cuda backend (emulated): %zu bytes", bytes);
+  return CUZK_OK;
+}
+
+static void host_free(const cuda_impl *im, void *p) {
+  if (im->emulate)
+    free(p);
+  else
+    cuzk_cuda_host_free(p);
+}
 
 static void span_add(cuda_impl *im, backend_span_kind kind, double t0) {
   backend_span *s = &im->spans[im->span_end];
@@ -293,20 +168,26 @@ static cuda_ntt_plan *plan_for(cuda_impl *im, unsigned lg) {
   return NULL;
 }
 
+/* What this backend's code runs: every operation of BLS12-381. */
+static bool curve_op_supported(cuzk_curve curve, backend_op op) {
+  return curve == CUZK_CURVE_BLS12_381 && op < BACKEND_OP_COUNT;
+}
+
 static bool cuda_supports(const backend *b, cuzk_curve curve, backend_op op) {
   (void)b;
-  return curve == CUZK_CURVE_BLS12_381 && op < BACKEND_OP_COUNT;
+  return curve_op_supported(curve, op);
 }
 
 /* *ctx holds an MSM context for at least n points of group g (remade when
  * smaller; *max is its size). */
-static cuzk_status msm_reserve(msm_gpu **ctx, size_t *max, msm_gpu_group g, size_t n,
-                               cuzk_err *err) {
+static cuzk_status msm_reserve(const cuda_impl *im, msm_gpu **ctx, size_t *max, msm_gpu_group g,
+                               size_t n, cuzk_err *err) {
   if (n <= *max)
     return CUZK_OK;
   msm_gpu_free(*ctx);
   *ctx = NULL, *max = 0;
-  cuzk_status st = msm_gpu_new(ctx, g, n, MSM_GPU_HOST_INPUTS, err);
+  cuzk_status st =
+      msm_gpu_new(ctx, g, n, MSM_GPU_HOST_INPUTS | (im->emulate ? MSM_GPU_EMULATE : 0), err);
   if (st == CUZK_OK)
     *max = n;
   return st;
@@ -316,7 +197,7 @@ static cuzk_status cuda_reserve(backend *be, size_t max_g1, size_t max_g2, unsig
                                 cuzk_err *err) {
   cuda_impl *im = be->impl;
   cuzk_status st;
-  CUZK_TRY(cuzk_cuda_use_device(im->ordinal, err));
+  CUZK_TRY(bind(im, err));
   if (lg_domain && !plan_for(im, lg_domain)) {
     if (im->nplans == CUDA_MAX_PLANS) { /* the oldest plan makes room */
       cuda_ntt_plan_free(im->ntt[0]);
@@ -324,16 +205,16 @@ static cuzk_status cuda_reserve(backend *be, size_t max_g1, size_t max_g2, unsig
       memmove(im->lg, im->lg + 1, (CUDA_MAX_PLANS - 1) * sizeof *im->lg);
       im->nplans--;
     }
-    cuda_ntt_config cfg = {.buffers = 3};
+    cuda_ntt_config cfg = {.buffers = 3, .pass1_table = im->pass1_table, .emulate = im->emulate};
     cuda_ntt_plan *p = NULL;
     if ((st = cuda_ntt_plan_new(&p, lg_domain, NTT_ROOTS_SNARKJS, &cfg, err)) != CUZK_OK)
       return st;
     im->ntt[im->nplans] = p, im->lg[im->nplans] = lg_domain;
     im->nplans++;
   }
-  if ((st = msm_reserve(&im->g1, &im->g1_max, MSM_GPU_G1, max_g1, err)) != CUZK_OK)
+  if ((st = msm_reserve(im, &im->g1, &im->g1_max, MSM_GPU_G1, max_g1, err)) != CUZK_OK)
     return st;
-  return msm_reserve(&im->g2, &im->g2_max, MSM_GPU_G2, max_g2, err);
+  return msm_reserve(im, &im->g2, &im->g2_max, MSM_GPU_G2, max_g2, err);
 }
 
 /* *p: page-locked memory of at least `need` bytes (*have), grown (freed
@@ -341,11 +222,11 @@ static cuzk_status cuda_reserve(backend *be, size_t max_g1, size_t max_g2, unsig
 static void *pinned_grow(cuda_impl *im, void **p, size_t *have, size_t need, cuzk_err *err) {
   if (need <= *have)
     return *p;
-  if (cuzk_cuda_use_device(im->ordinal, err) != CUZK_OK)
+  if (bind(im, err) != CUZK_OK)
     return NULL;
-  cuzk_cuda_host_free(*p);
+  host_free(im, *p);
   *p = NULL, *have = 0;
-  if (cuzk_cuda_host_alloc(p, need, err) != CUZK_OK)
+  if (host_alloc(im, p, need, err) != CUZK_OK)
     return NULL;
   *have = need;
   return *p;
@@ -374,17 +255,18 @@ static void *cuda_host_staging(backend *be, size_t bytes, cuzk_err *err) {
 typedef struct {
   const void *entries;
   size_t n_entries, n, n_witness;
+  bool emulate;
 } ab_req;
 
 /* A made object (st: its maker's status), returned once the copies that
  * made it, on the legacy default stream, have landed (see DESIGN); NULL,
  * obj freed, when either failed. */
-static void *published(cuzk_status st, void *obj, size_t obj_bytes, cuda_res_free_fn free_fn,
-                       size_t *bytes) {
+static void *published(cuzk_status st, bool emulate, void *obj, size_t obj_bytes,
+                       backend_res_free_fn free_fn, size_t *bytes) {
   cuzk_err e = {0};
   if (st != CUZK_OK)
     return NULL;
-  if (cuzk_cuda_stream_sync(NULL, &e) != CUZK_OK) {
+  if (!emulate && cuzk_cuda_stream_sync(NULL, &e) != CUZK_OK) {
     free_fn(obj);
     return NULL;
   }
@@ -398,8 +280,8 @@ static void *ab_make(void *ctx, size_t *bytes) {
   const ab_req *q = ctx;
   cuda_ab *ab = NULL;
   cuzk_err e = {0};
-  cuzk_status st = cuda_ab_new(&ab, q->entries, q->n_entries, q->n, q->n_witness, false, &e);
-  return published(st, ab, cuda_ab_bytes(ab), ab_free, bytes);
+  cuzk_status st = cuda_ab_new(&ab, q->entries, q->n_entries, q->n, q->n_witness, q->emulate, &e);
+  return published(st, q->emulate, ab, cuda_ab_bytes(ab), ab_free, bytes);
 }
 
 /* With hold_bases on, a and b come from the resident coefficients on the
@@ -410,25 +292,25 @@ static cuzk_status cuda_zkey_ab(backend *be, bls12_381_fr *a, bls12_381_fr *b, s
                                 const void *entries, size_t n_entries, const void *witness,
                                 size_t n_witness, cuzk_err *err) {
   cuda_impl *im = be->impl;
-  CUZK_TRY(cuzk_cuda_use_device(im->ordinal, err));
+  CUZK_TRY(bind(im, err));
   if (im->hold && entries != im->ab_refused) {
-    if (!cuda_ab_match(cuda_res_object(im->ab), entries, n_entries, n, n_witness)) {
-      cuda_store_release(im->store, im->ab);
-      ab_req q = {entries, n_entries, n, n_witness};
+    if (!cuda_ab_match(backend_res_object(im->ab), entries, n_entries, n, n_witness)) {
+      backend_store_release(im->store, im->ab);
+      ab_req q = {entries, n_entries, n, n_witness, im->emulate};
       struct {
         char kind;
         ab_req q;
       } id;
       memset(&id, 0, sizeof id); /* padding too: the id is compared bytewise */
       id.kind = 'A', id.q = q;
-      if (!(im->ab = cuda_store_acquire(im->store, &id, sizeof id, ab_make, &q, ab_free)))
+      if (!(im->ab = backend_store_acquire(im->store, &id, sizeof id, ab_make, &q, ab_free)))
         im->ab_refused = entries;
     }
     if (im->ab) { /* one stretch: the witness up, the kernels, a and b down */
       double t0 = cuzk_now_s();
-      cuda_res_use_begin(im->ab); /* its device scratch: one run at a time */
-      cuzk_status st = cuda_ab_run(cuda_res_object(im->ab), a, b, witness, im->stream, err);
-      cuda_res_use_end(im->ab);
+      backend_res_use_begin(im->ab); /* its device scratch: one run at a time */
+      cuzk_status st = cuda_ab_run(backend_res_object(im->ab), a, b, witness, im->stream, err);
+      backend_res_use_end(im->ab);
       span_add(im, BACKEND_SPAN_COMPUTE, t0);
       return st;
     }
@@ -472,15 +354,15 @@ static size_t parts_total(const msm_part *parts, size_t nparts) {
 
 /* Lets go of every entry the backend holds (freed when it was the last). */
 static void drop_resident(cuda_impl *im) {
-  for (unsigned i = 0; i < im->nres; i++) cuda_store_release(im->store, im->res[i]);
+  for (unsigned i = 0; i < im->nres; i++) backend_store_release(im->store, im->res[i]);
   im->nres = 0;
-  cuda_store_release(im->store, im->ab);
+  backend_store_release(im->store, im->ab);
   im->ab = NULL, im->ab_refused = NULL;
 }
 
 static cuzk_status cuda_hold_bases(backend *be, bool on, cuzk_err *err) {
   cuda_impl *im = be->impl;
-  CUZK_TRY(cuzk_cuda_use_device(im->ordinal, err));
+  CUZK_TRY(bind(im, err));
   if (!on)
     drop_resident(im);
   im->hold = on;
@@ -491,6 +373,7 @@ typedef struct {
   msm_gpu_group g;
   const msm_part *parts;
   size_t nparts;
+  bool emulate;
 } bases_req;
 
 static void bases_free(void *obj) { msm_gpu_bases_free(obj); }
@@ -499,8 +382,9 @@ static void *bases_make(void *ctx, size_t *bytes) {
   const bases_req *q = ctx;
   msm_gpu_bases *b = NULL;
   cuzk_err e = {0};
-  cuzk_status st = msm_gpu_resident_new(&b, q->g, q->parts, q->nparts, 0, &e);
-  return published(st, b, msm_gpu_bases_bytes(b), bases_free, bytes);
+  cuzk_status st =
+      msm_gpu_resident_new(&b, q->g, q->parts, q->nparts, q->emulate ? MSM_GPU_EMULATE : 0, &e);
+  return published(st, q->emulate, b, msm_gpu_bases_bytes(b), bases_free, bytes);
 }
 
 /* With hold_bases on, the resident set for parts' bases: one this backend
@@ -510,24 +394,24 @@ static void *bases_make(void *ctx, size_t *bytes) {
  * bases. */
 static const msm_gpu_bases *resident_for(cuda_impl *im, msm_gpu_group g, const msm_part *parts,
                                          size_t nparts) {
-  cuda_bases_id id;
-  const size_t id_len = cuda_bases_id_make(&id, g, parts, nparts);
+  backend_bases_id id;
+  const size_t id_len = backend_bases_id_make(&id, g, parts, nparts);
   if (!im->hold || !id_len)
     return NULL;
   for (unsigned i = 0; i < im->nres; i++)
-    if (msm_gpu_resident_match(cuda_res_object(im->res[i]), parts, nparts))
-      return cuda_res_object(im->res[i]);
+    if (msm_gpu_resident_match(backend_res_object(im->res[i]), parts, nparts))
+      return backend_res_object(im->res[i]);
   if (im->nres == CUDA_MAX_RES) {
-    cuda_store_release(im->store, im->res[0]);
+    backend_store_release(im->store, im->res[0]);
     memmove(im->res, im->res + 1, (CUDA_MAX_RES - 1) * sizeof *im->res);
     im->nres--;
   }
-  bases_req q = {g, parts, nparts};
-  backend_cuda_res *r = cuda_store_acquire(im->store, &id, id_len, bases_make, &q, bases_free);
+  bases_req q = {g, parts, nparts, im->emulate};
+  backend_res *r = backend_store_acquire(im->store, &id, id_len, bases_make, &q, bases_free);
   if (!r)
     return NULL;
   im->res[im->nres++] = r;
-  return cuda_res_object(r);
+  return backend_res_object(r);
 }
 
 static cuzk_status cuda_msm_g1(backend *be, bls12_381_g1_jac *out, const msm_part *parts,
@@ -560,12 +444,12 @@ static void cuda_destroy(backend *b) {
   cuda_impl *im = b->impl;
   if (im) {
     cuzk_err ignored = {0};
-    cuzk_cuda_use_device(im->ordinal, &ignored);
+    bind(im, &ignored);
     drop_resident(im);
     if (im->own_store)
-      backend_cuda_store_free(im->store);
-    cuzk_cuda_host_free(im->vec);
-    cuzk_cuda_host_free(im->stage);
+      backend_store_free(im->store);
+    host_free(im, im->vec);
+    host_free(im, im->stage);
     for (unsigned i = 0; i < 2; i++) cuzk_cuda_stream_free(im->streams[i]);
     for (unsigned i = 0; i < im->nplans; i++) cuda_ntt_plan_free(im->ntt[i]);
     msm_gpu_free(im->g1);
@@ -574,6 +458,21 @@ static void cuda_destroy(backend *b) {
     free(im);
   }
   free(b);
+}
+
+/* "cuda GPU 0: NTT 2^16: <plan>; NTT 2^20: <plan>" (or "cuda (emulated)"):
+ * the plans that reserve made, each as cuda_ntt_plan_describe writes it. */
+static void cuda_describe(const backend *be, char *buf, size_t n) {
+  const cuda_impl *im = be->impl;
+  if (!buf || !n)
+    return;
+  size_t k = (size_t)snprintf(buf, n, "cuda %s%d", im->emulate ? "(emulated) GPU " : "GPU ",
+                              im->ordinal);
+  for (unsigned i = 0; i < im->nplans && k < n; i++) {
+    char plan[512];
+    cuda_ntt_plan_describe(im->ntt[i], plan, sizeof plan);
+    k += (size_t)snprintf(buf + k, n - k, "%s NTT %s", i ? ";" : ":", plan);
+  }
 }
 
 static const backend_ops cuda_ops = {
@@ -589,40 +488,31 @@ static const backend_ops cuda_ops = {
     .msm_g2 = cuda_msm_g2,
     .set_priority = cuda_set_priority,
     .take_spans = cuda_take_spans,
+    .describe = cuda_describe,
     .destroy = cuda_destroy,
 };
 
-backend *backend_cuda_new(unsigned threads, cuzk_err *err) {
-  return backend_cuda_new_on(0, threads, err);
-}
-
-backend *backend_cuda_new_on(int ordinal, unsigned threads, cuzk_err *err) {
-  return backend_cuda_new_shared(ordinal, threads, NULL, err);
-}
-
-backend *backend_cuda_new_shared(int ordinal, unsigned threads, backend_cuda_store *store,
-                                 cuzk_err *err) {
-  char why[256];
-  if (!cuzk_cuda_device_usable(ordinal, why, sizeof why)) {
-    cuzk_err_set(err, CUZK_UNSUPPORTED, "no usable GPU %d: %s", ordinal, why);
-    return NULL;
-  }
+backend *backend_cuda_new(int ordinal, const backend_device_opts *o, cuzk_err *err) {
   backend *b = calloc(1, sizeof *b);
   cuda_impl *im = calloc(1, sizeof *im);
-  backend *cpu = backend_cpu_new(threads);
-  backend_cuda_store *own = store ? NULL : backend_cuda_store_new();
-  if (!b || !im || !cpu || (!store && !own)) {
-    free(b), free(im), backend_free(cpu), backend_cuda_store_free(own);
+  backend *cpu = backend_cpu_new(o->threads);
+  backend_store *own = o->store ? NULL : backend_store_new();
+  if (!b || !im || !cpu || (!o->store && !own)) {
+    free(b), free(im), backend_free(cpu), backend_store_free(own);
     cuzk_err_set(err, CUZK_NO_MEMORY, "cuda backend: no host memory");
     return NULL;
   }
   im->cpu = cpu;
   im->ordinal = ordinal;
-  im->store = store ? store : own;
-  im->own_store = !store;
+  im->emulate = o->emulate;
+  im->pass1_table = o->ntt_pass1_table;
+  im->store = o->store ? o->store : own;
+  im->own_store = !o->store;
   b->ops = &cuda_ops;
   b->threads = cpu->threads;
   b->impl = im;
+  if (im->emulate)
+    return b; /* no streams: every operation runs on the host */
   int normal = 0, high = 0;
   if (cuzk_cuda_use_device(ordinal, err) != CUZK_OK ||
       cuzk_cuda_stream_priorities(&normal, &high, err) != CUZK_OK ||
@@ -634,3 +524,74 @@ backend *backend_cuda_new_shared(int ordinal, unsigned threads, backend_cuda_sto
   im->stream = im->streams[0];
   return b;
 }
+
+/* ------------------------------------------------------------ the provider */
+
+static int dev_count(const backend_devices *d, char *why, size_t n) {
+  (void)d;
+  return cuzk_cuda_device_count(why, n);
+}
+
+static bool dev_usable(const backend_devices *d, int ordinal, char *why, size_t n) {
+  (void)d;
+  return cuzk_cuda_device_usable(ordinal, why, n);
+}
+
+static void dev_name(const backend_devices *d, int ordinal, char *buf, size_t n) {
+  (void)d;
+  cuzk_cuda_device_name(ordinal, buf, n);
+}
+
+static void dev_describe(const backend_devices *d, int ordinal, char *buf, size_t n) {
+  (void)d;
+  cuzk_cuda_device_describe(ordinal, buf, n);
+}
+
+static cuzk_status dev_mem_info(const backend_devices *d, int ordinal, uint64_t *free_bytes,
+                                uint64_t *total_bytes, cuzk_err *err) {
+  (void)d;
+  return cuzk_cuda_mem_info(ordinal, free_bytes, total_bytes, err);
+}
+
+/* A usable GPU runs every operation of this build's code. */
+static bool dev_supports(const backend_devices *d, int ordinal, cuzk_curve curve, backend_op op) {
+  (void)d;
+  return curve_op_supported(curve, op) && cuzk_cuda_device_usable(ordinal, NULL, 0);
+}
+
+static bool dev_has(const backend_devices *d, int ordinal, backend_cap cap) {
+  (void)d, (void)ordinal;
+  return cap == BACKEND_CAP_RESIDENT || cap == BACKEND_CAP_HOST_PINNED;
+}
+
+static backend *dev_backend_new(const backend_devices *d, int ordinal,
+                                const backend_device_opts *o, cuzk_err *err) {
+  (void)d;
+  return backend_cuda_new(ordinal, o, err);
+}
+
+static cuzk_status dev_host_alloc(const backend_devices *d, void **p, size_t bytes, cuzk_err *err) {
+  (void)d;
+  return cuzk_cuda_host_alloc(p, bytes, err);
+}
+
+static void dev_host_free(const backend_devices *d, void *p) {
+  (void)d;
+  cuzk_cuda_host_free(p);
+}
+
+static const backend_devices_ops cuda_devices_ops = {
+    .kind = "cuda",
+    .count = dev_count,
+    .usable = dev_usable,
+    .name = dev_name,
+    .describe = dev_describe,
+    .mem_info = dev_mem_info,
+    .supports = dev_supports,
+    .has = dev_has,
+    .backend_new = dev_backend_new,
+    .host_alloc = dev_host_alloc,
+    .host_free = dev_host_free,
+};
+
+const backend_devices backend_cuda_devices = {.ops = &cuda_devices_ops};
