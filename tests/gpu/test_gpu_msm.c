@@ -2,8 +2,8 @@
  * msm_g2) for equality as group elements (jac_eq).
  *
  * Inputs: bases from msm_g?_gen_bases and scalars from a test RNG, both from
- * a seed that is fresh each run and printed ("seed 0x..."; CUZK_TEST_SEED=
- * 0x... repeats a run).  Every context is made with MSM_GPU_POISON (the
+ * the run's seed (harness.h: fixed unless --seed or CUZK_TEST_SEED names
+ * one; "random" for a fresh one).  Every context is made with MSM_GPU_POISON (the
  * scratch is filled with 0xA5 before every run) and the host result is
  * filled with 0x5A before every call, so neither an unwritten bucket nor an
  * unwritten result can pass.
@@ -24,8 +24,6 @@
  * so that small n still takes many rounds, many blocks per round and the
  * XYZZ pass after them (all-equal scalars: one bucket halved round after
  * round; equal or opposite bases: doublings and P + (-P) in the trees). */
-#include <sys/random.h>
-#include <time.h>
 
 #include "gpu_test.h"
 
@@ -286,7 +284,7 @@ static void check_three_parts(msm_gpu *ctx, const msm_case *c) {
 }
 
 static void parts_check(int g2, size_t n, int emulate) {
-  uint64_t seed = test_fresh_seed();
+  uint64_t seed = test_seed();
   msm_gpu *ctx = new_ctx(g2, n, emulate);
   for (size_t k = 1; k <= n; k = k * 3 + 1) {
     msm_case c;
@@ -301,7 +299,7 @@ static void parts_check(int g2, size_t n, int emulate) {
 /* A resident base set over three parts, reused with fresh scalars: each run
  * equal to the CPU MSM; parts that name other arrays are refused. */
 static void resident_check(int g2, size_t n, int emulate) {
-  uint64_t seed = test_fresh_seed();
+  uint64_t seed = test_seed();
   msm_gpu *ctx = new_ctx(g2, n, emulate);
   msm_case c;
   make_case(&c, g2, n, seed, SC_RANDOM, BA_SOME_INF);
@@ -350,7 +348,7 @@ static msm_gpu_opts ba_opts(const msm_gpu_opts *opts, unsigned rounds, unsigned 
 /* Every size 1..nmax with random inputs; opts varied with n when `vary`;
  * `ba`: batch-affine, rounds and pairs per thread varied with n too. */
 static void sweep(int g2, size_t nmax, int emulate, int vary, int ba) {
-  uint64_t seed = test_fresh_seed();
+  uint64_t seed = test_seed();
   msm_gpu *ctx = new_ctx(g2, nmax, emulate);
   for (size_t n = 1; n <= nmax; n++) {
     msm_gpu_opts o = {0};
@@ -368,7 +366,7 @@ static void sweep(int g2, size_t nmax, int emulate, int vary, int ba) {
 
 /* Every scalar kind with every base kind at n points. */
 static void edges(int g2, size_t n, int emulate, const msm_gpu_opts *opts) {
-  uint64_t seed = test_fresh_seed();
+  uint64_t seed = test_seed();
   msm_gpu *ctx = new_ctx(g2, n, emulate);
   for (int sk = 0; sk <= SC_TOP; sk++)
     for (int bk = 0; bk <= BA_SAME; bk++) run_one(ctx, g2, n, seed + 7 * sk + bk, sk, bk, opts);
@@ -379,7 +377,7 @@ static void edges(int g2, size_t n, int emulate, const msm_gpu_opts *opts) {
 
 /* Mostly-bit witnesses through the split: counts and result. */
 static void split_check(int g2, size_t n, int emulate, const msm_gpu_opts *base_opts) {
-  uint64_t seed = test_fresh_seed();
+  uint64_t seed = test_seed();
   msm_gpu *ctx = new_ctx(g2, n, emulate);
   msm_case c;
   make_case(&c, g2, n, seed, SC_BITS, BA_SOME_INF);
@@ -427,7 +425,7 @@ static void split_check(int g2, size_t n, int emulate, const msm_gpu_opts *base_
 /* Sizes: powers of two lg_lo..lg_hi and `nrand` random sizes below 2^lg_hi;
  * opts may be NULL. */
 static void sizes(int g2, unsigned lg_lo, unsigned lg_hi, unsigned nrand, const msm_gpu_opts *opts) {
-  uint64_t seed = test_fresh_seed();
+  uint64_t seed = test_seed();
   msm_gpu *ctx = new_ctx(g2, (size_t)1 << lg_hi, 0);
   test_rng rng = {seed};
   const char *how = opts && opts->accumulate == MSM_GPU_ACC_BATCH_AFFINE ? " batch-affine" : "";
@@ -470,7 +468,7 @@ TEST_TIMEOUT(emu_g2_edges, 600) {
 /* The plan's own choices (13-bit windows at these sizes). */
 TEST_TIMEOUT(emu_g1_auto_plan, 600) {
   need_cuda_code();
-  uint64_t seed = test_fresh_seed();
+  uint64_t seed = test_seed();
   msm_gpu *ctx = new_ctx(0, 2000, 1);
   run_one(ctx, 0, 40, seed, SC_RANDOM, BA_RANDOM, NULL);
   run_one(ctx, 0, 37, seed + 1, SC_EQUAL, BA_DUPLICATE, NULL);
@@ -535,7 +533,7 @@ TEST_TIMEOUT(emu_edges_ba, 900) {
 TEST_TIMEOUT(emu_ba_sizes, 900) {
   need_cuda_code();
   ctx_extra_flags = MSM_GPU_BATCH_AFFINE;
-  uint64_t seed = test_fresh_seed();
+  uint64_t seed = test_seed();
   test_rng rng = {seed};
   msm_gpu *ctx = new_ctx(0, 3000, 1);
   for (int k = 0; k < 6; k++) {
@@ -584,7 +582,7 @@ static const unsigned split_counts[] = {20, 21, 23, 26, 29, 37, 51, 85, 100, 127
 
 TEST_TIMEOUT(emu_varwin_split, 900) {
   need_cuda_code();
-  uint64_t seed = test_fresh_seed();
+  uint64_t seed = test_seed();
   msm_gpu *ctx = new_ctx(0, 160, 1);
   for (unsigned i = 0; i < sizeof split_counts / sizeof *split_counts; i++) {
     const unsigned w = split_counts[i];
@@ -633,7 +631,7 @@ TEST_TIMEOUT(emu_varwin_edges, 900) {
  * among them; the window options' bounds. */
 TEST_TIMEOUT(emu_varwin_uniform, 600) {
   need_cuda_code();
-  uint64_t seed = test_fresh_seed();
+  uint64_t seed = test_seed();
   msm_gpu *ctx = new_ctx(0, 100, 1);
   static const unsigned cw[][2] = {{4, 64}, {7, 37}, {9, 29}, {2, 128}, {12, 22}};
   for (unsigned i = 0; i < sizeof cw / sizeof *cw; i++) {
@@ -748,7 +746,7 @@ TEST_TIMEOUT(gpu_resident, 600) {
  * points: the chunked accumulation must not serialise on it. */
 TEST_TIMEOUT(gpu_equal_scalars, 600) {
   need_gpu();
-  uint64_t seed = test_fresh_seed();
+  uint64_t seed = test_seed();
   msm_gpu *ctx = new_ctx(0, 1u << 20, 0);
   run_one(ctx, 0, 1u << 16, seed, SC_EQUAL, BA_RANDOM, NULL);
   run_one(ctx, 0, 1u << 20, seed + 1, SC_EQUAL, BA_RANDOM, NULL);
@@ -786,7 +784,7 @@ TEST_TIMEOUT(gpu_g1_large, 900) {
  * CZ_MSM_VARWIN) are gpu_g1_large's. */
 TEST_TIMEOUT(gpu_varwin, 900) {
   need_gpu();
-  uint64_t seed = test_fresh_seed();
+  uint64_t seed = test_seed();
   ctx_extra_flags = MSM_GPU_BATCH_AFFINE;
   msm_gpu *ctx = new_ctx(0, 1u << 18, 0);
   static const unsigned counts[] = {17, 18, 20, 23, 37};
@@ -841,7 +839,7 @@ TEST_TIMEOUT(gpu_edges_ba, 900) {
 TEST_TIMEOUT(gpu_equal_scalars_ba, 600) {
   need_gpu();
   ctx_extra_flags = MSM_GPU_BATCH_AFFINE;
-  uint64_t seed = test_fresh_seed();
+  uint64_t seed = test_seed();
   msm_gpu *ctx = new_ctx(0, 1u << 20, 0);
   msm_gpu_opts o = ba_opts(NULL, 20, 0);
   run_one(ctx, 0, 1u << 16, seed, SC_EQUAL, BA_RANDOM, &o);
