@@ -323,7 +323,7 @@ if [ "$have_client" = 1 ]; then
       kill -TERM "$dpid"
       wait_for 60 in_log "$tmp/$name.log" "SIGTERM: stopping" # the drain has begun
       refused=$("$CUZK" submit --addr "unix://$s" big "$big/witness.wtns" 2>&1); refused_rc=$?
-      stop_wait "$dpid" 90
+      stop_wait "$dpid" 300 # three 2^16 proofs on one thread: ~10 s on a quiet machine
       drc=$rc
       crcs=()
       for a in "${awaits[@]}"; do wait "$a"; crcs+=($?); done
@@ -376,7 +376,7 @@ sys.exit(0 if q and q[0]["queued"] + q[0]["preparing"] + q[0]["proving"] + q[0][
       cp2=$!
       job_in_engine() { job_known || exited "$cp2"; }
       wait_for 60 job_in_engine
-      kill -TERM "$pid"; stop_wait "$pid" 90
+      kill -TERM "$pid"; stop_wait "$pid" 300
       wait "$cp1" "$cp2" 2>/dev/null
       [ "$rc" -eq 0 ] && is_gone "$tmp/load.sock" && pass "SIGTERM while a key loads: exit 0, socket removed" ||
         fail "SIGTERM while a key loads" "exit $rc" "$(tail -4 "$tmp/load.log")"

@@ -307,16 +307,9 @@ def cli(*argv, check_rc=None, env=None):
     return r
 
 
-def wait_state(cl, job, states):
-    """Polls AwaitProof (timeout 20 ms) until the job's state is one of
-    states; that response."""
-    def reached():
-        r = cl.AwaitProof(pb.AwaitProofRequest(job_id=job, timeout_ms=20), timeout=10)
-        return r if r.state in states else None
-    return wait_for(reached, "job %s reaching %s" % (job, states))
-
-
-RUNNING = ("preparing", "proving", "finalizing")  # a worker has taken a partition
+def wait_busy(cl):
+    """Waits until a worker holds a partition (GetStatus busy_workers)."""
+    wait_for(lambda: cl.GetStatus(pb.GetStatusRequest(), timeout=10).busy_workers > 0, "a busy worker")
 
 
 def await_all(cl, jobs, done):
@@ -458,7 +451,7 @@ def cancel_queued_and_running():
         # a long job (many partitions) and one queued behind it
         run = cl.SubmitProof(submit_req("chain", W_CHAIN, n=40, json_=False), timeout=60).job_id
         queued = cl.SubmitProof(submit_req("chain", W_CHAIN, json_=False), timeout=60).job_id
-        wait_state(cl, run, RUNNING)
+        wait_busy(cl)  # one worker: a partition of the first job is under way
         r = cl.CancelProof(pb.CancelProofRequest(job_id=queued), timeout=10)
         check(not r.was_running, "queued job: was_running false")
         r = cl.CancelProof(pb.CancelProofRequest(job_id=run), timeout=10)
@@ -710,14 +703,22 @@ def shutdown_with_pending_calls():
     d = Daemon(CIRCUITS, workers=1)
     cl = Client(d.channel())
     job = cl.SubmitProof(submit_req("chain", W_CHAIN, n=200, json_=False), timeout=60).job_id
-    wait_state(cl, job, RUNNING)
+    wait_busy(cl)
     futs = await_all(cl, [job] * 5, {})  # five calls pending when the daemon stops
     t0 = time.monotonic()
-    rc = d.stop(timeout=60)
-    errs = [f.exception(timeout=30) for f in futs]
+    # SIGTERM with the channel open, so that the daemon, not the client, ends
+    # the calls: UNAVAILABLE, or the job's CANCELLED result (cuzk-daemon's
+    # [shutdown] cancel_running = true cancels it first)
+    d.p.send_signal(signal.SIGTERM)
+    try:
+        ends = [f.exception(timeout=60) or f.result().status for f in futs]
+        d.p.wait(60)
+    finally:
+        rc = d.stop()  # kills it if it is still running
     check(rc == 0, "exit status 0 after SIGTERM", rc, d.tail())
-    check(all(e is not None for e in errs), "pending calls ended with an error",
-          [e and e.code() for e in errs])
+    check(all(e == ST.CANCELLED or (isinstance(e, grpc.RpcError) and e.code() == grpc.StatusCode.UNAVAILABLE)
+              for e in ends), "the pending calls ended: UNAVAILABLE or CANCELLED",
+          [e.code() if isinstance(e, grpc.RpcError) else ST.Status.Name(e) for e in ends])
     check(time.monotonic() - t0 < 60, "shut down promptly")
 
 
