@@ -1,10 +1,11 @@
 /* Montgomery arithmetic micro-benchmark: dependent chains (a <- a*b,
  * a <- a^2, a <- a+b, a <- a-b), reference vs fast, 4 and 6 limbs, and
  * Fp2 (x <- x*y, x <- x^2): the reference, the product composed of fast
- * base-field operations (3M, as before mont384_fp2_mul) and the fused
- * routine, the squaring (2M), and a wide product with its reduction.
+ * base-field operations (3M + 5 add/sub, the baseline of the fused routine)
+ * and the fused routine, the squaring (2M), and a wide product with its
+ * reduction.
  *
- * Build and run (nothing in the Makefile builds bench/ yet; the assembly is
+ * Build and run (the Makefile does not build bench/; the assembly is
  * src/ff/mont_x86.c, also in build/libcuzk.a):
  *   cc -std=c11 -D_GNU_SOURCE -O3 -march=x86-64-v3 -madx -Isrc \
  *      bench/bench_mont.c src/ff/mont_x86.c -o build/bench_mont
@@ -49,9 +50,9 @@ static double ns_per_cycle(void) {
   return best;
 }
 
-/* Fp2 over the fast base-field operations: the product as fp2_tmpl.h
- * composed it before mont384_fp2_mul (3M + 5 add/sub), and the squaring
- * as it still does (2M + 3 add/sub). */
+/* Fp2 over the fast base-field operations: the product composed of them
+ * (3M + 5 add/sub), which mont384_fp2_mul replaces, and the squaring as
+ * fp2_tmpl.h composes it (2M + 3 add/sub). */
 static void fp2_mul_3m(limb_t *r, const limb_t *a, const limb_t *b) {
   limb_t t0[6], t1[6], s0[6], s1[6];
   mont384_mul(t0, a, b, fp, fp_n0);

@@ -1,7 +1,8 @@
 #include "harness.h"
 
+#include "seed.h"
+
 #include <signal.h>
-#include <sys/random.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -53,27 +54,51 @@ char *test_read_file(const char *path, size_t *len) {
   return b;
 }
 
-static int selected(const char *name, int argc, char **argv) {
-  int any = 0;
-  for (int i = 1; i < argc; i++) {
-    if (argv[i][0] == '-')
-      continue;
-    any = 1;
-    if (strstr(name, argv[i]))
-      return 1;
-  }
-  return !any;
-}
+static uint64_t run_seed;
+
+uint64_t test_seed(void) { return run_seed; }
 
 int main(int argc, char **argv) {
   int passed = 0, failed = 0, skipped = 0;
-  for (int i = 1; i < argc; i++)
+  const char *seed_text = NULL;
+  const char **filters = calloc((size_t)argc, sizeof *filters);
+  int nfilters = 0;
+  CHECK(filters);
+  for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--list")) {
       for (int t = 0; t < ntests; t++) puts(tests[t].name);
+      free(filters);
       return 0;
+    } else if (!strcmp(argv[i], "--seed")) {
+      if (i + 1 == argc) {
+        fprintf(stderr, "%s: --seed needs a value (a number or \"random\")\n", argv[0]);
+        return 2;
+      }
+      seed_text = argv[++i];
+    } else if (!strncmp(argv[i], "--seed=", 7)) {
+      seed_text = argv[i] + 7;
+    } else if (argv[i][0] == '-') {
+      fprintf(stderr, "%s: unknown option '%s' (expected --list, --seed N|random, or test names)\n",
+              argv[0], argv[i]);
+      return 2;
+    } else {
+      filters[nfilters++] = argv[i];
     }
+  }
+  bool fresh = false;
+  if (!seed_text) {
+    run_seed = test_env_seed(argv[0], &fresh);
+  } else if (!test_parse_seed(seed_text, &run_seed, &fresh)) {
+    fprintf(stderr, "%s: --seed '%s': expected a number or \"random\"\n", argv[0], seed_text);
+    return 2;
+  }
+  if (fresh)
+    printf("seed 0x%016" PRIx64 " (fresh; --seed 0x%016" PRIx64 " repeats this run)\n", run_seed,
+           run_seed);
   for (int t = 0; t < ntests; t++) {
-    if (!selected(tests[t].name, argc, argv))
+    bool any = nfilters == 0;
+    for (int f = 0; f < nfilters && !any; f++) any = strstr(tests[t].name, filters[f]) != NULL;
+    if (!any)
       continue;
     fflush(stdout);
     struct timespec t0, t1;
@@ -101,20 +126,12 @@ int main(int argc, char **argv) {
                WTERMSIG(st) == SIGALRM ? " (timeout)" : "");
       else
         printf("FAIL    %s (exit %d)\n", tests[t].name, WEXITSTATUS(st));
+      printf("  seed 0x%016" PRIx64 ": %s --seed 0x%016" PRIx64 " %s repeats it\n", run_seed, argv[0],
+             run_seed, tests[t].name);
       failed++;
     }
   }
   printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
+  free(filters);
   return failed ? 1 : 0;
-}
-
-uint64_t test_fresh_seed(void) {
-  const char *s = getenv("CUZK_TEST_SEED");
-  uint64_t seed = 0;
-  if (s && *s)
-    seed = strtoull(s, NULL, 0);
-  else if (getrandom(&seed, sizeof seed, 0) != sizeof seed)
-    seed = (uint64_t)time(NULL);
-  printf("  seed 0x%016" PRIx64 " (CUZK_TEST_SEED=0x%016" PRIx64 " repeats this run)\n", seed, seed);
-  return seed;
 }

@@ -1,7 +1,8 @@
 /* A small test runner in the manner of libuv's: tests register themselves,
  * each runs in its own forked process under a timeout, and a failing check
- * prints both sides.  A test binary accepts test-name filters as arguments
- * and `--list`.  Exit status: 0 when nothing failed. */
+ * prints both sides.  A test binary accepts test-name filters as arguments,
+ * `--list`, and `--seed N` (or `--seed random`; see test_seed).  Exit
+ * status: 0 when nothing failed, 2 on a bad command line. */
 #ifndef CUZK_TESTS_HARNESS_H
 #define CUZK_TESTS_HARNESS_H
 
@@ -70,16 +71,29 @@ void test_register(const char *name, test_fn fn, unsigned timeout_s);
 void test_check_mem(const char *file, int line, const char *an, const char *bn, const void *a,
                     const void *b, size_t n);
 
+/* Random inputs come from one seed per run, so that a run repeats: 0 by
+ * default, another with `--seed N` or CUZK_TEST_SEED=N (the flag wins), a
+ * fresh one (drawn once, printed at the start) with "random" in place of N.
+ * A failing test prints the seed and the command line that repeats it. */
+uint64_t test_seed(void);
+
 /* Deterministic RNG (splitmix64) for reproducible random inputs. */
 typedef struct {
   uint64_t s;
 } test_rng;
-static inline uint64_t test_rng_next(test_rng *r) {
-  uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
+static inline uint64_t test_rng_mix(uint64_t z) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
   return z ^ (z >> 31);
 }
+static inline uint64_t test_rng_next(test_rng *r) {
+  return test_rng_mix(r->s += 0x9e3779b97f4a7c15ULL);
+}
+/* The seed of stream k of the run: k xor a mix of the run's seed, which
+ * is 0 for the default seed 0, so by default a generator started from
+ * test_stream_seed(k) draws the inputs that seed k always gave, and any
+ * other run seed changes every stream (distinct k stay distinct). */
+static inline uint64_t test_stream_seed(uint64_t k) { return k ^ test_rng_mix(test_seed()); }
 
 /* Path of the repository root (from the CUZK_SRCDIR environment variable set
  * by tests/run_unit.sh, or "." ) for locating tests/kat/vectors. */
@@ -89,9 +103,5 @@ const char *test_srcdir(void);
  * frees it); *len (if non-NULL) gets its size.  NULL when it cannot be
  * opened; a read error fails the test. */
 char *test_read_file(const char *path, size_t *len);
-
-/* A seed fresh each run (getrandom), or CUZK_TEST_SEED when set, printed
- * with how to repeat the run. */
-uint64_t test_fresh_seed(void);
 
 #endif

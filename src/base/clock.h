@@ -1,4 +1,4 @@
-/* Wall-clock seconds for stage timings and progress lines. */
+/* Elapsed (wall) time in seconds, for stage timings and progress lines. */
 #ifndef CUZK_BASE_CLOCK_H
 #define CUZK_BASE_CLOCK_H
 

@@ -40,7 +40,7 @@ static inline void Q_FN(mul)(FP2 *r, const FP2 *a, const FP2 *b) {
   B_FN(fp2_mul)((FP2_BASE *)r, (const FP2_BASE *)a, (const FP2_BASE *)b);
 }
 /* (a0 + a1 u)^2 = (a0+a1)(a0-a1) + 2 a0 a1 u.  2M.  (One routine with the
- * sums unreduced measured no faster: ff/mont_x86.c.) */
+ * sums unreduced measured no faster: bench/RESULTS.md.) */
 static inline void Q_FN(sqr)(FP2 *r, const FP2 *a) {
   FP2_BASE s, d, m;
   B_FN(add)(&s, &a->c0, &a->c1);

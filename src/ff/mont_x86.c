@@ -4,10 +4,10 @@
  * 4-limb squaring is the 4-limb multiplication; mont_x86.h says why); and
  * lazy reduction for 6 limbs: mont384_mul_wide_x86 (768-bit product),
  * mont384_redc_x86 (its reduction) and mont384_fp2_mul_x86 (the Fp2
- * product from three of the one and two of the other; bounds and
- * measurements in its section).  The portable C in ff/mont_tmpl.h is their
- * reference (tests/unit/test_mont.c compares them on four moduli,
- * tests/unit/test_fp2.c the lazy ones on BLS12-381 p).
+ * product from three of the one and two of the other; bounds in its
+ * section).  The portable C in ff/mont_tmpl.h is their reference
+ * (tests/unit/test_mont.c compares them on four moduli, tests/unit/
+ * test_fp2.c the lazy ones on BLS12-381 p).
  *
  * DESIGN
  *
@@ -44,32 +44,16 @@
  * reduction zeroes the lowest accumulator, which becomes the next top.
  *
  * Cost.  mul: 2N^2 mulx + N imul; sqr (6 limbs): 21 + 36 mulx + 6 imul.
- * On the development machine (AMD EPYC, Zen 1, ~2.5 GHz under load) mulx
- * issues every 2 cycles (imul every 1), so the multiplier bounds the
- * 6-limb mul at 150 cycles and the squaring at 120; the 4-limb mul's 68
- * are further stretched by the latency of its reduction chain.  Measured
- * by bench/bench_mont.c, dependent chains, ns (reference C in brackets):
- *                     6-limb mul   6-limb sqr   4-limb mul (= sqr)
- *   Zen 1, 2.5 GHz    66  (148)    57  (155)    33  (67)
- *   Xeon,  2.8 GHz    41   (68)    34   (64)    23  (33)
- * Independent multiplications run within ~8 % of the 150-cycle bound.
- * What the rest is, measured on Zen 1 with loops of one instruction
- * pattern: mulx 2.0 cycles; a mulx with its adox and adcx 2.0 (the flag
- * chains keep up); a 6x6 product alone 76 for its 72; a reduction step
- * ~15 when each step waits on the last (imul, mulx, adds) and 13.5 when
- * two reductions alternate.  The CIOS rows give each reduction step
- * products to overlap, so the mul's remaining ~15 cycles are its ends: a
- * dependent chain (a <- a*b) waits for the final subtraction and the
- * stores before the next row 0 (66.0 ns dependent, 63.4 independent).
- * Rescheduling within the body cannot reach the ends.  The squaring (56.5
- * and 53.3 ns, 133 cycles independent against 120) already runs two carry
- * chains with the reduction interleaved; its last rows (1-3 products)
- * probably leave their reduction steps less to overlap.  Neither was
- * rewritten.
- * Fewer multiplies do not pay here: a one-level Karatsuba 6-limb mul (27
- * mulx for the product, 63 in all, the reduction split in two halves)
- * measured 75-77 ns against 66, its extra additions, loads and stores
- * costing more than the 9 mulx saved. */
+ * Where mulx issues every 2 cycles (Zen 1) the multiplier bounds the
+ * 6-limb mul at 150 cycles and the squaring at 120; the 4-limb mul is
+ * further stretched by the latency of its reduction chain.  The CIOS rows
+ * give each reduction step products to overlap, so what a dependent chain
+ * (a <- a*b) adds to the bound is the ends of the routine: the final
+ * subtraction and the stores before the next row 0, which rescheduling
+ * within the body cannot reach.  A one-level Karatsuba product (27 mulx
+ * instead of 36) is not used: its extra additions, loads and stores cost
+ * more than the 9 mulx saved.  Figures: bench/RESULTS.md ("CPU field
+ * arithmetic", and the moved-comment section for this file). */
 #include "ff/mont.h"
 
 #if defined(CUZK_MONT_X86) && defined(__ELF__)
@@ -286,7 +270,8 @@ __asm__(".pushsection .text\n" MX_BEGIN(mont384_mul_x86) MX_SAVE
  * reduced value can reach (2^65 a + 2^64 p) / 2^64 < 3p < 2^383, so N+1
  * registers hold every row as in mul, and the result is < 2p as there.
  * (With 4 limbs 3p can exceed 2^256 - BLS12-381 r - which needs a sixth
- * register; that version measured no faster than the 4-limb mul.) */
+ * register; the 4-limb squaring is the multiplication, as mont_x86.h
+ * says.) */
 
 /* d_j at SQ6 + 8j (j = 2..5), e_j at SQ6 + 48 + 8j (j = 1..5); SQ6 + 16 ..
  * SQ6 + 95 lies in the 128-byte red zone. */
@@ -392,23 +377,12 @@ __asm__(".pushsection .text\n" MX_BEGIN(mont384_sqr_x86) MX_SAVE
  *              c1 = redc((a0+a1)(b0+b1) - a0b0 - a1b1) = redc(a0b1 + a1b0):
  *              0 <= t < 2p^2 < pR (2p < R) with nothing added.
  *
- * Measured on Zen 1 (bench/bench_mont.c, dependent chains): the Fp2
- * product 181 ns against 214-224 for 3M and 5 add/sub over the 6-limb
- * routines.  Its parts: a wide product ~76 cycles (72 for its mulx), a
- * reduction alone ~91-100 (a chain: each step's m waits on the limb the
- * step before made - imul, mulx, two adds), and ~70 cycles of sums,
- * differences and final subtractions that the multiplier does not hide.
- * Tried and not kept (no faster here):
- *   - running the two reductions step by step in turn (all 15 registers,
- *     p, n0 and r moved to the frame): the pair takes 162 cycles against
- *     ~190 one after the other, but the moves and the frame ate the gain
- *     (184-188 ns in all); so did t0 + t1 made once for c1, and reordering
- *     the products and reductions (181-187 ns).
- *   - the Fp2 squaring as one routine, (a0+a1)(a0+p-a1) and a0 (2 a1)
- *     with the sums unreduced (the CIOS multiplication holds for inputs
- *     < 2p: t < 4p between rows, result < 4p^2/R + p < 1.5p): 143 ns
- *     against 144 for 2M and 3 add/sub; as two wide products and two
- *     reductions, 148. */
+ * Cost: 3 wide products (108 mulx) and 2 reductions (72 mulx, 12 imul),
+ * against 216 mulx and 18 imul for 3M and 5 add/sub over the routines
+ * above, each of those eight with a conditional correction of its own.  A reduction is a chain (each step's m waits on the
+ * limb the step before made), and interleaving the two reductions step by
+ * step, or an Fp2 squaring as one routine over unreduced sums, measured no
+ * faster (bench/RESULTS.md, the moved-comment section for this file). */
 
 #define MX_ST(D, R) "movq " X(R) ", " D "\n"
 

@@ -22,7 +22,7 @@
  * a second copy; the pointer operands a and b are reused as scratch once
  * read ("+&r": early-clobbered, so never sharing a register with p).
  * Carry-intrinsic C measured 2.4 times slower than this under gcc 12.
- * Measured costs are in bench/bench_mont.c's output. */
+ * bench/bench_mont.c measures them; its figures are in bench/RESULTS.md. */
 #ifndef CUZK_FF_MONT_X86_H
 #define CUZK_FF_MONT_X86_H
 
@@ -41,11 +41,11 @@ void mont384_redc_x86(limb_t *r, const limb_t *t, const limb_t *p, limb_t n0);
 void mont384_fp2_mul_x86(limb_t *r, const limb_t *a, const limb_t *b, const limb_t *p,
                          limb_t n0);
 
-/* The 4-limb squaring is the multiplication.  A dedicated one (10 + 16
- * mulx instead of 32, over a doubled operand, as mont384_sqr_x86) measured
- * 31 ns against 33 on the Zen 1 development machine but 25 against 23 on
- * the GPU host's Xeon: the 4-limb path is bound by the latency of its
- * reduction chain, which squaring does not shorten. */
+/* The 4-limb squaring is the multiplication: a dedicated one (10 + 16
+ * mulx instead of 32, over a doubled operand, as mont384_sqr_x86) gained
+ * little on Zen 1 and lost on the GPU host's Xeon, since the 4-limb path
+ * is bound by the latency of its reduction chain, which squaring does not
+ * shorten (bench/RESULTS.md). */
 static inline void mont256_sqr_x86(limb_t *r, const limb_t *a, const limb_t *p, limb_t n0) {
   mont256_mul_x86(r, a, a, p, n0);
 }

@@ -133,8 +133,9 @@ void C_FN(comb_mul)(const C_T(comb) * cb, C_T(aff) * r, const limb_t (*k)[4], si
     const int32_t *d = dg + (size_t)w * n;
     size_t m = 0; /* additions that need the shared inversion */
     for (size_t i = 0; i < n; i++) {
-      /* The table is tens of MiB: start the load of a later entry now
-       * (measured: see keygen.c, COMB_PREFETCH). */
+      /* The table is tens of MiB, so nearly every entry misses the
+       * caches: start the load of the entry COMB_PREFETCH scalars ahead
+       * (keygen.c says why that distance). */
       if (i + COMB_PREFETCH < n && d[i + COMB_PREFETCH]) {
         int32_t e = d[i + COMB_PREFETCH];
         const char *pe = (const char *)&cb->t[w * cb->half + (size_t)(e > 0 ? e : -e) - 1];

@@ -5,7 +5,7 @@
 #include "base/err.h"
 #include "groth16/types.h"
 
-/* Checks e(-A, B) e(IC_0 + sum pub_i IC_i, gamma) e(C, delta) e(alpha, beta) = 1
+/* Checks e(-A, B) e(IC_0 + sum_i pub_i IC_{i+1}, gamma) e(C, delta) e(alpha, beta) = 1
  * after checking that A, B, C are on their curves and in the prime-order
  * subgroups.  pub: n_pub canonical little-endian 4-limb integers, each < r.
  * Returns CUZK_OK for a valid proof, CUZK_VERIFY_FAILED (with the reason in

@@ -48,13 +48,12 @@
 
 typedef bls12_381_fr fr;
 
-/* Plan thresholds, measured single-threaded (CPU time) on the 2-core Zen 1
- * EPYC (512 KiB L2, 8 MiB L3) this was written on, with the mulx/adx Fr
- * multiplication; ns per butterfly, direct radix-2 / four-step:
- *   2^12 32.0/--   2^13 32.8/38.3   2^14 34.1/38.8   2^16 34.8/39.4
- *   2^17 36.3/39.2   2^18 38.2/40.0   2^19 48.8/38.6   2^20 54.2/40.0
- * The four-step pays n extra mul for its twiddles (see above), so the direct
- * pass wins while the array stays in cache.  It is one sequential pass, so
+/* Plan thresholds.  The four-step pays n extra mul for its twiddles (see
+ * above), so the direct pass wins while the array stays in cache: on one
+ * thread, per butterfly, it measured faster up to 2^18 on the 2-core Zen 1
+ * development machine (512 KiB L2, 8 MiB L3; figures in bench/RESULTS.md),
+ * and it is used up to 2^16, where its twiddle table (n/2 elements per
+ * direction) reaches 1 MiB.  The direct pass is one sequential pass, so
  * with more than one thread the four-step is used from 2^13 on; below that
  * the whole transform takes under a millisecond and runs on one thread. */
 #define NTT_LG_DIRECT 12

@@ -6,10 +6,10 @@
  * transform different arrays with one domain at the same time.  The
  * transforms work in place on a caller-owned array of n elements in
  * Montgomery form, natural order in and out, and allocate only per-worker
- * scratch (256 KiB each up to 2^26, 1 MiB at 2^28) and the worker threads
- * (base/par.h); if the scratch allocation fails they fall back to a
- * slower scratch-free path, so they never fail.  Results do not depend on the
- * thread count: the arithmetic is exact.
+ * scratch (256 KiB each up to 2^25, 512 KiB at 2^26 and 2^27, 1 MiB at
+ * 2^28) and the worker threads (base/par.h); if the scratch allocation
+ * fails they fall back to a slower scratch-free path, so they never fail.
+ * Results do not depend on the thread count: the arithmetic is exact.
  *
  * Every fast routine has a plain reference with the same signature
  * (*_ref, ntt_ref.c) that uses only d->omega, d->omega_inv and d->n_inv. */

@@ -16,6 +16,7 @@ cd "$(dirname "$0")/../.."
 build=$(realpath -m "${1:-build}") # relative to the repository
 DAEMON=$build/cuzk-daemon CUZK=$build/cuzk FX=$build/oracle
 py=$(command -v python3)
+. tests/daemon/lib.sh
 
 # note ok|FAIL|skip NAME [DETAIL...]: prints one result and counts it.
 P=0; F=0; S=0
@@ -63,12 +64,9 @@ path = "$FX/mul/circuit.zkey"
 EOF
 "$DAEMON" --config "$tmp/cuzk.toml" >"$tmp/daemon.log" 2>&1 &
 pid=$!
-for _ in $(seq 200); do
-  grep -q ' ready$' "$tmp/daemon.log" && break
-  kill -0 "$pid" 2>/dev/null || break
-  sleep 0.1
-done
-if ! grep -q ' ready$' "$tmp/daemon.log"; then
+ready_or_exited() { in_log "$tmp/daemon.log" ' ready$' || exited "$pid"; }
+wait_for 60 ready_or_exited
+if ! in_log "$tmp/daemon.log" ' ready$'; then
   note FAIL daemon-start "cuzk-daemon did not start:" "$(tail -5 "$tmp/daemon.log")"; summary
 fi
 

@@ -22,6 +22,7 @@
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
 py=$(command -v python3)
+. "$repo/tests/daemon/lib.sh"
 
 need_daemon lifecycle
 have_client=0
@@ -45,19 +46,18 @@ config() {
 }
 
 # start NAME ARGS...: starts the daemon (log in $tmp/NAME.log), sets $pid,
-# waits until it logs "ready" (0) or exits (1; $rc its status).
+# waits until it logs "ready" (0) or exits (1; $rc its status; 124 when
+# neither happened within 60 s).
 start() {
   local name=$1; shift
   : >"$tmp/$name.log"
   "$DAEMON" "$@" >>"$tmp/$name.log" 2>&1 &
   pid=$!
   pids+=("$pid")
-  for _ in $(seq 200); do
-    grep -q ' ready$' "$tmp/$name.log" && return 0
-    if ! kill -0 "$pid" 2>/dev/null; then wait "$pid"; rc=$?; return 1; fi
-    sleep 0.1
-  done
-  rc=124
+  ready_or_exited() { in_log "$1" ' ready$' || exited "$2"; }
+  wait_for 60 ready_or_exited "$tmp/$name.log" "$pid"
+  in_log "$tmp/$name.log" ' ready$' && return 0
+  if exited "$pid"; then wait "$pid"; rc=$?; else rc=124; fi
   return 1
 }
 
@@ -65,10 +65,7 @@ start() {
 # SIGKILL when it did not exit in time).
 stop_wait() {
   local p=$1 secs=$2
-  for _ in $(seq $((secs * 10))); do
-    if ! kill -0 "$p" 2>/dev/null; then wait "$p"; rc=$?; return 0; fi
-    sleep 0.1
-  done
+  if wait_for "$secs" exited "$p"; then wait "$p"; rc=$?; return 0; fi
   kill -KILL "$p" 2>/dev/null; wait "$p" 2>/dev/null; rc=124
   return 1
 }
@@ -264,7 +261,7 @@ assert d["counters"] == {"completed": 0, "failed": 0, "cancelled": 0}, d["counte
     skip "jobs through the client" "build/cuzk has no gRPC client (submit)"
   fi
 
-  kill -HUP "$pid"; sleep 0.3
+  kill -HUP "$pid"; wait_for 60 in_log "$tmp/main.log" SIGHUP
   [ "$(get "unix://$hsock" /status | head -1)" = 200 ] && grep -q "SIGHUP" "$tmp/main.log" && pass "SIGHUP is logged and ignored" ||
     fail "SIGHUP is logged and ignored" "$(tail -3 "$tmp/main.log")"
 
@@ -336,14 +333,12 @@ if [ "$have_client" = 1 ]; then
           >"$tmp/$name-c$i.log" 2>&1 &
         awaits+=($!)
       done
-      for _ in $(seq 100); do # until a worker is busy
-        get "$h" /status | grep -q '"busy_workers":1' && break
-        sleep 0.1
-      done
+      busy() { get "$h" /status | grep -q '"busy_workers":1'; }
+      wait_for 60 busy
       kill -TERM "$dpid"
-      sleep 0.3
+      wait_for 60 in_log "$tmp/$name.log" "SIGTERM: stopping" # the drain has begun
       refused=$("$CUZK" submit --addr "unix://$s" big "$big/witness.wtns" 2>&1); refused_rc=$?
-      stop_wait "$dpid" 90
+      stop_wait "$dpid" 300 # three 2^16 proofs on one thread: ~10 s on a quiet machine
       drc=$rc
       crcs=()
       for a in "${awaits[@]}"; do wait "$a"; crcs+=($?); done
@@ -379,15 +374,24 @@ if [ "$have_client" = 1 ]; then
     fi
 
     # while a key loads: preload (pinned: the whole file is copied) and a
-    # first job, SIGTERM at once
+    # first job, SIGTERM as soon as the job is in the engine (its key
+    # loading, or just loaded: the daemon must stop cleanly either way)
     bigconf load '[memory]' 'pin_keys = true'
-    if start load --config "$tmp/load.toml" --listen "unix://$tmp/load.sock"; then
+    hl=unix://$tmp/load-http.sock
+    job_known() {
+      get "$hl" /status | tail -n +2 | "$py" -c '
+import json, sys
+q = [x for x in json.load(sys.stdin)["queues"] if x["circuit_id"] == "big"]
+sys.exit(0 if q and q[0]["queued"] + q[0]["preparing"] + q[0]["proving"] + q[0]["finalizing"] else 1)' 2>/dev/null
+    }
+    if start load --config "$tmp/load.toml" --listen "unix://$tmp/load.sock" --status-listen "$hl"; then
       "$CUZK" preload --addr "unix://$tmp/load.sock" big >"$tmp/load-c.log" 2>&1 &
       cp1=$!
       "$CUZK" prove --remote "unix://$tmp/load.sock" --circuit big "$big/witness.wtns" "$tmp/load-p.json" "$tmp/load-pub.json" >>"$tmp/load-c.log" 2>&1 &
       cp2=$!
-      sleep 0.05
-      kill -TERM "$pid"; stop_wait "$pid" 90
+      job_in_engine() { job_known || exited "$cp2"; }
+      wait_for 60 job_in_engine
+      kill -TERM "$pid"; stop_wait "$pid" 300
       wait "$cp1" "$cp2" 2>/dev/null
       [ "$rc" -eq 0 ] && is_gone "$tmp/load.sock" && pass "SIGTERM while a key loads: exit 0, socket removed" ||
         fail "SIGTERM while a key loads" "exit $rc" "$(tail -4 "$tmp/load.log")"
@@ -401,7 +405,9 @@ if [ "$have_client" = 1 ]; then
       for i in 1 2 3; do
         "$CUZK" submit --addr "unix://$tmp/twice.sock" big "$big/witness.wtns" >/dev/null 2>&1
       done
-      kill -TERM "$pid"; sleep 0.5; kill -TERM "$pid"
+      kill -TERM "$pid"
+      wait_for 60 in_log "$tmp/twice.log" "SIGTERM: stopping" # the first one is handled
+      kill -TERM "$pid"
       stop_wait "$pid" 5
       [ "$rc" -eq 1 ] && is_gone "$tmp/twice.sock" && grep -q "second SIGTERM" "$tmp/twice.log" &&
         pass "a second SIGTERM exits 1 at once, socket removed" || fail "a second SIGTERM exits 1 at once" "exit $rc" "$(tail -3 "$tmp/twice.log")"

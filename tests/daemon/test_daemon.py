@@ -77,6 +77,19 @@ def check(cond, what, *got):
         raise Check(what + ("" if not got else ": got " + " ".join(repr(g)[:300] for g in got)))
 
 
+def wait_for(cond, what, timeout=60):
+    """Polls cond() until it returns a true value, which it returns; fails
+    naming what after timeout seconds (a bound far above the milliseconds
+    these waits take, so that only a real hang fails)."""
+    t0 = time.monotonic()
+    while True:
+        v = cond()
+        if v:
+            return v
+        check(time.monotonic() - t0 < timeout, "%s: not within %g s" % (what, timeout))
+        time.sleep(0.01)
+
+
 # ---- the daemon as a helper process ---------------------------------------------
 
 
@@ -101,16 +114,17 @@ class Daemon:
         self.max_message = max_message or 256 * MB
         self.channels = []
         self.can_pause = KIND == "rpc_serve"
-        deadline = time.time() + 20
         ready = "listening" if KIND == "rpc_serve" else " ready"
-        while time.time() < deadline:
+
+        def started():
             if self.p.poll() is not None:
                 raise Check("daemon exited at start: " + self.tail())
-            if ready in self.text():
-                break
-            time.sleep(0.05)
-        else:
-            raise Check("daemon did not start: " + self.tail())
+            return ready in self.text()
+
+        try:
+            wait_for(started, "daemon start")
+        except Check as e:
+            raise Check("%s: %s" % (e, self.tail()))
 
     def text(self):
         if not self.log.closed:
@@ -127,10 +141,7 @@ class Daemon:
         want = "paused" if on else "resumed"
         n = self.text().count(want)
         self.p.send_signal(signal.SIGUSR1 if on else signal.SIGUSR2)
-        t0 = time.time()
-        while self.text().count(want) == n:
-            check(time.time() - t0 < 10, "daemon " + want)
-            time.sleep(0.01)
+        wait_for(lambda: self.text().count(want) > n, "daemon " + want)
 
     def channel(self):
         lim = self.max_message + 2 * MB
@@ -296,15 +307,34 @@ def cli(*argv, check_rc=None, env=None):
     return r
 
 
-def wait_state(cl, job, states, timeout=30):
-    """Polls AwaitProof (timeout 20 ms) until the job's state is one of states."""
-    t0 = time.time()
-    while time.time() - t0 < timeout:
-        r = cl.AwaitProof(pb.AwaitProofRequest(job_id=job, timeout_ms=20), timeout=10)
-        if r.state in states:
-            return r
-        time.sleep(0.01)
-    raise Check("job %s never reached %s" % (job, states))
+def wait_busy(cl):
+    """Waits until a worker holds a partition (GetStatus busy_workers)."""
+    wait_for(lambda: cl.GetStatus(pb.GetStatusRequest(), timeout=10).busy_workers > 0, "a busy worker")
+
+
+def await_all(cl, jobs, done):
+    """Sends an AwaitProof for each job (futures: every call leaves now, not
+    when a thread gets to it), each putting (time it returned, status) in
+    done; then a GetStatus on the same channel, answered after the server
+    has read the calls sent before it.  Returns the futures."""
+    def record(j, f):
+        e = f.exception()
+        done[j] = (time.monotonic(), None if e else f.result().status)
+
+    futs = []
+    for j in jobs:
+        f = cl.AwaitProof.future(pb.AwaitProofRequest(job_id=j), timeout=600)
+        f.add_done_callback(lambda f, j=j: record(j, f))
+        futs.append(f)
+    cl.GetStatus(pb.GetStatusRequest(), timeout=10)
+    return futs
+
+
+def join_all(futs, done, n):
+    """Waits for the futures of await_all and their n records."""
+    for f in futs:
+        f.exception()
+    wait_for(lambda: len(done) == n, "the awaits' records")
 
 
 # ---- tests ------------------------------------------------------------------------
@@ -370,7 +400,7 @@ def concurrent_50_clients_x4():
         check(st.total_proofs_completed == 200, "completed count", st.total_proofs_completed)
 
 
-def paused_queue(d, cl, done, wait):
+def paused_queue(d, cl, done):
     d.pause(True)
     normal = [cl.SubmitProof(submit_req("chain", W_CHAIN, json_=False, priority=2), timeout=60)
               for _ in range(11)]
@@ -379,13 +409,9 @@ def paused_queue(d, cl, done, wait):
     crit = cl.SubmitProof(submit_req("chain", W_CHAIN, json_=False, priority=4), timeout=60)
     check(crit.queue_position == 0, "CRITICAL goes to the front", crit.queue_position)
     jobs = [crit.job_id] + [t.job_id for t in normal]
-    ths = [threading.Thread(target=wait, args=(j,)) for j in jobs]
-    for t in ths:
-        t.start()
-    time.sleep(0.2)
+    futs = await_all(cl, jobs, done)  # every await waits before the first job runs
     d.pause(False)
-    for t in ths:
-        t.join()
+    join_all(futs, done, len(jobs))
     check(all(s == ST.COMPLETED for _, s in done.values()), "all completed")
     tc = done[crit.job_id][0]
     before = [j for j in jobs[1:] if done[j][0] < tc]
@@ -401,13 +427,8 @@ def critical_jumps_the_queue():
     with Daemon(CIRCUITS, workers=1) as d:
         cl = Client(d.channel())
         done = {}
-
-        def wait(job):
-            r = cl.AwaitProof(pb.AwaitProofRequest(job_id=job), timeout=600)
-            done[job] = (time.monotonic(), r.status)
-
         if d.can_pause:
-            paused_queue(d, cl, done, wait)
+            paused_queue(d, cl, done)
 
         # unpaused: a 4-partition job running, ten NORMAL jobs queued
         first = cl.SubmitProof(submit_req("chain", W_CHAIN, n=4, json_=False, priority=2), timeout=60)
@@ -416,11 +437,7 @@ def critical_jumps_the_queue():
         crit = cl.SubmitProof(submit_req("chain", W_CHAIN, json_=False, priority=4), timeout=60)
         done.clear()
         jobs = [first.job_id, crit.job_id] + normal
-        ths = [threading.Thread(target=wait, args=(j,)) for j in jobs]
-        for t in ths:
-            t.start()
-        for t in ths:
-            t.join()
+        join_all(await_all(cl, jobs, done), done, len(jobs))
         check(all(s == ST.COMPLETED for _, s in done.values()), "all completed")
         tc = done[crit.job_id][0]
         before = [j for j in normal if done[j][0] < tc]
@@ -434,8 +451,7 @@ def cancel_queued_and_running():
         # a long job (many partitions) and one queued behind it
         run = cl.SubmitProof(submit_req("chain", W_CHAIN, n=40, json_=False), timeout=60).job_id
         queued = cl.SubmitProof(submit_req("chain", W_CHAIN, json_=False), timeout=60).job_id
-        wait_state(cl, run, ("preparing", "proving", "finalizing", "queued"))
-        time.sleep(0.3)  # the first partitions are under way
+        wait_busy(cl)  # one worker: a partition of the first job is under way
         r = cl.CancelProof(pb.CancelProofRequest(job_id=queued), timeout=10)
         check(not r.was_running, "queued job: was_running false")
         r = cl.CancelProof(pb.CancelProofRequest(job_id=run), timeout=10)
@@ -575,7 +591,8 @@ def default_limit_256mib():
 def await_timeout():
     with Daemon(CIRCUITS, workers=1) as d:
         cl = Client(d.channel())
-        job = cl.SubmitProof(submit_req("chain", W_CHAIN, n=30, json_=False), timeout=60).job_id
+        # 200 partitions: still running after the 300 ms however fast the machine
+        job = cl.SubmitProof(submit_req("chain", W_CHAIN, n=200, json_=False), timeout=60).job_id
         t0 = time.monotonic()
         r = cl.AwaitProof(pb.AwaitProofRequest(job_id=job, timeout_ms=300), timeout=30)
         dt = time.monotonic() - t0
@@ -686,22 +703,22 @@ def shutdown_with_pending_calls():
     d = Daemon(CIRCUITS, workers=1)
     cl = Client(d.channel())
     job = cl.SubmitProof(submit_req("chain", W_CHAIN, n=200, json_=False), timeout=60).job_id
-    errs = []
-
-    def waiter():
-        errs.append(rpc_error(cl.AwaitProof, pb.AwaitProofRequest(job_id=job), timeout=600))
-
-    ths = [threading.Thread(target=waiter) for _ in range(5)]
-    for t in ths:
-        t.start()
-    time.sleep(0.5)
+    wait_busy(cl)
+    futs = await_all(cl, [job] * 5, {})  # five calls pending when the daemon stops
     t0 = time.monotonic()
-    rc = d.stop(timeout=60)
-    for t in ths:
-        t.join(30)
+    # SIGTERM with the channel open, so that the daemon, not the client, ends
+    # the calls: UNAVAILABLE, or the job's CANCELLED result (cuzk-daemon's
+    # [shutdown] cancel_running = true cancels it first)
+    d.p.send_signal(signal.SIGTERM)
+    try:
+        ends = [f.exception(timeout=60) or f.result().status for f in futs]
+        d.p.wait(60)
+    finally:
+        rc = d.stop()  # kills it if it is still running
     check(rc == 0, "exit status 0 after SIGTERM", rc, d.tail())
-    check(len(errs) == 5 and all(e is not None for e in errs), "pending calls ended with an error",
-          [e and e.code() for e in errs])
+    check(all(e == ST.CANCELLED or (isinstance(e, grpc.RpcError) and e.code() == grpc.StatusCode.UNAVAILABLE)
+              for e in ends), "the pending calls ended: UNAVAILABLE or CANCELLED",
+          [e.code() if isinstance(e, grpc.RpcError) else ST.Status.Name(e) for e in ends])
     check(time.monotonic() - t0 < 60, "shut down promptly")
 
 
@@ -776,7 +793,7 @@ def cli_commands():
         r = cli("await", *a, long_job, check_rc=2)
         check("cancelled" in r.stderr, "await of a cancelled job", r.stderr)
         # await with a timeout on a job still running: exit 1
-        slow = cli("submit", *a, "chain", *([os.path.join(CHAIN, "witness.wtns")] * 30), check_rc=0).stdout.strip()
+        slow = cli("submit", *a, "chain", *([os.path.join(CHAIN, "witness.wtns")] * 200), check_rc=0).stdout.strip()
         r = cli("await", *a, "--timeout-ms", "100", slow, check_rc=1)
         check("still" in r.stderr, "timeout message", r.stderr)
         cli("cancel", *a, slow, check_rc=0)

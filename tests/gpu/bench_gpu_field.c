@@ -5,8 +5,9 @@
  *
  * Each row runs cuda_field_bench (src/cuda/field_bench.cu): `threads`
  * threads, each with ilp independent chains of `iters` operations on
- * random elements; the median kernel time of `reps` runs after a warm-up
- * (CUDA events).  4M chains per row, so the input (201 MB for Fp) is
+ * random elements (seed 0, or CUZK_TEST_SEED's as in the tests; printed);
+ * the median kernel time of `reps` runs after a warm-up (CUDA events).
+ * 4M chains per row, so the input (201 MB for Fp) is
  * several times the 60 MB L2 and the grid is 15 to 25 waves deep (the
  * partial last wave costs at most a few per cent).  The outputs of 64
  * random threads are recomputed on the host and must be equal.
@@ -19,9 +20,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
-#include <time.h>
 
+#include "../seed.h"
 #include "cuda/cuda.h"
 #include "cuda/field_ops.h"
 #include "ff/bls12_381.h"
@@ -115,9 +115,9 @@ int main(int argc, char **argv) {
   }
   cuzk_cuda_describe(why, sizeof why);
   printf("device: %s\n", why);
-  if (getrandom(&rng_state, sizeof rng_state, 0) != sizeof rng_state)
-    rng_state = (uint64_t)time(NULL);
-  printf("seed 0x%016" PRIx64 "\n", rng_state);
+  bool fresh;
+  rng_state = test_env_seed("bench_gpu_field", &fresh);
+  printf("seed 0x%016" PRIx64 "%s\n", rng_state, fresh ? " (fresh: CUZK_TEST_SEED=random)" : "");
 
   const size_t chains = quick ? (size_t)1 << 18 : (size_t)1 << 22;
   const unsigned iters = quick ? 16 : 64;

@@ -3,8 +3,8 @@
  *
  *   bench_gpu_ntt [--from LG] [--to LG] [--reps N] [--sweep] [--only TEXT]
  *
- * For each size 2^from..2^to (default 2^20..2^27): random input (fresh
- * seed, printed) on the device; the forward NTT (natural order in and out),
+ * For each size 2^from..2^to (default 2^20..2^27): random input (seed 0,
+ * or CUZK_TEST_SEED's as in the tests; printed) on the device; the forward NTT (natural order in and out),
  * the forward with bit-reversed output, the inverse and the odd-coset
  * evaluation each timed as the median of `reps` runs (default 7) after a
  * warm-up, CUDA events around the kernels only (data already on the
@@ -29,9 +29,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
-#include <time.h>
 
+#include "../seed.h"
 #include "cuda/cuda.h"
 #include "cuda/ntt_gpu.h"
 #include "ff/bls12_381.h"
@@ -158,9 +157,9 @@ int main(int argc, char **argv) {
   }
   cuzk_cuda_describe(why, sizeof why);
   printf("device: %s\n", why);
-  if (getrandom(&rng_state, sizeof rng_state, 0) != sizeof rng_state)
-    rng_state = (uint64_t)time(NULL);
-  printf("seed 0x%016" PRIx64 "\n", rng_state);
+  bool fresh;
+  rng_state = test_env_seed("bench_gpu_ntt", &fresh);
+  printf("seed 0x%016" PRIx64 "%s\n", rng_state, fresh ? " (fresh: CUZK_TEST_SEED=random)" : "");
 
   char summary[32][256];
   int ns = 0;

@@ -1,12 +1,11 @@
 /* The CUDA backend against the CPU backend, operation by operation, through
  * backend.h: zkey_ab, quotient, msm_g1 (one part and several, sparse
- * inputs), msm_g2, for exact equality.  Inputs are random from a seed fresh
- * each run (printed; CUZK_TEST_SEED=0x... repeats it); every output buffer
- * is poisoned before each run.  Skipped, with the reason, where the
- * registry (backend_device_new) finds no usable GPU (CI); the emu_* cases
- * run the backend emulated (backend_device_opts.emulate) there too. */
-#include <sys/random.h>
-#include <time.h>
+ * inputs), msm_g2, for exact equality.  Inputs are random from the run's
+ * seed (harness.h: fixed unless --seed or CUZK_TEST_SEED names one;
+ * "random" for a fresh one); every output buffer is poisoned before each
+ * run.  Skipped, with the reason, where the registry (backend_device_new)
+ * finds no usable GPU (CI); the emu_* cases run the backend emulated
+ * (backend_device_opts.emulate) there too. */
 
 #include "harness.h"
 
@@ -42,7 +41,7 @@ static void rand_fr(bls12_381_fr *a, size_t n, test_rng *g) {
 
 TEST_TIMEOUT(quotient_matches_cpu, 600) {
   backend *gb = gpu_or_skip(), *cb = backend_cpu_new(0);
-  test_rng g = {test_fresh_seed()};
+  test_rng g = {test_seed()};
   for (unsigned lg = 1; lg <= 20; lg += (lg < 12 ? 1 : 4)) {
     size_t n = (size_t)1 << lg;
     bls12_381_fr *in = malloc(2 * n * sizeof *in), *w = malloc(3 * n * sizeof *w);
@@ -107,7 +106,7 @@ static void msm_case(backend *gb, backend *cb, int group, size_t n, int sparse, 
 
 TEST_TIMEOUT(msm_g1_matches_cpu, 900) {
   backend *gb = gpu_or_skip(), *cb = backend_cpu_new(0);
-  test_rng g = {test_fresh_seed()};
+  test_rng g = {test_seed()};
   const size_t ns[] = {1, 2, 3, 31, 64, 1000, 4097, 65537, (1u << 18) + 11};
   for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
     for (int sparse = 0; sparse <= 1; sparse++) msm_case(gb, cb, 1, ns[i], sparse, &g);
@@ -116,7 +115,7 @@ TEST_TIMEOUT(msm_g1_matches_cpu, 900) {
 
 TEST_TIMEOUT(msm_g2_matches_cpu, 900) {
   backend *gb = gpu_or_skip(), *cb = backend_cpu_new(0);
-  test_rng g = {test_fresh_seed()};
+  test_rng g = {test_seed()};
   const size_t ns[] = {1, 5, 64, 1000, 20011};
   for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
     for (int sparse = 0; sparse <= 1; sparse++) msm_case(gb, cb, 2, ns[i], sparse, &g);
@@ -127,7 +126,7 @@ TEST_TIMEOUT(msm_g2_matches_cpu, 900) {
  * two parts (as C + H) and G2 in one, equal to the CPU backend; then off. */
 TEST_TIMEOUT(msm_resident_matches_cpu, 900) {
   backend *gb = gpu_or_skip(), *cb = backend_cpu_new(0);
-  test_rng g = {test_fresh_seed()};
+  test_rng g = {test_seed()};
   const size_t n1 = 100003, n2 = 20011;
   uint8_t *b1 = malloc(n1 * sizeof(bls12_381_g1_aff)), *b2 = malloc(n2 * sizeof(bls12_381_g2_aff));
   uint8_t *sc = malloc(32 * n1);
@@ -163,7 +162,7 @@ TEST_TIMEOUT(msm_resident_matches_cpu, 900) {
 
 TEST(zkey_ab_matches_cpu) {
   backend *gb = gpu_or_skip(), *cb = backend_cpu_new(0);
-  test_rng g = {test_fresh_seed()};
+  test_rng g = {test_seed()};
   const size_t n = 4096, nw = 1000, ne = 20000;
   uint8_t *ent = malloc(44 * ne), *wit = malloc(32 * nw);
   bls12_381_fr *a1 = malloc(n * sizeof *a1), *b1 = malloc(n * sizeof *b1),
@@ -209,7 +208,7 @@ static uint8_t *sorted_entries(size_t ne, size_t rows_used, size_t nw, test_rng 
 TEST(ab_emulated_matches_cpu) {
   need_cuda_code();
   backend *cb = backend_cpu_new(0);
-  test_rng g = {test_fresh_seed()};
+  test_rng g = {test_seed()};
   const size_t n = 1024, nw = 300, ne = 3000;
   uint8_t *ent = sorted_entries(ne, 900, nw, &g), *wit = malloc(32 * nw);
   bls12_381_fr *a1 = malloc(n * sizeof *a1), *b1 = malloc(n * sizeof *b1),
@@ -241,7 +240,7 @@ TEST(ab_emulated_matches_cpu) {
  * entries (and on the CPU for unsorted ones): equal to the CPU backend. */
 TEST(zkey_ab_resident_matches_cpu) {
   backend *gb = gpu_or_skip(), *cb = backend_cpu_new(0);
-  test_rng g = {test_fresh_seed()};
+  test_rng g = {test_seed()};
   const size_t n = 1u << 16, nw = 50000, ne = 200000;
   uint8_t *ent = sorted_entries(ne, n - 3, nw, &g), *wit = malloc(32 * nw);
   bls12_381_fr *a1 = malloc(n * sizeof *a1), *b1 = malloc(n * sizeof *b1),
@@ -279,7 +278,7 @@ static backend *emulated(bool pass1_table) {
 TEST_TIMEOUT(emu_ntt_pass1_table_reaches_the_plan, 600) {
   need_cuda_code();
   backend *cb = backend_cpu_new(0);
-  test_rng g = {test_fresh_seed()};
+  test_rng g = {test_seed()};
   const unsigned lg = 11;
   const size_t n = (size_t)1 << lg;
   bls12_381_fr *in = malloc(2 * n * sizeof *in), *w = malloc(3 * n * sizeof *w);
@@ -312,7 +311,7 @@ TEST_TIMEOUT(emu_ntt_pass1_table_reaches_the_plan, 600) {
 TEST_TIMEOUT(emu_msm_and_ab_match_cpu, 600) {
   need_cuda_code();
   backend *gb = emulated(false), *cb = backend_cpu_new(0);
-  test_rng g = {test_fresh_seed()};
+  test_rng g = {test_seed()};
   for (int hold = 0; hold <= 1; hold++) {
     CHECK(gb->ops->hold_bases(gb, hold, NULL) == CUZK_OK);
     const size_t n1[] = {1, 40, 300}, n2[] = {1, 20};

@@ -6,8 +6,8 @@
  * Inputs per field: every pair of named edge values (0, 1, 2, p-1, p-2,
  * (p-1)/2, R mod p, R^2 mod p, 2^(k-1)-1 for a k-bit p; as raw limbs, so
  * both "1" and "Montgomery 1" are there), then random elements below p from
- * a seed that is fresh each run and printed ("seed 0x..."; set
- * CUZK_TEST_SEED=0x... to repeat a run).  The host output buffer is poisoned
+ * the run's seed (harness.h: fixed unless --seed or CUZK_TEST_SEED names
+ * one; "random" for a fresh one).  The host output buffer is poisoned
  * (0x5A) and cuda_field_apply poisons the device one (0xA5) before each
  * kernel.
  *
@@ -19,8 +19,6 @@
  *               there is no usable GPU (CI) or no CUDA code (CUDA=0).
  * Each test runs in its own process (the harness forks), which is also what
  * lets every GPU test initialize CUDA afresh. */
-#include <sys/random.h>
-#include <time.h>
 
 #include "gpu_test.h"
 
@@ -222,7 +220,7 @@ static void check_field(cuda_field f, apply_fn apply, size_t nrand) {
   const size_t es = cuda_field_elem_size(f);
   CHECK_EQ_INT(es, sizeof(limb_t) * (size_t)d.limbs * (size_t)d.coeffs);
   uint8_t *a, *b;
-  const size_t n = make_inputs(&d, nrand, test_fresh_seed(), &a, &b);
+  const size_t n = make_inputs(&d, nrand, test_seed(), &a, &b);
   uint8_t *got = malloc(n * es), *want = malloc(n * es);
   CHECK(got && want);
   for (int op = 0; op < CUDA_FOP_COUNT; op++) {

@@ -2,8 +2,8 @@
  * msm_g2) for equality as group elements (jac_eq).
  *
  * Inputs: bases from msm_g?_gen_bases and scalars from a test RNG, both from
- * a seed that is fresh each run and printed ("seed 0x..."; CUZK_TEST_SEED=
- * 0x... repeats a run).  Every context is made with MSM_GPU_POISON (the
+ * the run's seed (harness.h: fixed unless --seed or CUZK_TEST_SEED names
+ * one; "random" for a fresh one).  Every context is made with MSM_GPU_POISON (the
  * scratch is filled with 0xA5 before every run) and the host result is
  * filled with 0x5A before every call, so neither an unwritten bucket nor an
  * unwritten result can pass.
@@ -19,8 +19,6 @@
  * bases, duplicate bases, opposite bases, all-equal scalars (one bucket per
  * window holds every point), scalars 1, r-1, (r-1)/2, (r+1)/2 and >= r,
  * n = 1, n not a power of two, mostly-bit witnesses with the split. */
-#include <sys/random.h>
-#include <time.h>
 
 #include "gpu_test.h"
 
@@ -274,7 +272,7 @@ static void check_three_parts(msm_gpu *ctx, const msm_case *c) {
 }
 
 static void parts_check(int g2, size_t n, int emulate) {
-  uint64_t seed = test_fresh_seed();
+  uint64_t seed = test_seed();
   msm_gpu *ctx = new_ctx(g2, n, emulate);
   for (size_t k = 1; k <= n; k = k * 3 + 1) {
     msm_case c;
@@ -289,7 +287,7 @@ static void parts_check(int g2, size_t n, int emulate) {
 /* A resident base set over three parts, reused with fresh scalars: each run
  * equal to the CPU MSM; parts that name other arrays are refused. */
 static void resident_check(int g2, size_t n, int emulate) {
-  uint64_t seed = test_fresh_seed();
+  uint64_t seed = test_seed();
   msm_gpu *ctx = new_ctx(g2, n, emulate);
   msm_case c;
   make_case(&c, g2, n, seed, SC_RANDOM, BA_SOME_INF);
@@ -327,7 +325,7 @@ static void resident_check(int g2, size_t n, int emulate) {
 
 /* Every size 1..nmax with random inputs; opts varied with n when `vary`. */
 static void sweep(int g2, size_t nmax, int emulate, int vary) {
-  uint64_t seed = test_fresh_seed();
+  uint64_t seed = test_seed();
   msm_gpu *ctx = new_ctx(g2, nmax, emulate);
   for (size_t n = 1; n <= nmax; n++) {
     msm_gpu_opts o = {0};
@@ -342,7 +340,7 @@ static void sweep(int g2, size_t nmax, int emulate, int vary) {
 
 /* Every scalar kind with every base kind at n points. */
 static void edges(int g2, size_t n, int emulate, const msm_gpu_opts *opts) {
-  uint64_t seed = test_fresh_seed();
+  uint64_t seed = test_seed();
   msm_gpu *ctx = new_ctx(g2, n, emulate);
   for (int sk = 0; sk <= SC_TOP; sk++)
     for (int bk = 0; bk <= BA_SAME; bk++) run_one(ctx, g2, n, seed + 7 * sk + bk, sk, bk, opts);
@@ -353,7 +351,7 @@ static void edges(int g2, size_t n, int emulate, const msm_gpu_opts *opts) {
 
 /* Mostly-bit witnesses through the split: counts and result. */
 static void split_check(int g2, size_t n, int emulate, const msm_gpu_opts *base_opts) {
-  uint64_t seed = test_fresh_seed();
+  uint64_t seed = test_seed();
   msm_gpu *ctx = new_ctx(g2, n, emulate);
   msm_case c;
   make_case(&c, g2, n, seed, SC_BITS, BA_SOME_INF);
@@ -401,7 +399,7 @@ static void split_check(int g2, size_t n, int emulate, const msm_gpu_opts *base_
 /* Sizes: powers of two lg_lo..lg_hi and `nrand` random sizes below 2^lg_hi;
  * opts may be NULL. */
 static void sizes(int g2, unsigned lg_lo, unsigned lg_hi, unsigned nrand, const msm_gpu_opts *opts) {
-  uint64_t seed = test_fresh_seed();
+  uint64_t seed = test_seed();
   msm_gpu *ctx = new_ctx(g2, (size_t)1 << lg_hi, 0);
   test_rng rng = {seed};
   for (unsigned k = 0; k < nrand; k++) {
@@ -443,7 +441,7 @@ TEST_TIMEOUT(emu_g2_edges, 600) {
 /* The plan's own choices (21 windows of 13 and 12 bits at these sizes). */
 TEST_TIMEOUT(emu_g1_auto_plan, 600) {
   need_cuda_code();
-  uint64_t seed = test_fresh_seed();
+  uint64_t seed = test_seed();
   msm_gpu *ctx = new_ctx(0, 2000, 1);
   run_one(ctx, 0, 40, seed, SC_RANDOM, BA_RANDOM, NULL);
   run_one(ctx, 0, 37, seed + 1, SC_EQUAL, BA_DUPLICATE, NULL);
@@ -488,7 +486,7 @@ static const unsigned split_counts[] = {20, 21, 23, 26, 29, 37, 51, 85, 100, 127
 
 TEST_TIMEOUT(emu_varwin_split, 900) {
   need_cuda_code();
-  uint64_t seed = test_fresh_seed();
+  uint64_t seed = test_seed();
   msm_gpu *ctx = new_ctx(0, 160, 1);
   for (unsigned i = 0; i < sizeof split_counts / sizeof *split_counts; i++) {
     const unsigned w = split_counts[i];
@@ -530,7 +528,7 @@ TEST_TIMEOUT(emu_varwin_edges, 900) {
  * among them; the window options' bounds. */
 TEST_TIMEOUT(emu_varwin_uniform, 600) {
   need_cuda_code();
-  uint64_t seed = test_fresh_seed();
+  uint64_t seed = test_seed();
   msm_gpu *ctx = new_ctx(0, 100, 1);
   static const unsigned cw[][2] = {{4, 64}, {7, 37}, {9, 29}, {2, 128}, {12, 22}};
   for (unsigned i = 0; i < sizeof cw / sizeof *cw; i++) {
@@ -630,7 +628,7 @@ TEST_TIMEOUT(gpu_resident, 600) {
  * points: the chunked accumulation must not serialise on it. */
 TEST_TIMEOUT(gpu_equal_scalars, 600) {
   need_gpu();
-  uint64_t seed = test_fresh_seed();
+  uint64_t seed = test_seed();
   msm_gpu *ctx = new_ctx(0, 1u << 20, 0);
   run_one(ctx, 0, 1u << 16, seed, SC_EQUAL, BA_RANDOM, NULL);
   run_one(ctx, 0, 1u << 20, seed + 1, SC_EQUAL, BA_RANDOM, NULL);
@@ -668,7 +666,7 @@ TEST_TIMEOUT(gpu_g1_large, 900) {
  * gpu_g1_large's. */
 TEST_TIMEOUT(gpu_varwin, 900) {
   need_gpu();
-  uint64_t seed = test_fresh_seed();
+  uint64_t seed = test_seed();
   msm_gpu *ctx = new_ctx(0, 1u << 18, 0);
   static const unsigned counts[] = {17, 18, 20, 23, 37};
   for (unsigned i = 0; i < sizeof counts / sizeof *counts; i++) {

@@ -5,8 +5,8 @@
  * snarkjs odd-coset evaluation, inverse(forward(x)) == x, and the quotient
  * h = a b - c on the odd coset (canonical bytes), on the device pointers and
  * through the host-memory function.  Inputs are random elements below r from
- * a seed that is fresh each run and printed (CUZK_TEST_SEED=0x... repeats a
- * run); the host outputs are poisoned (0x5A) and the quotient's device output
+ * the run's seed (harness.h: fixed unless --seed or CUZK_TEST_SEED names
+ * one; "random" for a fresh one); the host outputs are poisoned (0x5A) and the quotient's device output
  * buffer is filled with 0xA5 before each run.  The transforms work in place,
  * so an element they failed to write would keep its random input.
  *
@@ -17,8 +17,6 @@
  *           paths 2^27 takes; they run wherever the build has CUDA code (CI);
  *   gpu_*   device 0: every size 2^1..2^20, then 2^22 and 2^24, each
  *           configuration, both root chains; skipped without a GPU. */
-#include <sys/random.h>
-#include <time.h>
 
 #include "gpu_test.h"
 
@@ -225,7 +223,7 @@ static void describe(const cuda_ntt_config *cfg, unsigned lg) {
 static void emu_sweep(const cuda_ntt_config *base, unsigned lg_lo, unsigned lg_hi) {
   cuda_ntt_config cfg = *base;
   cfg.emulate = true;
-  test_rng rng = {test_fresh_seed()};
+  test_rng rng = {test_seed()};
   for (unsigned lg = lg_lo; lg <= lg_hi; lg++) check_size(&cfg, lg, NTT_ROOTS_SNARKJS, &rng);
   describe(&cfg, lg_hi);
   printf("  emulated: 2^%u..2^%u equal to the CPU (5 ops + round trip)\n", lg_lo, lg_hi);
@@ -244,7 +242,7 @@ TEST(emu_configs) {
 TEST_TIMEOUT(emu_two_passes_of_9, 600) {
   need_cuda_code();
   cuda_ntt_config cfg = {.buffers = 4, .max_pass_lg = 9, .emulate = true};
-  test_rng rng = {test_fresh_seed()};
+  test_rng rng = {test_seed()};
   check_size(&cfg, 18, NTT_ROOTS_SNARKJS, &rng);
   describe(&cfg, 18);
   cfg.threads = 512; /* 4 columns a block: warp-uniform groups of 4 bits */
@@ -272,7 +270,7 @@ TEST_TIMEOUT(emu_self_sorting, 600) {
       {.buffers = 4, .max_pass_lg = 7, .threads = 64, .pass1_table = true, .emulate = true},
       {.buffers = 4, .max_pass_lg = 7, .first_lg = 7, .emulate = true}, /* 7 + (1..4) + 7 */
   };
-  test_rng rng = {test_fresh_seed()};
+  test_rng rng = {test_seed()};
   for (size_t i = 0; i < sizeof cfgs / sizeof cfgs[0]; i++) {
     const unsigned lo = 2 * cfgs[i].max_pass_lg + 1, hi = lo + 3; /* three passes */
     for (unsigned lg = lo; lg <= hi; lg++) {
@@ -291,7 +289,7 @@ TEST_TIMEOUT(emu_self_sorting, 600) {
 TEST(emu_bellperson_roots) {
   need_cuda_code();
   cuda_ntt_config cfg = {.buffers = 4, .max_pass_lg = 4, .emulate = true};
-  test_rng rng = {test_fresh_seed()};
+  test_rng rng = {test_seed()};
   for (unsigned lg = 1; lg <= 10; lg++) check_size(&cfg, lg, NTT_ROOTS_BELLPERSON, &rng);
 }
 
@@ -353,7 +351,7 @@ TEST(bad_arguments) {
 
 TEST_TIMEOUT(gpu_every_size, 600) {
   need_gpu();
-  test_rng rng = {test_fresh_seed()};
+  test_rng rng = {test_seed()};
   for (unsigned lg = 0; lg <= 20; lg++) check_size(&configs[0], lg, NTT_ROOTS_SNARKJS, &rng);
   describe(&configs[0], 20);
   printf("  2^0..2^20 equal to the CPU (5 ops + round trip)\n");
@@ -361,7 +359,7 @@ TEST_TIMEOUT(gpu_every_size, 600) {
 
 TEST_TIMEOUT(gpu_large, 600) {
   need_gpu();
-  test_rng rng = {test_fresh_seed()};
+  test_rng rng = {test_seed()};
   for (unsigned lg = 22; lg <= 24; lg += 2) {
     check_size(&configs[0], lg, NTT_ROOTS_SNARKJS, &rng);
     describe(&configs[0], lg);
@@ -371,7 +369,7 @@ TEST_TIMEOUT(gpu_large, 600) {
 
 TEST_TIMEOUT(gpu_configs, 600) {
   need_gpu();
-  test_rng rng = {test_fresh_seed()};
+  test_rng rng = {test_seed()};
   static const unsigned sizes[] = {1, 2, 3, 5, 9, 10, 11, 13, 16, 19};
   for (size_t i = 1; i < NCONFIGS; i++) {
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
@@ -386,14 +384,14 @@ TEST_TIMEOUT(gpu_configs, 600) {
 
 TEST_TIMEOUT(gpu_bellperson_roots, 300) {
   need_gpu();
-  test_rng rng = {test_fresh_seed()};
+  test_rng rng = {test_seed()};
   for (unsigned lg = 1; lg <= 18; lg += 3) check_size(&configs[0], lg, NTT_ROOTS_BELLPERSON, &rng);
 }
 
 /* The host-memory quotient: c derived (the backend op), and c given. */
 TEST_TIMEOUT(gpu_quotient_host, 300) {
   need_gpu();
-  test_rng rng = {test_fresh_seed()};
+  test_rng rng = {test_seed()};
   backend *be = backend_cpu_new(0);
   CHECK(be);
   static const unsigned sizes[] = {0, 1, 4, 10, 17, 21};

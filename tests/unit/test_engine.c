@@ -2312,7 +2312,7 @@ ETEST(engine_device_lost_falls_back_to_cpu) {
  * and the job done; the job's own lines in that order. */
 ETEST(engine_job_log_gpu_loss_and_fallback) {
   env v;
-  engine_test_gpus t;
+  backend_devices t;
   lossy_init(&v, &t, 54, 1, 1, (const unsigned[FG_GPUS]){1, 0});
   v.c.device = ENGINE_DEVICE_AUTO;
   v.c.log = lines_fn;

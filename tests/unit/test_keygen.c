@@ -80,7 +80,7 @@ static void chain(keygen_chain *c, unsigned lg, uint64_t seed) {
 /* ------------------------------------------------------------ the comb */
 
 TEST(comb_recode_every_width) {
-  test_rng rng = {test_fresh_seed()};
+  test_rng rng = {test_seed()};
   for (unsigned bits = 2; bits <= 20; bits++) {
     const unsigned W = keygen_comb_windows(bits);
     CHECK(W * bits >= 256 && (W - 1) * bits < 256);
@@ -133,7 +133,7 @@ TEST(comb_recode_every_width) {
  * when k < r, i.e. D rounds down (widths 4, 7 and 12 of those below). */
 #define COMB_VS_REF(G, bits_list)                                                                  \
   do {                                                                                             \
-    test_rng rng = {test_fresh_seed()};                                                            \
+    test_rng rng = {test_seed()};                                                                  \
     static const unsigned widths[] = bits_list;                                                    \
     for (size_t wi = 0; wi < sizeof widths / sizeof widths[0]; wi++) {                            \
       const unsigned bits = widths[wi];                                                            \

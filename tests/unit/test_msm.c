@@ -162,7 +162,7 @@ static void check_all(const grp *G, const void *bases, const void *sc, size_t n,
 static uint8_t *gen_bases(const grp *G, size_t n, uint64_t seed) {
   uint8_t *b = malloc(n * G->aff + 1);
   CHECK(b);
-  CHECK(G->gen(b, n, seed, 2) == CUZK_OK);
+  CHECK(G->gen(b, n, test_stream_seed(seed), 2) == CUZK_OK);
   return b;
 }
 
@@ -210,7 +210,7 @@ static void check_recode(const uint8_t *p, unsigned c) {
 }
 
 TEST(recode_signed_digits) {
-  test_rng g = {11};
+  test_rng g = {test_stream_seed(11)};
   uint8_t sc[32];
   for (unsigned c = 1; c <= MSM_MAX_C; c++) {
     for (int i = 0; i < 200; i++) {
@@ -356,7 +356,7 @@ TEST(split_recombines) {
   size_t ne = split_edges(edges);
   uint8_t sc[32];
   msm_live e;
-  test_rng g = {12};
+  test_rng g = {test_stream_seed(12)};
   for (unsigned endo = 1; endo <= 4; endo *= 2) {
     for (size_t i = 0; i < ne; i++) {
       put_limbs(sc, edges[i]);
@@ -619,7 +619,7 @@ static void gen_in_subgroup_and_thread_independent(const grp *G) {
   uint8_t *a = gen_bases(G, n, 5), *b = malloc(n * G->aff);
   CHECK(b);
   for (unsigned t = 1; t <= 3; t += 2) {
-    CHECK(G->gen(b, n, 5, t) == CUZK_OK);
+    CHECK(G->gen(b, n, test_stream_seed(5), t) == CUZK_OK); /* gen_bases(G, n, 5)'s seed */
     CHECK_EQ_MEM(a, b, n * G->aff);
   }
   size_t idx[] = {0, 1, 511, 512, 4095, 4096, 8191, 8192, 8999};
@@ -684,7 +684,7 @@ static void every_n(const grp *G, size_t nmax) {
   uint8_t *sc = malloc(32 * nmax);
   CHECK(sc);
   for (size_t n = 1; n <= nmax; n++) {
-    test_rng g = {1000 + n};
+    test_rng g = {test_stream_seed(1000 + n)};
     uint8_t *b = gen_bases(G, n, 100 + n);
     rand_scalars(sc, n, &g);
     check_all(G, b, sc, n, "random");
@@ -696,7 +696,7 @@ TEST_TIMEOUT(g1_every_n_1_to_64, 300) { every_n(&g1_grp, 64); }
 TEST_TIMEOUT(g2_every_n_1_to_64, 600) { every_n(&g2_grp, 64); }
 
 static void random_n(const grp *G, size_t n, uint64_t seed) {
-  test_rng g = {seed};
+  test_rng g = {test_stream_seed(seed)};
   uint8_t *b = gen_bases(G, n, seed), *sc = malloc(32 * n);
   CHECK(sc);
   rand_scalars(sc, n, &g);
@@ -739,7 +739,7 @@ TEST_TIMEOUT(g2_random_1000_4097, 600) {
 
 static void edge_cases(const grp *G) {
   enum { N = 300 };
-  test_rng g = {77};
+  test_rng g = {test_stream_seed(77)};
   uint8_t *b = gen_bases(G, N, 9), *b2 = malloc(N * G->aff), *sc = malloc(32 * N + 3);
   CHECK(b2 && sc);
   pt got;
@@ -860,7 +860,7 @@ TEST_TIMEOUT(g2_edge_cases, 600) { edge_cases(&g2_grp); }
  * gives the same bytes (the latter two in caller-owned scratch). */
 TEST(g1_same_plan_any_threads_same_bytes) {
   size_t n = 3000;
-  test_rng g = {8};
+  test_rng g = {test_stream_seed(8)};
   uint8_t *b = gen_bases(&g1_grp, n, 8), *sc = malloc(32 * n);
   rand_scalars(sc, n, &g);
   bls12_381_g1_jac ref, got;
@@ -927,7 +927,7 @@ TEST(no_memory_and_bad_plan_reported) {
  * with a non-zero digit, less one per bucket that ends non-empty. */
 TEST(g1_stats_count_additions) {
   size_t n = 1u << 12;
-  test_rng g = {21};
+  test_rng g = {test_stream_seed(21)};
   uint8_t *b = gen_bases(&g1_grp, n, 21), *sc = malloc(32 * n);
   rand_scalars(sc, n, &g);
   msm_plan p = msm_plan_make(8, 1, 2, 1024);
@@ -962,7 +962,7 @@ TEST(g1_stats_count_additions) {
  * the concatenation; msm_stats.live counts exactly the other points. */
 #define PARTS_TEST(G, g)                                                                         \
   static void g##_parts_case(size_t n, uint64_t seed) {                                          \
-    test_rng rg = {seed};                                                                        \
+    test_rng rg = {test_stream_seed(seed)};                                                      \
     uint8_t *b = gen_bases(&g##_grp, n, seed), *sc = malloc(32 * n);                             \
     CHECK(sc != NULL);                                                                           \
     rand_scalars(sc, n, &rg);                                                                    \

@@ -1109,7 +1109,7 @@ TEST(zkey_faults) {
  * message, never a failure without one.  Run under ASan this checks every
  * read stays in bounds. */
 TEST_TIMEOUT(random_corruption_is_handled, 300) {
-  test_rng g = {20240501};
+  test_rng g = {test_stream_seed(20240501)};
   for (int kind = 0; kind < 3; kind++) {
     tfile f;
     if (kind == K_WTNS) make_wtns(&f, good_w, 5);
