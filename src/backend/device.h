@@ -1,7 +1,7 @@
 /* device.h: the devices a backend can run on, and a backend for one of them.
  *
  * DESIGN: a provider is a table of functions over devices numbered 0 ..
- * count - 1, with a capability query (STYLE habit 7): how many there are
+ * count - 1, with a capability query (docs/DESIGN.md §2.1): how many there are
  * (and why none), whether one is usable, its name and one-line
  * description, its free and total memory, whether it can run an operation
  * on a curve, whether its backends keep resident copies or its host memory

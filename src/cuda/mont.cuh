@@ -300,7 +300,7 @@ struct alignas((4 * C::N) % 16 == 0 ? 16 : 4) mont {
    * so a round of the reduction needs neither the product m nor m p[0]:
    * the remaining m p[1..N-1] are 2N - 2 of the generic 2N + 1
    * multiply-adds (N = 8: 240 instead of 264 IMADs per product, counted as
-   * PERF.md does).  t + m p is the very integer of add_mp_even +
+   * docs/PERF.md §1.1 does).  t + m p is the very integer of add_mp_even +
    * add_mp_odd, so mul_eo's bounds hold as they are; only the split
    * differs: c enters the odd chain at Y[0] (position 1) instead of X[1],
    * which m p[0] leaves untouched, and X[0] keeps t0 -- its true value

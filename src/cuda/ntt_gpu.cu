@@ -106,11 +106,11 @@
  * 0.03 skipped warp by warp (above); one by D_i in each of the first two
  * passes, and one for pass 1's product twiddle (none with d1 or
  * full_twiddles): 13.6 Fr products per element, 1.82e9 in all.  At 240
- * IMAD each (mont.cuh's product for r, counted as PERF.md counts) and
- * PERF.md's 1.656e13 IMAD/s that is 26.4 ms, against 6 ms for the 25.8 GB
+ * IMAD each (mont.cuh's product for r, counted as docs/PERF.md §1.1 counts) and
+ * its 1.656e13 IMAD/s that is 26.4 ms, against 6 ms for the 25.8 GB
  * the three passes move at 4.3 TB/s: the transform is bound by the
  * products and the ALU work around them (bench/RESULTS.md), not by memory.
- * (bench_gpu_ntt's floor is PERF.md's coarser (n/2) lg n products of 264
+ * (bench_gpu_ntt's floor is docs/PERF.md §1.4's coarser (n/2) lg n products of 264
  * IMAD: 28.9 ms.)
  *
  * Everything that runs per thread is a member of ntt_thread (and the small

@@ -24,9 +24,8 @@ typedef bls12_381_fr fr;
 #define COMB_BATCH 1024
 /* How many scalars ahead comb_mul prefetches its table entries.  The tables
  * are 50-100 MiB at 16-bit windows, so nearly every entry is a cache miss;
- * on the 2-core dev machine (2^18 key, 1 thread, best of 3) prefetching 8
- * ahead took section A from 2.54 s to 2.31 s and H from 2.69 s to 2.27 s;
- * 4 and 16 did no better. */
+ * 8 ahead was the fastest of 4, 8 and 16 (bench/RESULTS.md, "Measurements
+ * moved out of code comments"). */
 #define COMB_PREFETCH 8
 
 static inline unsigned comb_windows(unsigned bits) { return keygen_comb_windows(bits); }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Only the backend layer reaches CUDA (STYLE.md: a layer includes only the
+# Only the backend layer reaches CUDA (docs/DESIGN.md §2: a layer includes only the
 # layers below it; backend/device.h is the one way to a device): no file of
 # src/ outside src/cuda and src/backend/cuda includes a CUDA header
 # ("cuda/...", "backend/cuda/...", <cuda...>) or names a cuzk_cuda_* or

@@ -5,9 +5,9 @@
  * gives each row to one worker, so no two workers write the same element:
  * for entries sorted by row (snarkjs's order) by slicing the entries at row
  * changes, one pass over the section in all; otherwise every worker scans
- * all entries for the rows it owns (T passes over the section: 1.06 s for
- * 2^24 constraints on the GPU host's 16 cores).  Sums in Fr are exact, so the result does
- * not depend on the order of the additions or on the thread count. */
+ * all entries for the rows it owns (T passes over the section).  Sums in Fr
+ * are exact, so the result does not depend on the order of the additions or
+ * on the thread count. */
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
