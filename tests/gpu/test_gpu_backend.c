@@ -333,3 +333,44 @@ TEST_TIMEOUT(emu_msm_and_ab_match_cpu, 600) {
   free(ent), free(wit), free(a1), free(b1), free(a2), free(b2);
   backend_free(gb), backend_free(cb);
 }
+
+/* Fills a stretch of the stack below the caller's frame with `pattern`,
+ * where the next call's frame will lie. */
+static __attribute__((noinline)) void dirty_stack(int pattern) {
+  volatile uint8_t junk[1 << 14];
+  for (size_t i = 0; i < sizeof junk; i++) junk[i] = (uint8_t)pattern;
+}
+
+/* Two backends of one store (two slots of a GPU) share one resident copy of
+ * a key's coefficients: the second finds the first's by its id, whatever
+ * the bytes on its thread's stack (the id once carried a struct's padding,
+ * and each slot uploaded its own copy). */
+TEST_TIMEOUT(emu_ab_copy_shared_by_a_store, 600) {
+  need_cuda_code();
+  backend_store *store = backend_store_new();
+  CHECK(store);
+  const backend_device_opts o = {.emulate = true, .store = store};
+  cuzk_err err = {0};
+  backend *g1 = backend_cuda_new(0, &o, &err), *g2 = g1 ? backend_cuda_new(0, &o, &err) : NULL;
+  CHECK_MSG(g1 && g2, "%s", err.msg);
+  test_rng g = {test_seed()};
+  const size_t n = 128, nw = 50, ne = 300;
+  uint8_t *ent = sorted_entries(ne, 100, nw, &g), *wit = malloc(32 * nw);
+  bls12_381_fr *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+  CHECK(wit && a && b);
+  for (size_t i = 0; i < nw; i++) rand_scalar(wit + 32 * i, &g);
+  CHECK(g1->ops->hold_bases(g1, true, NULL) == CUZK_OK);
+  CHECK(g2->ops->hold_bases(g2, true, NULL) == CUZK_OK);
+  dirty_stack(0x00);
+  CHECK_MSG(g1->ops->zkey_ab(g1, a, b, n, ent, ne, wit, nw, &err) == CUZK_OK, "%s", err.msg);
+  const uint64_t one = backend_store_bytes(store);
+  CHECK(one > 0);
+  dirty_stack(0xff);
+  CHECK_MSG(g2->ops->zkey_ab(g2, a, b, n, ent, ne, wit, nw, &err) == CUZK_OK, "%s", err.msg);
+  CHECK_MSG(backend_store_bytes(store) == one, "the store holds %llu bytes, one copy is %llu",
+            (unsigned long long)backend_store_bytes(store), (unsigned long long)one);
+  backend_free(g1), backend_free(g2);
+  CHECK_EQ_INT(backend_store_bytes(store), 0);
+  backend_store_free(store);
+  free(ent), free(wit), free(a), free(b);
+}

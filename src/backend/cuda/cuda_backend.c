@@ -297,13 +297,13 @@ static cuzk_status cuda_zkey_ab(backend *be, bls12_381_fr *a, bls12_381_fr *b, s
     if (!cuda_ab_match(backend_res_object(im->ab), entries, n_entries, n, n_witness)) {
       backend_store_release(im->store, im->ab);
       ab_req q = {entries, n_entries, n, n_witness, im->emulate};
-      struct {
-        char kind;
-        ab_req q;
-      } id;
-      memset(&id, 0, sizeof id); /* padding too: the id is compared bytewise */
-      id.kind = 'A', id.q = q;
-      if (!(im->ab = backend_store_acquire(im->store, &id, sizeof id, ab_make, &q, ab_free)))
+      /* The store compares ids bytewise, so the id has no padding: every
+       * field is 8 bytes wide (a struct copy of q would carry q's
+       * indeterminate padding, which differs between slot threads, and
+       * each slot would upload its own copy). */
+      const uint64_t id[6] = {'A', (uint64_t)(uintptr_t)entries, n_entries, n, n_witness,
+                              im->emulate};
+      if (!(im->ab = backend_store_acquire(im->store, id, sizeof id, ab_make, &q, ab_free)))
         im->ab_refused = entries;
     }
     if (im->ab) { /* one stretch: the witness up, the kernels, a and b down */
