@@ -21,9 +21,12 @@
 # Why carried binaries: the GPU machine reaches no package registry and has
 # no libcjson-dev, so the library does not build there.  The GPU binaries are
 # linked with the CUDA runtime static and without libcjson (Makefile), so
-# BUILD/gpu alone is enough: carry it.  With the device tool:
+# BUILD/gpu alone is enough.  --stage also packs it, debug info stripped,
+# into BUILD-pkg/gpu.tar.xz (a few MB, where BUILD/gpu with cuzk's shared
+# libraries is over the device call's 64 MiB); the run unpacks it when
+# BUILD/gpu is not there.  With the device tool:
 #   bench/gpu.sh --stage
-#   run  command: bench/gpu.sh   carry: ["build/gpu"]
+#   run  command: bench/gpu.sh   carry: ["build-pkg"]
 # The stamp guards against stale binaries: if the sources that travel with
 # the call hash differently, the script says so and tries to rebuild there
 # (which works only where the headers it needs exist).
@@ -55,12 +58,23 @@ if [ $stage -eq 1 ]; then
     echo "built $(date -u +%Y-%m-%dT%H:%MZ) on $(hostname)"
   } >"$build/gpu/STAMP"
   cat "$build/gpu/STAMP"
-  echo "now: run bench/gpu.sh with carry [\"$build/gpu\"]"
+  pkg=$build-pkg tmp=$(mktemp -d)
+  cp -r "$build/gpu" "$tmp/gpu" && rm -f "$tmp"/gpu/*.d || exit 1
+  for f in "$tmp"/gpu/test_* "$tmp"/gpu/bench_* "$tmp"/gpu/cuzk; do
+    [ -f "$f" ] && strip --strip-debug "$f"
+  done
+  mkdir -p "$pkg" && tar cf - -C "$tmp" gpu | xz -T0 -6 >"$pkg/gpu.tar.xz" || exit 1
+  rm -rf "$tmp"
+  ls -l "$pkg/gpu.tar.xz"
+  echo "now: run bench/gpu.sh $build with carry [\"$pkg\"]"
   exit 0
 fi
 
 out=${OUT:-$build/gpu-logs}
 mkdir -p "$out"
+if [ ! -d "$build/gpu" ] && [ -f "$build-pkg/gpu.tar.xz" ]; then # carried packed (--stage)
+  mkdir -p "$build" && xz -dc "$build-pkg/gpu.tar.xz" | tar x -C "$build" || exit 1
+fi
 # The engine test and benchmark link libcjson (the GPU machine has none):
 # --stage copies it into BUILD/gpu/lib (bench/gpu_prove.sh).
 export LD_LIBRARY_PATH="$build/gpu/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
