@@ -9,11 +9,6 @@
 
 #include "cuda/cuda.h"
 
-/* Marks a test that runs this build's CUDA code on the host (emulated
- * kernels) and needs no GPU: nothing to check, since only a CUDA build
- * has the test (see above). */
-static inline void need_cuda_code(void) {}
-
 /* Skips unless device 0 can run this build's kernels. */
 static inline void need_gpu(void) {
   char why[512];

@@ -206,7 +206,6 @@ static uint8_t *sorted_entries(size_t ne, size_t rows_used, size_t nw, test_rng 
 /* cuda/ab_gpu.h emulated (runs in CI): a, b equal to the CPU backend's for
  * row-sorted entries with fresh witnesses; unsorted entries refused. */
 TEST(ab_emulated_matches_cpu) {
-  need_cuda_code();
   backend *cb = backend_cpu_new(0);
   test_rng g = {test_seed()};
   const size_t n = 1024, nw = 300, ne = 3000;
@@ -276,7 +275,6 @@ static backend *emulated(bool pass1_table) {
  * stages) gets the pass-1 table with it and not without it (the plan's own
  * description says), and the quotient equals the CPU backend's either way. */
 TEST_TIMEOUT(emu_ntt_pass1_table_reaches_the_plan, 600) {
-  need_cuda_code();
   backend *cb = backend_cpu_new(0);
   test_rng g = {test_seed()};
   const unsigned lg = 11;
@@ -309,7 +307,6 @@ TEST_TIMEOUT(emu_ntt_pass1_table_reaches_the_plan, 600) {
 /* The emulated backend's MSMs, streamed and over resident sets, and its
  * a, b from a resident coefficient copy, equal the CPU backend's. */
 TEST_TIMEOUT(emu_msm_and_ab_match_cpu, 600) {
-  need_cuda_code();
   backend *gb = emulated(false), *cb = backend_cpu_new(0);
   test_rng g = {test_seed()};
   for (int hold = 0; hold <= 1; hold++) {
@@ -346,7 +343,6 @@ static __attribute__((noinline)) void dirty_stack(int pattern) {
  * the bytes on its thread's stack (the id once carried a struct's padding,
  * and each slot uploaded its own copy). */
 TEST_TIMEOUT(emu_ab_copy_shared_by_a_store, 600) {
-  need_cuda_code();
   backend_store *store = backend_store_new();
   CHECK(store);
   const backend_device_opts o = {.emulate = true, .store = store};

@@ -253,21 +253,17 @@ static void check_field(cuda_field f, apply_fn apply, size_t nrand) {
 
 
 TEST(emulated_fp) {
-  need_cuda_code();
   check_field(CUDA_FIELD_BLS12_381_FP, cuda_field_apply_emulated, EMU_RANDOM);
 }
 TEST(emulated_fr) {
-  need_cuda_code();
   check_field(CUDA_FIELD_BLS12_381_FR, cuda_field_apply_emulated, EMU_RANDOM);
 }
 TEST(emulated_fp2) {
-  need_cuda_code();
   check_field(CUDA_FIELD_BLS12_381_FP2, cuda_field_apply_emulated, EMU_RANDOM);
 }
 
 /* Unusable arguments are refused with a status, not a crash. */
 TEST(bad_arguments) {
-  need_cuda_code();
   uint8_t buf[96] = {0};
   cuzk_err err = {0};
   CHECK_EQ_INT(cuda_field_apply_emulated(CUDA_FIELD_COUNT, CUDA_FOP_ADD, buf, buf, buf, 1, &err),

@@ -417,22 +417,18 @@ static void sizes(int g2, unsigned lg_lo, unsigned lg_hi, unsigned nrand, const 
 /* ---- emulated: CI ---- */
 
 TEST_TIMEOUT(emu_g1_sweep, 600) {
-  need_cuda_code();
   sweep(0, 64, 1, 1);
 }
 TEST_TIMEOUT(emu_g2_sweep, 600) {
-  need_cuda_code();
   sweep(1, 24, 1, 1);
 }
 TEST_TIMEOUT(emu_g1_edges, 600) {
-  need_cuda_code();
   msm_gpu_opts o = {.c = 4, .chunk = 3, .merge_chunk = 4, .group = 5};
   edges(0, 23, 1, &o);
   o = (msm_gpu_opts){.c = 7, .chunk = 2, .merge_chunk = 4, .group = 2};
   edges(0, 301, 1, &o);
 }
 TEST_TIMEOUT(emu_g2_edges, 600) {
-  need_cuda_code();
   msm_gpu_opts o = {.c = 3, .chunk = 2, .merge_chunk = 5, .group = 7};
   edges(1, 11, 1, &o);
   o = (msm_gpu_opts){.c = 5, .chunk = 4, .merge_chunk = 4};
@@ -440,7 +436,6 @@ TEST_TIMEOUT(emu_g2_edges, 600) {
 }
 /* The plan's own choices (21 windows of 13 and 12 bits at these sizes). */
 TEST_TIMEOUT(emu_g1_auto_plan, 600) {
-  need_cuda_code();
   uint64_t seed = test_seed();
   msm_gpu *ctx = new_ctx(0, 2000, 1);
   run_one(ctx, 0, 40, seed, SC_RANDOM, BA_RANDOM, NULL);
@@ -453,7 +448,6 @@ TEST_TIMEOUT(emu_g1_auto_plan, 600) {
   msm_gpu_free(ctx);
 }
 TEST_TIMEOUT(emu_split, 600) {
-  need_cuda_code();
   msm_gpu_opts o = {.c = 5, .chunk = 2, .merge_chunk = 4};
   split_check(0, 200, 1, &o);
   o.c = 3;
@@ -461,13 +455,11 @@ TEST_TIMEOUT(emu_split, 600) {
 }
 
 TEST_TIMEOUT(emu_parts, 600) {
-  need_cuda_code();
   parts_check(0, 400, 1);
   parts_check(1, 130, 1);
 }
 
 TEST_TIMEOUT(emu_resident, 600) {
-  need_cuda_code();
   resident_check(0, 300, 1);
   resident_check(1, 100, 1);
 }
@@ -485,7 +477,6 @@ TEST_TIMEOUT(emu_resident, 600) {
 static const unsigned split_counts[] = {20, 21, 23, 26, 29, 37, 51, 85, 100, 127};
 
 TEST_TIMEOUT(emu_varwin_split, 900) {
-  need_cuda_code();
   uint64_t seed = test_seed();
   msm_gpu *ctx = new_ctx(0, 160, 1);
   for (unsigned i = 0; i < sizeof split_counts / sizeof *split_counts; i++) {
@@ -515,7 +506,6 @@ TEST_TIMEOUT(emu_varwin_split, 900) {
 /* Every scalar and base kind through mixed widths; the split (ones apart)
  * over mixed widths. */
 TEST_TIMEOUT(emu_varwin_edges, 900) {
-  need_cuda_code();
   edges(0, 41, 1, &(msm_gpu_opts){.nwin = 23, .chunk = 3, .merge_chunk = 4, .group = 3});
   edges(1, 17, 1, &(msm_gpu_opts){.nwin = 37, .chunk = 2, .merge_chunk = 5, .group = 6});
   msm_gpu_opts o = {.nwin = 20, .chunk = 2, .merge_chunk = 4};
@@ -527,7 +517,6 @@ TEST_TIMEOUT(emu_varwin_edges, 900) {
 /* Uniform windows asked for explicitly (c and nwin), one past 255 bits
  * among them; the window options' bounds. */
 TEST_TIMEOUT(emu_varwin_uniform, 600) {
-  need_cuda_code();
   uint64_t seed = test_seed();
   msm_gpu *ctx = new_ctx(0, 100, 1);
   static const unsigned cw[][2] = {{4, 64}, {7, 37}, {9, 29}, {2, 128}, {12, 22}};
@@ -558,7 +547,6 @@ TEST_TIMEOUT(emu_varwin_uniform, 600) {
 }
 
 TEST(bad_arguments) {
-  need_cuda_code();
   msm_gpu *ctx = new_ctx(0, 16, 1);
   uint8_t buf[16 * 96] __attribute__((aligned(16))) = {0}, sc[16 * 32] __attribute__((aligned(16))) = {0};
   bls12_381_g1_jac out;

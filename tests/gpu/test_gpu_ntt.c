@@ -230,17 +230,14 @@ static void emu_sweep(const cuda_ntt_config *base, unsigned lg_lo, unsigned lg_h
 }
 
 TEST(emu_default) {
-  need_cuda_code();
   emu_sweep(&configs[0], 0, 13);
 }
 TEST(emu_configs) {
-  need_cuda_code();
   for (size_t i = 1; i < NCONFIGS; i++) emu_sweep(&configs[i], 1, 11);
 }
 /* 9 + 9 stages: the pass shape of 2^27 (passes of 9: 5 rounds at 2^2 per
  * thread) and its product twiddles, on the host; blocks of 256 and 512. */
 TEST_TIMEOUT(emu_two_passes_of_9, 600) {
-  need_cuda_code();
   cuda_ntt_config cfg = {.buffers = 4, .max_pass_lg = 9, .emulate = true};
   test_rng rng = {test_seed()};
   check_size(&cfg, 18, NTT_ROOTS_SNARKJS, &rng);
@@ -264,7 +261,6 @@ static bool plan_self_sorts(const cuda_ntt_config *cfg, unsigned lg) {
   return strstr(line, "self-sorting") != NULL;
 }
 TEST_TIMEOUT(emu_self_sorting, 600) {
-  need_cuda_code();
   static const cuda_ntt_config cfgs[] = {
       {.buffers = 4, .max_pass_lg = 6, .emulate = true},
       {.buffers = 4, .max_pass_lg = 7, .threads = 64, .pass1_table = true, .emulate = true},
@@ -287,7 +283,6 @@ TEST_TIMEOUT(emu_self_sorting, 600) {
 }
 
 TEST(emu_bellperson_roots) {
-  need_cuda_code();
   cuda_ntt_config cfg = {.buffers = 4, .max_pass_lg = 4, .emulate = true};
   test_rng rng = {test_seed()};
   for (unsigned lg = 1; lg <= 10; lg++) check_size(&cfg, lg, NTT_ROOTS_BELLPERSON, &rng);
@@ -298,7 +293,6 @@ TEST(emu_bellperson_roots) {
  * one of a single pass ignores it; the results with it are checked above
  * (configs, emu_self_sorting). */
 TEST(emu_pass1_table) {
-  need_cuda_code();
   for (unsigned lg = 1; lg <= 12; lg++) {
     cuda_ntt_config cfg = {.max_pass_lg = 4, .emulate = true};
     cuda_ntt_plan *p = NULL, *q = NULL;
@@ -322,7 +316,6 @@ TEST(emu_pass1_table) {
 }
 
 TEST(bad_arguments) {
-  need_cuda_code();
   cuda_ntt_plan *p = (cuda_ntt_plan *)1;
   cuzk_err err = {0};
   cuda_ntt_config cfg = {.emulate = true, .threads = 48};
