@@ -260,8 +260,9 @@ struct engine {
   bool fallback;   /* AUTO: the CPU workers started after the last GPU was lost */
   char unavailable[CUZK_ERR_MSG_MAX]; /* why no worker is left ("" while one is) */
 
-  /* Job log lines queued with the lock held, in event order; written by
-   * joblog_flush under log_mu (which guards nothing else). */
+  /* Log lines queued with the lock held (the job lines, engine_log_queued),
+   * in event order; written by joblog_flush under log_mu (which guards
+   * nothing else). */
   struct joblog_line *log_head, *log_tail;
   pthread_mutex_t log_mu;
 
@@ -363,6 +364,10 @@ void joblog_submitted(engine *e, const engine_request *rq, const engine_ticket *
 void joblog_started(engine *e, const eworker *w, const ejob *j, size_t p, double load_s);
 /* jobs_finish (e->mu held): the job's last line, queued for joblog_flush. */
 void joblog_finished(engine *e, const ejob *j);
+/* A line at any level queued like the job lines (e->mu held; written by
+ * the next joblog_flush, in event order with them). */
+__attribute__((format(printf, 3, 4))) void engine_log_queued(engine *e, engine_log_level level,
+                                                             const char *fmt, ...);
 /* Writes the queued lines in order; every site that may have finished a
  * job calls it after dropping the lock (takes log_mu, then mu briefly). */
 void joblog_flush(engine *e);

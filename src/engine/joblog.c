@@ -13,7 +13,10 @@
  * (e->log_head), in the order of the events, and joblog_flush writes it,
  * called by each of those places once it has dropped the lock.  Flushes
  * are serialized by e->log_mu, so lines come out in queue order: a job's
- * "accepted" before its "started", which comes before its "done". */
+ * "accepted" before its "started", which comes before its "done".  The
+ * engine's other lines decided under the lock (a GPU lost, a partition
+ * retried, the CPU fallback, a corrupt key) take the same queue
+ * (engine_log_queued), so they keep their place among the job lines. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,27 +26,43 @@
 
 struct joblog_line {
   struct joblog_line *next;
+  engine_log_level level;
   char text[];
 };
 
-/* Appends a line to the queue (e->mu held). */
-__attribute__((format(printf, 2, 3))) static void queue_line(engine *e, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(NULL, 0, fmt, ap);
-  va_end(ap);
+static void queue_va(engine *e, engine_log_level level, const char *fmt, va_list ap) {
+  va_list aq;
+  va_copy(aq, ap);
+  int n = vsnprintf(NULL, 0, fmt, aq);
+  va_end(aq);
   struct joblog_line *l = n < 0 ? NULL : malloc(sizeof *l + (size_t)n + 1);
   if (!l)
     return; /* out of memory: the line is lost, the job is not */
-  va_start(ap, fmt);
   vsnprintf(l->text, (size_t)n + 1, fmt, ap);
-  va_end(ap);
+  l->level = level;
   l->next = NULL;
   if (e->log_tail)
     e->log_tail->next = l;
   else
     e->log_head = l;
   e->log_tail = l;
+}
+
+void engine_log_queued(engine *e, engine_log_level level, const char *fmt, ...) {
+  if (!e->cfg.log)
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  queue_va(e, level, fmt, ap);
+  va_end(ap);
+}
+
+/* An INFO line of a job (e->mu held). */
+__attribute__((format(printf, 2, 3))) static void queue_line(engine *e, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  queue_va(e, ENGINE_LOG_INFO, fmt, ap);
+  va_end(ap);
 }
 
 /* An id as it may be printed: control characters (which check_id refuses,
@@ -146,7 +165,7 @@ void joblog_flush(engine *e) {
   pthread_mutex_unlock(&e->mu);
   while (l) {
     struct joblog_line *next = l->next;
-    e->cfg.log(e->cfg.log_ctx, ENGINE_LOG_INFO, l->text);
+    e->cfg.log(e->cfg.log_ctx, l->level, l->text);
     free(l);
     l = next;
   }

@@ -31,15 +31,17 @@ cuzk_status keys_check_points(void *ctx, const zkey_file *zk, cuzk_err *err) {
     snprintf(k->points_msg, sizeof k->points_msg, "%s", good ? "" : kerr.msg);
     pthread_cond_broadcast(&e->key_cv);
     first = !good;
+    if (first)
+      engine_log_queued(e, ENGINE_LOG_ERROR,
+                        "circuit %s: the proving key is corrupt: %s; replace the file, then "
+                        "evict the key (EvictSRS) or restart, so that it is loaded again",
+                        k->id, k->points_msg);
   }
   const bool bad = k->points == KEY_POINTS_BAD;
   char msg[CUZK_ERR_MSG_MAX];
   snprintf(msg, sizeof msg, "%s", k->points_msg);
   pthread_mutex_unlock(&e->mu);
   if (first)
-    engine_log(e, ENGINE_LOG_ERROR,
-               "circuit %s: the proving key is corrupt: %s; replace the file, then evict the "
-               "key (EvictSRS) or restart, so that it is loaded again",
-               k->id, msg);
+    joblog_flush(e);
   return bad ? cuzk_err_set(err, CUZK_FORMAT, "%s", msg) : CUZK_OK;
 }

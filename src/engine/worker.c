@@ -227,28 +227,6 @@ static void hold_take(eworker *w, ekey *k) {
 
 /* ------------------------------------------------------------ lost GPUs */
 
-/* Lines for engine_log, gathered under the lock and written after it. */
-typedef struct {
-  engine_log_level level[4];
-  char text[4][CUZK_ERR_MSG_MAX + 256];
-  unsigned n;
-} log_lines;
-
-__attribute__((format(printf, 3, 4))) static void note(log_lines *l, engine_log_level level,
-                                                       const char *fmt, ...) {
-  if (l->n >= sizeof l->text / sizeof *l->text)
-    return;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(l->text[l->n], sizeof l->text[l->n], fmt, ap);
-  va_end(ap);
-  l->level[l->n++] = level;
-}
-
-static void notes_flush(engine *e, const log_lines *l) {
-  for (unsigned i = 0; i < l->n; i++) engine_log(e, l->level[i], "%s", l->text[i]);
-}
-
 unsigned workers_serving(const engine *e) {
   unsigned n = 0;
   for (size_t i = 0; i < e->nworkers; i++) {
@@ -291,7 +269,7 @@ static unsigned cpu_threads(const engine *e) {
 /* Device AUTO, every GPU lost: cpu_workers CPU workers join (e->mu held:
  * backend_cpu_new only allocates; each new thread waits for the lock).
  * Their entries were set aside at start (workers_cap). */
-static void start_cpu_fallback(engine *e, log_lines *notes) {
+static void start_cpu_fallback(engine *e) {
   e->fallback = true;
   const unsigned t = cpu_threads(e);
   unsigned started = 0;
@@ -305,7 +283,7 @@ static void start_cpu_fallback(engine *e, log_lines *notes) {
     e->nworkers++; /* workers_join frees its backend, started or not */
     started += start_thread(w, NULL) == CUZK_OK;
   }
-  note(notes, ENGINE_LOG_WARN,
+  engine_log_queued(e, ENGINE_LOG_WARN,
        "every GPU is out of service; device = auto: proving on %u CPU worker%s from now on",
        started, started == 1 ? "" : "s");
 }
@@ -317,7 +295,7 @@ static void start_cpu_fallback(engine *e, log_lines *notes) {
  * fallback starts when it was the last GPU in service under device AUTO,
  * and when no worker is left at all the reason is kept for submissions
  * and the queued jobs fail. */
-static void device_lose(engine *e, edevice *d, const cuzk_err *err, log_lines *notes) {
+static void device_lose(engine *e, edevice *d, const cuzk_err *err) {
   if (d->lost)
     return;
   d->lost = true;
@@ -333,9 +311,9 @@ static void device_lose(engine *e, edevice *d, const cuzk_err *err, log_lines *n
   bool gpus_left = false;
   for (size_t i = 0; i < e->ndevices; i++) gpus_left |= !e->devices[i].lost;
   if (!gpus_left && e->cfg.device == ENGINE_DEVICE_AUTO && !e->fallback && !e->draining)
-    start_cpu_fallback(e, notes);
+    start_cpu_fallback(e);
   const unsigned serving = workers_serving(e);
-  note(notes, ENGINE_LOG_ERROR,
+  engine_log_queued(e, ENGINE_LOG_ERROR,
        "GPU %d (%s) is out of service: %s: %s; its %u slot%s take no more work and free what "
        "they hold; %u worker%s left; restart the daemon to use this GPU again, after checking "
        "it (nvidia-smi, the kernel log's Xid lines) or resetting it",
@@ -349,8 +327,8 @@ static void device_lose(engine *e, edevice *d, const cuzk_err *err, log_lines *n
            d->ordinal, d->name, d->lost_reason,
            e->cfg.device == ENGINE_DEVICE_AUTO ? " and the CPU fallback did not start"
                                                : " and device = gpu has no CPU fallback");
-  note(notes, ENGINE_LOG_ERROR, "%s; queued jobs fail, submissions are refused (unavailable)",
-       e->unavailable);
+  engine_log_queued(e, ENGINE_LOG_ERROR,
+                    "%s; queued jobs fail, submissions are refused (unavailable)", e->unavailable);
 }
 
 /* No worker is left (e->unavailable set): every unfinished job with no
@@ -486,7 +464,6 @@ static void run_partition(eworker *w, ejob *j, size_t p) {
 
   spans_collect(w);
 
-  log_lines notes = {0};
   pthread_mutex_lock(&e->mu);
   pt->tm.key_load_ms = ms(load_s);
   pt->tm.prepare_ms = ms(tm.ab_s);
@@ -503,15 +480,16 @@ static void run_partition(eworker *w, ejob *j, size_t p) {
   edevice *d = w->gpu ? device_of(e, w) : NULL;
   bool lost = d && st != CUZK_OK && st != CUZK_CANCELLED && (st == CUZK_DEVICE_LOST || d->lost);
   if (lost)
-    device_lose(e, d, &err, &notes);
+    device_lose(e, d, &err);
   if (lost && !j->finished && (!pt->retried || not_run) && workers_serving(e)) {
     free(pj), free(pub);
     pt->retried = true; /* a hand-back that never ran costs no retry of its own */
     e->retried++;
     sched_requeue(e, j, p); /* the witness stays for the retry */
     pthread_cond_broadcast(&e->work_cv);
-    note(&notes, ENGINE_LOG_WARN, "job %s partition %zu: GPU %d was lost under it; retried on "
-         "another worker", j->id, p, d->ordinal);
+    engine_log_queued(e, ENGINE_LOG_WARN,
+                      "job %s partition %zu: GPU %d was lost under it; retried on another worker",
+                      j->id, p, d->ordinal);
   } else if (j->finished) {
     jobs_drop_witness(e, j, p);
     free(pj), free(pub); /* cancelled, or failed in another partition */
@@ -544,7 +522,6 @@ static void run_partition(eworker *w, ejob *j, size_t p) {
   if (e->unavailable[0])
     fail_stranded(e);
   pthread_mutex_unlock(&e->mu);
-  notes_flush(e, &notes);
   joblog_flush(e);
 }
 

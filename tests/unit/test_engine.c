@@ -2308,8 +2308,8 @@ ETEST(engine_device_lost_falls_back_to_cpu) {
 
 /* The job log names the device each try ran on: the partition started on
  * GPU 0's slot, then (after the loss, ERROR, the CPU fallback and the
- * retry, WARN, written by the worker that met the loss) on a CPU worker,
- * and the job done; the job's own lines in that order. */
+ * retry, WARN, queued by the worker that met the loss) on a CPU worker,
+ * and the job done; the job's lines and the retry in that order. */
 ETEST(engine_job_log_gpu_loss_and_fallback) {
   env v;
   backend_devices t;
@@ -2328,6 +2328,7 @@ ETEST(engine_job_log_gpu_loss_and_fallback) {
   const char *const seq[][2] = {
       {"INFO", "job a accepted: circuit k, 1 partition"},
       {"INFO", "job a partition 0 of 1 started on gpu 0 slot 0 ("},
+      {"WARN", "job a partition 0: GPU 0 was lost under it; retried on another worker"},
       {"INFO", "job a partition 0 of 1 started on cpu worker 1 ("},
       {"INFO", "job a done: circuit k, 1 partition; queue "},
   };
