@@ -168,8 +168,10 @@ static uint8_t *gen_bases(const grp *G, size_t n, uint64_t seed) {
 
 /* ---- the recoding ---- */
 
-/* The fold: s <= (r-1)/2 and s = +-(the input mod r); then sum_w d_w 2^(cw),
- * as a 5-limb two's complement integer, equals s. */
+static void check_digits(const msm_geo *g, unsigned nl, const limb_t *s);
+
+/* The fold: s <= (r-1)/2 and s = +-(the input mod r); then its digits
+ * (check_digits), whose sum sum_w d_w 2^(cw) equals s. */
 static void check_recode(const uint8_t *p, unsigned c) {
   limb_t s[4], in[4], back[4];
   unsigned neg = msm_scalar_load(s, p);
@@ -181,32 +183,11 @@ static void check_recode(const uint8_t *p, unsigned c) {
   else
     memcpy(back, s, sizeof back);
   CHECK_EQ_MEM(back, in, sizeof in);
-  unsigned nwin = msm_plan_make(c, 1, 1, 0).nwin;
-  limb_t acc[5] = {0};
-  for (unsigned w = 0; w < nwin; w++) {
-    uint32_t d = msm_digit(s, 4, w * c, c, 0);
-    uint32_t mag = d & ~MSM_DIGIT_NEG;
-    CHECK(mag <= 1u << (c - 1));
-    uint32_t dn = msm_digit(s, 4, w * c, c, 1); /* neg flips only the sign */
-    CHECK_EQ_INT(dn & ~MSM_DIGIT_NEG, mag);
-    if (mag)
-      CHECK((dn ^ d) == MSM_DIGIT_NEG);
-    /* acc += +-mag << (c w) */
-    limb_t t[5] = {0};
-    unsigned sh = c * w;
-    t[sh / 64] = (limb_t)mag << (sh % 64);
-    if (sh % 64 && sh / 64 + 1 < 5)
-      t[sh / 64 + 1] = (limb_t)mag >> (64 - sh % 64);
-    limb_t carry = 0;
-    for (int i = 0; i < 5; i++) {
-      unsigned __int128 v = (d & MSM_DIGIT_NEG) ? (unsigned __int128)acc[i] - t[i] - carry
-                                                : (unsigned __int128)acc[i] + t[i] + carry;
-      acc[i] = (limb_t)v;
-      carry = (limb_t)(v >> 64) & 1;
-    }
-  }
-  CHECK_EQ_INT(acc[4], 0);
-  CHECK_EQ_MEM(acc, s, sizeof s);
+  /* the plan's uniform c-bit windows: each digit against the reference,
+   * and their sum is s */
+  const msm_geo g = msm_geo_uniform(c, MSM_REC_BITS);
+  CHECK_EQ_INT(g.nwin, msm_plan_make(c, 1, 1, 0).nwin);
+  check_digits(&g, 4, s);
 }
 
 TEST(recode_signed_digits) {
