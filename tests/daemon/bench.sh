@@ -12,37 +12,19 @@
 # Usage: tests/daemon/bench.sh [BUILD_DIR]   (default build)
 # Prints "N passed, N failed, N skipped" last; exit status 0 when none failed.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
-build=$(realpath -m "${1:-build}") # relative to the repository
-DAEMON=$build/cuzk-daemon CUZK=$build/cuzk FX=$build/oracle
+. "$(dirname "$0")/common.sh"
+FX=$build/oracle
 py=$(command -v python3)
-. tests/daemon/lib.sh
-
-# note ok|FAIL|skip NAME [DETAIL...]: prints one result and counts it.
-P=0; F=0; S=0
-note() {
-  local kind=$1 name=$2; shift 2
-  case $kind in ok) P=$((P+1)) ;; FAIL) F=$((F+1)) ;; *) S=$((S+1)) ;; esac
-  printf '%-7s %s\n' "$kind" "$name"
-  for line in "$@"; do printf '  %s\n' "$line"; done
-}
-summary() { echo "$P passed, $F failed, $S skipped"; exit $((F > 0)); }
 
 if [ ! -x "$DAEMON" ] || "$CUZK" bench daemon --circuit x --addr unix:///nonexistent w 2>&1 | grep -q "built without gRPC"; then
-  note skip bench-daemon "cuzk-daemon or the gRPC client is not built (GRPC=0)"; summary
+  skip bench-daemon "cuzk-daemon or the gRPC client is not built (GRPC=0)"; finish
 fi
-[ -n "$py" ] || { note skip bench-daemon "python3 not found (it reads the JSON report)"; summary; }
+[ -n "$py" ] || { skip bench-daemon "python3 not found (it reads the JSON report)"; finish; }
 for c in mul chain_1k; do
-  [ -f "$FX/$c/circuit.zkey" ] || { note skip bench-daemon "no fixtures in $FX (run tests/oracle/run.sh first)"; summary; }
+  [ -f "$FX/$c/circuit.zkey" ] || { skip bench-daemon "no fixtures in $FX (run tests/oracle/run.sh first)"; finish; }
 done
 
-tmp=$(mktemp -d /tmp/cuzk-bench-XXXXXX)
-pid=
-cleanup() {
-  [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
+scratch bench
 
 addr=unix://$tmp/cuzk.sock
 cat >"$tmp/cuzk.toml" <<EOF
@@ -67,7 +49,7 @@ pid=$!
 ready_or_exited() { in_log "$tmp/daemon.log" ' ready$' || exited "$pid"; }
 wait_for 60 ready_or_exited
 if ! in_log "$tmp/daemon.log" ' ready$'; then
-  note FAIL daemon-start "cuzk-daemon did not start:" "$(tail -5 "$tmp/daemon.log")"; summary
+  fail daemon-start "cuzk-daemon did not start:" "$(tail -5 "$tmp/daemon.log")"; finish
 fi
 
 # check NAME PYTHON-EXPRESSION...: each expression over the report r (JSON
@@ -85,7 +67,7 @@ if bad:
     print(json.dumps(r, indent=1)[:3000])
 sys.exit(1 if bad else 0)
 EOF
-  ); then note ok "$name"; else note FAIL "$name" "$out"; fi
+  ); then pass "$name"; else fail "$name" "$out"; fi
 }
 
 vk=$FX/chain_1k/verification_key.json
@@ -98,7 +80,7 @@ rc=$?
 # folded in lazily): a CI run saw a 29.03 MB sample against a 28.94 MB
 # VmHWM.  So the two are compared within 10 %, not exactly.
 if [ $rc -ne 0 ]; then
-  note FAIL bench-40-jobs "exit status $rc" "$(cat "$tmp/run.err")"
+  fail bench-40-jobs "exit status $rc" "$(cat "$tmp/run.err")"
 else
   check run 'r["jobs"] == 40 and r["done"] == 40 and r["failed"] == 0 and r["failures"] == {}' \
     'r["verified"] == 40 and r["verify_failures"] == 0' \
@@ -117,7 +99,7 @@ fi
   --mix critical:1,normal:3 --seed 7 --pid "$pid" --json "$w" >"$tmp/again.json" 2>"$tmp/again.err"
 rc=$?
 if [ $rc -ne 0 ]; then
-  note FAIL bench-same-seed "exit status $rc" "$(cat "$tmp/again.err")"
+  fail bench-same-seed "exit status $rc" "$(cat "$tmp/again.err")"
 else
   n_crit=$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["latency_ms"]["critical"]["n"])' "$tmp/run.json" 2>/dev/null)
   check again 'r["done"] == 40 and r["warmup"] == 2 and r["shared_channel"] and r["verified"] is None' \
@@ -132,9 +114,9 @@ rc=$?
 if [ $rc -eq 0 ] && grep -q '^done 6, failed 0; verified 6 of 6 proofs, 0 failed$' "$tmp/table.txt" &&
    grep -q '^normal ' "$tmp/table.txt" && grep -q 'proofs/s' "$tmp/table.txt" &&
    grep -q '^busy cpu *2 worker(s): ' "$tmp/table.txt" && grep -q "^pid $pid: peak RSS" "$tmp/table.txt"; then
-  note ok table
+  pass table
 else
-  note FAIL table "exit status $rc" "$(cat "$tmp/table.txt")"
+  fail table "exit status $rc" "$(cat "$tmp/table.txt")"
 fi
 
 # A wrong circuit id: a clean error, and the daemon still serves.
@@ -143,22 +125,22 @@ fi
 rc=$?
 if [ $rc -eq 2 ] && [ ! -s "$tmp/wrong.out" ] && [ "$(wc -l <"$tmp/wrong.err")" -eq 1 ] &&
    grep -q 'no_such_circuit' "$tmp/wrong.err" && "$CUZK" status --addr "$addr" >/dev/null 2>&1; then
-  note ok wrong-circuit
+  pass wrong-circuit
 else
-  note FAIL wrong-circuit "exit status $rc (want 2), stdout:" "$(cat "$tmp/wrong.out")" "stderr:" "$(cat "$tmp/wrong.err")"
+  fail wrong-circuit "exit status $rc (want 2), stdout:" "$(cat "$tmp/wrong.out")" "stderr:" "$(cat "$tmp/wrong.err")"
 fi
 
 "$CUZK" bench daemon --addr "$addr" --circuit chain_1k --mix urgent:1 "$w" >/dev/null 2>"$tmp/mix.err"
 rc=$?
 if [ $rc -eq 2 ] && grep -q -- "--mix 'urgent:1'" "$tmp/mix.err"; then
-  note ok bad-mix
+  pass bad-mix
 else
-  note FAIL bad-mix "exit status $rc (want 2)" "$(head -3 "$tmp/mix.err")"
+  fail bad-mix "exit status $rc (want 2)" "$(head -3 "$tmp/mix.err")"
 fi
 
 kill -TERM "$pid"
 wait "$pid"
 rc=$?
 pid=
-if [ $rc -eq 0 ]; then note ok daemon-stop; else note FAIL daemon-stop "exit status $rc after SIGTERM" "$(tail -5 "$tmp/daemon.log")"; fi
-summary
+if [ $rc -eq 0 ]; then pass daemon-stop; else fail daemon-stop "exit status $rc after SIGTERM" "$(tail -5 "$tmp/daemon.log")"; fi
+finish

@@ -1,7 +1,8 @@
-# Shared by the shell tests of cuzk-daemon (lifecycle.sh, joblog.sh), which
-# source it first thing, their BUILD_DIR argument in $1: the paths, result
-# lines and counts, and the check that the daemon was built.  Leaves the
-# shell in the repository root.
+# Shared by the shell tests of cuzk-daemon (lifecycle.sh, joblog.sh,
+# bench.sh), which source it first thing, their BUILD_DIR argument in $1:
+# the paths, result lines and counts, the check that the daemon was built,
+# a scratch directory, and waits on states.  Leaves the shell in the
+# repository root.
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=${1:-build}
 case $build in /*) ;; *) build=$repo/$build ;; esac
@@ -35,3 +36,33 @@ client_built() {
   "$CUZK" submit --help >/dev/null 2>&1 &&
     ! "$CUZK" status --addr unix:///nonexistent 2>&1 | grep -q "built without gRPC"
 }
+
+# scratch NAME: $tmp, a fresh directory, removed at exit, when the daemons
+# the test started (their pids in $pid or the array pids) are killed too.
+scratch() {
+  tmp=$(mktemp -d "/tmp/cuzk-$1-XXXXXX")
+  pid=
+  pids=()
+  trap 'for p in ${pid:-} "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done; rm -rf "$tmp"' EXIT
+}
+
+# Waiting on states.  A test waits
+# for what it needs (a log line, a status field, a process gone) under a
+# generous bound, never for a fixed time: the bound only ends a real hang.
+
+# wait_for SECS CMD...: runs CMD every 20 ms until it succeeds (status 0)
+# or SECS seconds have passed (status 1).
+wait_for() {
+  local secs=$1; shift
+  local end=$((SECONDS + secs))
+  until "$@"; do
+    [ "$SECONDS" -lt "$end" ] || return 1
+    sleep 0.02
+  done
+}
+
+# in_log FILE REGEX: a line of FILE matches REGEX (grep's basic syntax).
+in_log() { grep -q -- "$2" "$1" 2>/dev/null; }
+
+# exited PID: the process is gone.
+exited() { ! kill -0 "$1" 2>/dev/null; }

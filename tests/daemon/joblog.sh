@@ -18,13 +18,7 @@ set -uo pipefail
 need_daemon joblog
 client_built || { skip joblog "build/cuzk has no gRPC client (submit)"; finish; }
 
-tmp=$(mktemp -d /tmp/cuzk-joblog-XXXXXX)
-pid=
-cleanup() {
-  [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
+scratch joblog
 
 # The inputs (tests/malformed/corrupt.py): a key with A point 2 off its
 # curve, a tampered witness, the witness values as hex.

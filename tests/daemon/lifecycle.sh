@@ -22,19 +22,12 @@
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
 py=$(command -v python3)
-. "$repo/tests/daemon/lib.sh"
 
 need_daemon lifecycle
 have_client=0
 client_built && have_client=1
 
-tmp=$(mktemp -d /tmp/cuzk-lifecycle-XXXXXX)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
+scratch lifecycle
 
 # ---- helpers -----------------------------------------------------------------
 
