@@ -62,8 +62,8 @@
  * hide them better than more independent butterflies per thread do.  2^1
  * and 2^3 elements per thread, 2^2 without the register cap, 3 blocks per
  * SM, blocks of 512 threads and outer passes of 10 stages were all slower
- * at 2^27 on the H200 (bench/RESULTS.md, "GPU NTT" and the sessions after
- * it).  A pass of lp stages is floor(lp / 2) rounds of two stages and, for
+ * at 2^27 on the H200 (bench/RESULTS.md: "GPU NTT" and the NTT sections
+ * below it).  A pass of lp stages is floor(lp / 2) rounds of two stages and, for
  * odd lp, one round of a single stage, the odd round (lp = 9: five rounds).
  *
  * Warp-uniform groups: a DIF stage at bit b has twiddle 1 where
