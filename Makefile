@@ -62,6 +62,10 @@ endif
 CU_OBJ   := $(CU_SRC:%.cu=$(BUILD)/%.o)
 # The registry's one build switch; device.o is rebuilt when CUDA changes.
 CUDA_STAMP := $(BUILD)/.cuda-$(CUDA)
+# A setting's stamp, $(BUILD)/.KIND-VALUE: made afresh, the other values'
+# removed, when the setting changes, so that the objects that see it
+# (their prerequisite) are rebuilt.  $(call make_stamp,KIND)
+make_stamp = @mkdir -p $(dir $@) && rm -f $(BUILD)/.$(1)-* && touch $@
 
 # ---- gRPC -------------------------------------------------------------------
 # GRPC=1 builds the daemon's gRPC service (src/server/rpc_server.c) and the
@@ -126,9 +130,7 @@ VERSION_USERS  := $(BUILD)/src/cli/main.o $(BUILD)/src/daemon/main.o
 $(VERSION_USERS): CFLAGS += -DCUZK_GIT_DESCRIBE='"$(GIT_DESCRIBE)"'
 $(VERSION_USERS): $(DESCRIBE_STAMP)
 $(DESCRIBE_STAMP):
-	@mkdir -p $(dir $@)
-	@rm -f $(BUILD)/.describe-*
-	@touch $@
+	$(call make_stamp,describe)
 
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(CU_OBJ)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
@@ -162,14 +164,10 @@ $(BUILD)/cuzk-daemon: $(DAEMON_OBJ) $(BUILD)/libcuzk_server.a $(BUILD)/libcuzk.a
 	$(CC) $(CFLAGS) -o $@ $(DAEMON_OBJ) $(BUILD)/libcuzk_server.a $(BUILD)/libcuzk.a $(GRPC_LIBS) $(MHD_LIBS) $(LDLIBS)
 
 $(GRPC_STAMP):
-	@mkdir -p $(dir $@)
-	@rm -f $(BUILD)/.grpc-*
-	@touch $@
+	$(call make_stamp,grpc)
 
 $(CUDA_STAMP):
-	@mkdir -p $(dir $@)
-	@rm -f $(BUILD)/.cuda-*
-	@touch $@
+	$(call make_stamp,cuda)
 
 $(BUILD)/src/backend/device.o: CFLAGS += -DCUZK_CUDA=$(CUDA)
 $(BUILD)/src/backend/device.o: $(CUDA_STAMP)
