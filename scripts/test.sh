@@ -59,6 +59,10 @@ echo "== daemon job log: per-job lines at info, none at warn, no witness bytes"
 tests/daemon/joblog.sh build 2>&1 | tee build/logs/joblog.log
 tally build/logs/joblog.log
 
+echo "== daemon and CLI faults: hostile files, clients, floods and shutdown"
+tests/daemon/faults.sh build 2>&1 | tee build/logs/faults.log
+tally build/logs/faults.log
+
 echo "== GPU tests (each skips, with the reason, where there is no GPU)"
 gpu_tests=0
 for t in build/gpu/test_*; do
