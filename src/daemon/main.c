@@ -25,6 +25,13 @@
  *   daemon logs what the engine reports (engine_config.log) and keeps
  *   serving, answering UNAVAILABLE once no worker is left.
  *
+ *   Access: unix sockets are born 0600 and then get [daemon] socket_mode
+ *   and socket_group (listen.h); gRPC on TCP is TLS when tls_cert is set,
+ *   mutual TLS with tls_client_ca.  Plaintext TCP, or TLS without client
+ *   certificates, on an address other machines can reach is allowed but
+ *   logged at start as a warning, every time: anyone who can connect
+ *   there can submit, cancel and evict.
+ *
  *   Exit status: 0 stopped cleanly; 1 could not start (address in use,
  *   another daemon on the socket) or a second signal; 2 bad usage or
  *   config, including a key file that is missing, unreadable or not a
@@ -145,6 +152,28 @@ static void remove_sockets(const daemon_config *cfg, bool rpc, bool http) {
     listen_unix_remove(a.path);
 }
 
+/* The start-up warning for a gRPC address other machines can reach
+ * without client authentication: plaintext (anyone on the network can
+ * submit, cancel and evict, and read every witness and proof on the wire)
+ * or TLS without tls_client_ca (private, but anyone can connect). */
+static void warn_exposed(const daemon_config *cfg, const listen_addr *la) {
+  if (la->is_unix || *cfg->tls_client_ca || listen_addr_is_loopback(la))
+    return;
+  if (!*cfg->tls_cert) {
+    dlog_warn("**************************************************************************************");
+    dlog_warn("listen %s: PLAINTEXT gRPC ON AN ADDRESS OTHER MACHINES CAN REACH, WITHOUT AUTHENTICATION.",
+              cfg->listen);
+    dlog_warn("Anyone who can connect can submit, cancel and evict anything, and read the witnesses and");
+    dlog_warn("proofs on the wire.  Listen on a unix socket or 127.0.0.1, or set [daemon] tls_cert,");
+    dlog_warn("tls_key and tls_client_ca (docs/daemon.md, \"Access\").");
+    dlog_warn("**************************************************************************************");
+  } else {
+    dlog_warn("listen %s: TLS without client certificates on an address other machines can reach: anyone "
+              "who can connect can submit, cancel and evict; set [daemon] tls_client_ca to require them",
+              cfg->listen);
+  }
+}
+
 static int engine_exit_code(cuzk_status s) {
   return s == CUZK_NO_MEMORY || s == CUZK_INTERNAL ? EXIT_RUNTIME : EXIT_USAGE;
 }
@@ -182,6 +211,7 @@ int main(int argc, char **argv) {
 
   /* The config: file (if given), then the command line, then the checks. */
   daemon_config cfg;
+  daemon_tls tls = {0};
   cuzk_err err = {0};
   if (daemon_config_init(&cfg, &err) != CUZK_OK) {
     fprintf(stderr, "cuzk-daemon: %s\n", err.msg);
@@ -193,7 +223,8 @@ int main(int argc, char **argv) {
       (opt_status &&
        daemon_config_set(&cfg, "daemon", "status_listen", opt_status, "--status-listen", &err) != CUZK_OK) ||
       (opt_level && daemon_config_set(&cfg, "logging", "level", opt_level, "--log-level", &err) != CUZK_OK) ||
-      daemon_config_finish(&cfg, &err) != CUZK_OK || daemon_config_check_circuits(&cfg, &err) != CUZK_OK) {
+      daemon_config_finish(&cfg, &err) != CUZK_OK || daemon_config_check_circuits(&cfg, &err) != CUZK_OK ||
+      daemon_config_read_tls(&cfg, &tls, &err) != CUZK_OK) {
     fprintf(stderr, "cuzk-daemon: %s\n", err.msg);
     goto out;
   }
@@ -251,23 +282,42 @@ int main(int argc, char **argv) {
             cfg.ncircuits == 1 ? "" : "s",
             cfg.engine.device == ENGINE_DEVICE_CPU ? "cpu" : cfg.engine.device == ENGINE_DEVICE_GPU ? "gpu" : "auto");
 
-  if (rpc_server_start(&st.rpc, st.e, cfg.listen, (size_t)cfg.max_message_size, &err) != CUZK_OK) {
+  rpc_tls rt = {tls.cert, tls.key, tls.client_ca};
+  if (rpc_server_start_tls(&st.rpc, st.e, cfg.listen, (size_t)cfg.max_message_size, tls.cert ? &rt : NULL,
+                           &err) != CUZK_OK) {
     dlog_error("gRPC service on %s: %s", cfg.listen, err.msg);
     rc = err.status == CUZK_UNSUPPORTED ? EXIT_USAGE : EXIT_RUNTIME;
     goto stop_engine;
   }
+  daemon_tls_free(&tls);
+  if (la.is_unix && listen_unix_set_access(la.path, cfg.socket_mode, cfg.socket_gid, &err) != CUZK_OK) {
+    dlog_error("listen %s: %s", cfg.listen, err.msg);
+    goto stop_rpc;
+  }
   if (la.is_unix)
-    dlog_info("gRPC cuzk.v1.ProvingEngine listening on %s", cfg.listen);
+    dlog_info("gRPC cuzk.v1.ProvingEngine listening on %s (mode %04o%s%s)", cfg.listen, cfg.socket_mode,
+              *cfg.socket_group ? ", group " : "", cfg.socket_group);
   else
-    dlog_info("gRPC cuzk.v1.ProvingEngine listening on %s (port %d)", cfg.listen, rpc_server_port(st.rpc));
+    dlog_info("gRPC cuzk.v1.ProvingEngine listening on %s (port %d, %s)", cfg.listen, rpc_server_port(st.rpc),
+              !cfg.tls_cert[0] ? "plaintext" : cfg.tls_client_ca[0] ? "mutual TLS" : "TLS");
+  warn_exposed(&cfg, &la);
 
   if (*cfg.status_listen) {
-    if (http_server_start_ex(&st.http, st.e, cfg.status_listen, rpc_metrics, st.rpc, &err) != CUZK_OK) {
+    http_limits hl = {cfg.status_max_connections, (unsigned)((cfg.status_idle_timeout_ms + 999) / 1000)};
+    if (http_server_start_ex(&st.http, st.e, cfg.status_listen, &hl, rpc_metrics, st.rpc, &err) != CUZK_OK) {
       dlog_error("%s", err.msg);
       goto stop_rpc;
     }
     listen_addr ha;
     listen_addr_parse(&ha, cfg.status_listen, NULL);
+    if (ha.is_unix && listen_unix_set_access(ha.path, cfg.socket_mode, cfg.socket_gid, &err) != CUZK_OK) {
+      dlog_error("status_listen %s: %s", cfg.status_listen, err.msg);
+      goto stop_http;
+    }
+    if (!listen_addr_is_loopback(&ha))
+      dlog_warn("status_listen %s is reachable from other machines: /status and /metrics (keys, queues, "
+                "budgets) are served in plaintext, without authentication, to anyone who can connect",
+                cfg.status_listen);
     if (ha.is_unix)
       dlog_info("HTTP GET /status and /metrics on %s", cfg.status_listen);
     else
@@ -319,6 +369,8 @@ int main(int argc, char **argv) {
   rc = EXIT_OK;
   goto out;
 
+stop_http:
+  http_server_stop(st.http);
 stop_rpc:
   rpc_server_shutdown(st.rpc);
   remove_sockets(&cfg, true, false);
@@ -326,6 +378,7 @@ stop_engine:
   engine_shutdown(st.e);
   engine_free(st.e);
 out:
+  daemon_tls_free(&tls);
   daemon_config_free(&cfg);
   return rc;
 }

@@ -3,6 +3,7 @@
 #include "server/config.h"
 
 #include <errno.h>
+#include <grp.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -40,6 +41,8 @@ typedef enum {
   K_LEVEL,     /* daemon_log_level */
   K_PATH,      /* char *: a path, relative ones against the config's directory; "" allowed */
   K_GPUS,      /* int *gpus, size_t ngpus */
+  K_MODE,      /* unsigned: permission bits, an octal string "0660" */
+  K_STRING,    /* char *: any string; "" allowed */
 } key_kind;
 
 typedef struct {
@@ -58,6 +61,19 @@ static const key_def keys[] = {
      "HTTP GET /status (JSON) and /metrics (Prometheus): \"HOST:PORT\" or \"unix://PATH\"; \"\" = off"},
     {"daemon", "max_message_size", K_SIZE, F(max_message_size), 64 * KiB, 2 * GiB - 1,
      "largest gRPC message, either way (a request carries its witnesses)"},
+    {"daemon", "socket_mode", K_MODE, F(socket_mode), 0600, 0777,
+     "permissions of the unix socket files (made 0600, then set to this): at least \"0600\""},
+    {"daemon", "socket_group", K_STRING, F(socket_group), 0, 0,
+     "the group (name or gid) given the unix socket files, to share them (socket_mode \"0660\"); \"\" = none"},
+    {"daemon", "tls_cert", K_PATH, F(tls_cert), 0, 0,
+     "PEM certificate (chain) of the gRPC service on a TCP address, with tls_key; \"\" = plaintext"},
+    {"daemon", "tls_key", K_PATH, F(tls_key), 0, 0, "PEM private key of tls_cert"},
+    {"daemon", "tls_client_ca", K_PATH, F(tls_client_ca), 0, 0,
+     "PEM CA: a client must present a certificate it signed (mutual TLS); \"\" = any client"},
+    {"daemon", "status_max_connections", K_UINT, F(status_max_connections), 4, 4096,
+     "HTTP connections open at once; one more closes the oldest idle one"},
+    {"daemon", "status_idle_timeout", K_DURATION, F(status_idle_timeout_ms), 1000, 3600000,
+     "an HTTP connection idle this long is closed"},
     {"memory", "host_budget", K_SIZE_AUTO, F(host_budget), 64 * MiB, UINT64_MAX,
      "host memory for keys (mapped or pinned) and witnesses; \"auto\" = MemTotal less safety_margin"},
     {"memory", "safety_margin", K_SIZE, F(safety_margin), 0, UINT64_MAX,
@@ -298,7 +314,16 @@ cuzk_status daemon_config_init(daemon_config *c, cuzk_err *err) {
   c->listen = dup_str(DAEMON_DEFAULT_LISTEN);
   c->status_listen = dup_str("");
   c->param_dir = dup_str("");
-  if (!c->listen || !c->status_listen || !c->param_dir) {
+  c->socket_mode = 0600;
+  c->socket_group = dup_str("");
+  c->socket_gid = -1;
+  c->tls_cert = dup_str("");
+  c->tls_key = dup_str("");
+  c->tls_client_ca = dup_str("");
+  c->status_max_connections = 256;
+  c->status_idle_timeout_ms = 10000;
+  if (!c->listen || !c->status_listen || !c->param_dir || !c->socket_group || !c->tls_cert || !c->tls_key ||
+      !c->tls_client_ca) {
     daemon_config_free(c);
     return cuzk_err_set(err, CUZK_NO_MEMORY, "out of memory");
   }
@@ -319,6 +344,10 @@ void daemon_config_free(daemon_config *c) {
   free(c->listen);
   free(c->status_listen);
   free(c->param_dir);
+  free(c->socket_group);
+  free(c->tls_cert);
+  free(c->tls_key);
+  free(c->tls_client_ca);
   free(c->gpus);
   free(c->source);
   free_circuits(c);
@@ -412,6 +441,10 @@ static const char *expected(const key_def *k, char *buf, size_t cap) {
     return "a path (a string; \"\" for none)";
   case K_GPUS:
     return "an array of GPU ordinals like [0, 1] ([] = all)";
+  case K_MODE:
+    return "permission bits as an octal string from \"0600\" to \"0777\", like \"0660\"";
+  case K_STRING:
+    return "a string";
   }
   return "?";
 }
@@ -569,6 +602,27 @@ static cuzk_status apply(reader *r, const key_def *k, const toml_value *v) {
     return set_string(r, (char **)field, resolve_path(r, v->u.string));
   case K_GPUS:
     return apply_gpus(r, k, v);
+  case K_MODE: {
+    if (v->type != TOML_STRING)
+      break;
+    const char *p = v->u.string;
+    unsigned m = 0;
+    size_t n = strlen(p);
+    for (; *p >= '0' && *p <= '7'; p++)
+      m = m * 8 + (unsigned)(*p - '0');
+    if (*p || n < 3 || n > 4 || (n == 4 && v->u.string[0] != '0'))
+      break;
+    if ((m & 0600) != 0600)
+      return bad(r, v, k->section, k->name,
+                 "\"%s\" takes read and write from the daemon's own user: the mode needs 0600 at least",
+                 v->u.string);
+    *(unsigned *)field = m;
+    return CUZK_OK;
+  }
+  case K_STRING:
+    if (v->type != TOML_STRING)
+      break;
+    return set_string(r, (char **)field, dup_str(v->u.string));
   }
   return bad(r, v, k->section, k->name, "expected %s, found %s", expected(k, eb, sizeof eb),
              describe(v, fb, sizeof fb));
@@ -835,6 +889,60 @@ static const char *key_where(const daemon_config *c, const char *key, char *buf,
   return buf;
 }
 
+/* socket_group resolved into c->socket_gid: a numeric gid as it is (it
+ * need not have a name), else a name looked up in the group database. */
+static cuzk_status resolve_group(daemon_config *c, cuzk_err *err) {
+  char w[PATH_MAX + 16];
+  const char *g = c->socket_group;
+  c->socket_gid = -1;
+  if (!g || !*g)
+    return CUZK_OK;
+  char *end;
+  errno = 0;
+  unsigned long n = strtoul(g, &end, 10);
+  if (g[0] >= '0' && g[0] <= '9' && !*end && errno == 0 && n < (unsigned long)INT_MAX) {
+    c->socket_gid = (long)n;
+    return CUZK_OK;
+  }
+  struct group gr, *res = NULL;
+  char buf[16384];
+  int e = getgrnam_r(g, &gr, buf, sizeof buf, &res);
+  if (!res)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "%s[daemon] socket_group: %s \"%s\"%s%s",
+                        key_where(c, "socket_group", w, sizeof w), e ? "cannot look up the group" : "no group named",
+                        g, e ? ": " : " (a group name or a numeric gid)", e ? strerror(e) : "");
+  c->socket_gid = (long)gr.gr_gid;
+  return CUZK_OK;
+}
+
+/* The access keys against each other and the listen address. */
+static cuzk_status check_access(daemon_config *c, cuzk_err *err) {
+  char w[PATH_MAX + 16];
+  CUZK_TRY(resolve_group(c, err));
+  if (c->socket_gid >= 0 && (c->socket_mode & 0060) != 0060)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
+                        "%s[daemon] socket_group = \"%s\" shares the sockets with a group, but socket_mode "
+                        "\"%04o\" gives the group no read and write: set socket_mode = \"0660\"",
+                        key_where(c, "socket_mode", w, sizeof w), c->socket_group, c->socket_mode);
+  bool cert = c->tls_cert && *c->tls_cert, key = c->tls_key && *c->tls_key;
+  bool ca = c->tls_client_ca && *c->tls_client_ca;
+  if (cert != key)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "%s[daemon] %s is set without %s: TLS needs both",
+                        key_where(c, cert ? "tls_cert" : "tls_key", w, sizeof w), cert ? "tls_cert" : "tls_key",
+                        cert ? "tls_key" : "tls_cert");
+  if (ca && !cert)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
+                        "%s[daemon] tls_client_ca needs tls_cert and tls_key: clients are checked over TLS",
+                        key_where(c, "tls_client_ca", w, sizeof w));
+  listen_addr a;
+  if (cert && c->listen && listen_addr_parse(&a, c->listen, NULL) == CUZK_OK && a.is_unix)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
+                        "%s[daemon] tls_cert: TLS is for a TCP listen address, and listen is \"%s\" (a unix "
+                        "socket is guarded by socket_mode and socket_group)",
+                        key_where(c, "tls_cert", w, sizeof w), c->listen);
+  return CUZK_OK;
+}
+
 cuzk_status daemon_config_finish(daemon_config *c, cuzk_err *err) {
   char w[PATH_MAX + 16], a[32], b[32];
   uint64_t host = c->host_budget;
@@ -856,6 +964,7 @@ cuzk_status daemon_config_finish(daemon_config *c, cuzk_err *err) {
     return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
                         "%s[daemon] status_listen must differ from listen (both \"%s\")",
                         key_where(c, "status_listen", w, sizeof w), c->listen);
+  CUZK_TRY(check_access(c, err));
   uint64_t queue = c->engine.queue_budget_bytes;
   if (queue && queue >= host) {
     config_format_size(queue, a, sizeof a);
@@ -871,6 +980,47 @@ cuzk_status daemon_config_finish(daemon_config *c, cuzk_err *err) {
   c->engine.gpus = c->gpus;
   c->engine.ngpus = c->ngpus;
   return CUZK_OK;
+}
+
+/* One PEM file of key `name` into *out; `want` is the text of the PEM
+ * block's first line that must appear in it. */
+static cuzk_status read_pem(const char *name, const char *path, const char *want, char **out, cuzk_err *err) {
+  *out = NULL;
+  if (!path || !*path)
+    return CUZK_OK;
+  size_t len;
+  cuzk_status s = toml_read_file(path, out, &len, err);
+  if (s != CUZK_OK)
+    return cuzk_err_prefix(err, s, "[daemon] %s", name);
+  if (len > MiB || strlen(*out) != len || !strstr(*out, "-----BEGIN ") || !strstr(*out, want)) {
+    free(*out);
+    *out = NULL;
+    return cuzk_err_set(err, CUZK_FORMAT, "[daemon] %s: %s: expected a PEM file (at most 1 MiB) with a \"%s\" block",
+                        name, path, want);
+  }
+  return CUZK_OK;
+}
+
+cuzk_status daemon_config_read_tls(const daemon_config *c, daemon_tls *t, cuzk_err *err) {
+  memset(t, 0, sizeof *t);
+  cuzk_status s = read_pem("tls_cert", c->tls_cert, "CERTIFICATE-----", &t->cert, err);
+  if (s == CUZK_OK)
+    s = read_pem("tls_key", c->tls_key, "PRIVATE KEY-----", &t->key, err);
+  if (s == CUZK_OK)
+    s = read_pem("tls_client_ca", c->tls_client_ca, "CERTIFICATE-----", &t->client_ca, err);
+  if (s != CUZK_OK)
+    daemon_tls_free(t);
+  return s;
+}
+
+void daemon_tls_free(daemon_tls *t) {
+  free(t->cert);
+  /* the private key's bytes do not outlive their use */
+  if (t->key)
+    explicit_bzero(t->key, strlen(t->key));
+  free(t->key);
+  free(t->client_ca);
+  memset(t, 0, sizeof *t);
 }
 
 cuzk_status daemon_config_check_circuits(const daemon_config *c, cuzk_err *err) {
@@ -909,7 +1059,12 @@ static void print_key(const daemon_config *c, size_t k, FILE *f) {
   case K_ADDR:
   case K_ADDR_OFF:
   case K_PATH:
+  case K_STRING:
     print_string(f, *(char *const *)field);
+    break;
+  case K_MODE:
+    snprintf(buf, sizeof buf, "%04o", *(const unsigned *)field);
+    print_string(f, buf);
     break;
   case K_BOOL:
     fprintf(f, "%s", *(const bool *)field ? "true" : "false");

@@ -48,6 +48,16 @@ typedef struct {
   char *listen;              /* gRPC: "unix://PATH" or "HOST:PORT" */
   char *status_listen;       /* HTTP /status and /metrics; "" = off */
   uint64_t max_message_size; /* gRPC messages, both ways */
+  /* Access (docs/daemon.md, "Access").  Unix sockets (both listeners) are
+   * made 0600 and then given socket_mode and socket_group; TLS applies to
+   * a TCP listen address only. */
+  unsigned socket_mode;      /* permission bits, at least 0600 */
+  char *socket_group;        /* "" = none; a group name or a numeric gid */
+  long socket_gid;           /* socket_group resolved by daemon_config_finish; -1 = none */
+  char *tls_cert, *tls_key;  /* PEM files, both or neither ("" = plaintext) */
+  char *tls_client_ca;       /* PEM CA: clients must present a certificate it signed; "" = none */
+  unsigned status_max_connections;  /* HTTP connections open at once; more evict the oldest idle */
+  uint64_t status_idle_timeout_ms;  /* an HTTP connection idle this long is closed */
   /* [memory] */
   uint64_t host_budget;      /* 0 = "auto": mem_total less safety_margin */
   uint64_t safety_margin;    /* what "auto" leaves to the rest of the machine */
@@ -66,8 +76,8 @@ typedef struct {
   /* Per key (config.c's table), where its value came from: the file's line
    * that set it, or the `origin` of the daemon_config_set that did (a
    * string that outlives c, e.g. "--listen"); neither: the default. */
-  unsigned line[32];
-  const char *set_by[32];
+  unsigned line[48];
+  const char *set_by[48];
 } daemon_config;
 
 /* Defaults; reads MemTotal from /proc/meminfo (mem_total = 0 when that
@@ -103,6 +113,20 @@ cuzk_status daemon_config_finish(daemon_config *c, cuzk_err *err);
  * message.  `--check` and the daemon's start both call it, so both refuse
  * a bad key with the same message. */
 cuzk_status daemon_config_check_circuits(const daemon_config *c, cuzk_err *err);
+
+/* The TLS files of [daemon] tls_cert, tls_key and tls_client_ca, read:
+ * each a NUL-terminated PEM text (malloc'd), NULL when the key is "". */
+typedef struct {
+  char *cert, *key, *client_ca;
+} daemon_tls;
+
+/* Reads c's TLS files (each a regular file of at most 1 MiB holding a PEM
+ * certificate or private key, as its key says).  CUZK_NOT_FOUND or CUZK_IO
+ * for a missing or unreadable file, CUZK_FORMAT for one without the PEM
+ * block expected; the message names the key and the file.  `--check` and
+ * the daemon's start both call it.  Free with daemon_tls_free. */
+cuzk_status daemon_config_read_tls(const daemon_config *c, daemon_tls *t, cuzk_err *err);
+void daemon_tls_free(daemon_tls *t);
 
 /* The effective config as TOML (every key, defaults included, each with a
  * comment), which daemon_config_parse reads back to the same config. */

@@ -84,6 +84,17 @@ char *http_status_json(const engine_status *s) {
 #include <sys/socket.h>
 #include <unistd.h>
 
+/* One open connection, in s->conns in the order they were accepted.
+ * Touched only by libmicrohttpd's one internal thread (its callbacks), so
+ * the list needs no lock. */
+typedef struct http_conn {
+  struct http_conn *prev, *next;
+  struct MHD_Connection *c;
+  int fd;
+  bool busy;    /* a request is being read or answered */
+  bool evicted; /* shut down; libmicrohttpd closes it at its next turn */
+} http_conn;
+
 struct http_server {
   struct MHD_Daemon *d;
   engine *e;
@@ -91,7 +102,86 @@ struct http_server {
   void *metrics_ctx;
   listen_addr addr;
   int port;
+  unsigned max_conns;
+  unsigned nconns;        /* in conns, evicted ones included */
+  unsigned nlive;         /* in conns, not evicted */
+  http_conn *head, *tail; /* oldest first */
 };
+
+/* Closes the oldest idle live connection (else the oldest live one): its
+ * socket is shut down, which libmicrohttpd sees as the peer's close and
+ * cleans up.  shutdown, not close: the descriptor stays libmicrohttpd's. */
+static void evict_one(http_server *s) {
+  http_conn *victim = NULL;
+  for (http_conn *k = s->head; k; k = k->next)
+    if (!k->evicted && (!victim || (victim->busy && !k->busy))) {
+      victim = k;
+      if (!k->busy)
+        break;
+    }
+  if (!victim)
+    return;
+  victim->evicted = true;
+  s->nlive--;
+  shutdown(victim->fd, SHUT_RDWR);
+}
+
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+                          enum MHD_ConnectionNotificationCode code) {
+  http_server *s = cls;
+  http_conn *k = *socket_context;
+  if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+    const union MHD_ConnectionInfo *fi = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    k = calloc(1, sizeof *k);
+    if (!k || !fi) { /* cannot track it: refuse it */
+      free(k);
+      if (fi)
+        shutdown(fi->connect_fd, SHUT_RDWR);
+      return;
+    }
+    k->c = c;
+    k->fd = fi->connect_fd;
+    k->prev = s->tail;
+    if (s->tail)
+      s->tail->next = k;
+    else
+      s->head = k;
+    s->tail = k;
+    s->nconns++;
+    s->nlive++;
+    *socket_context = k;
+    while (s->nlive > s->max_conns)
+      evict_one(s);
+    return;
+  }
+  if (!k) /* MHD_CONNECTION_NOTIFY_CLOSED */
+    return;
+  if (k->prev)
+    k->prev->next = k->next;
+  else
+    s->head = k->next;
+  if (k->next)
+    k->next->prev = k->prev;
+  else
+    s->tail = k->prev;
+  s->nconns--;
+  if (!k->evicted)
+    s->nlive--;
+  free(k);
+  *socket_context = NULL;
+}
+
+static http_conn *conn_of(struct MHD_Connection *c) {
+  const union MHD_ConnectionInfo *i = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+  return i ? i->socket_context : NULL;
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **state, enum MHD_RequestTerminationCode t) {
+  (void)cls, (void)state, (void)t;
+  http_conn *k = conn_of(c);
+  if (k)
+    k->busy = false;
+}
 
 static enum MHD_Result reply(struct MHD_Connection *c, unsigned code, const char *type, char *body) {
   struct MHD_Response *r = MHD_create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_FREE);
@@ -135,6 +225,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
   static int first_call_marker;
   if (!*state) { /* headers only so far: answer on the next call */
     *state = &first_call_marker;
+    http_conn *k = conn_of(c);
+    if (k)
+      k->busy = true;
     return MHD_YES;
   }
   if (*upload_size) { /* a body we do not read */
@@ -163,12 +256,16 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
   return reply_json(c, MHD_HTTP_OK, json);
 }
 
-cuzk_status http_server_start_ex(http_server **out, engine *e, const char *listen,
+cuzk_status http_server_start_ex(http_server **out, engine *e, const char *listen, const http_limits *lim,
                                  char *(*metrics)(void *ctx), void *ctx, cuzk_err *err) {
   *out = NULL;
   http_server *s = calloc(1, sizeof *s);
   if (!s)
     return cuzk_err_set(err, CUZK_NO_MEMORY, "out of memory");
+  s->max_conns = lim && lim->max_connections ? lim->max_connections : HTTP_DEFAULT_MAX_CONNECTIONS;
+  if (s->max_conns < 2)
+    s->max_conns = 2;
+  unsigned idle_s = lim && lim->idle_timeout_s ? lim->idle_timeout_s : HTTP_DEFAULT_IDLE_TIMEOUT_S;
   s->e = e;
   s->metrics = metrics;
   s->metrics_ctx = ctx;
@@ -187,9 +284,14 @@ cuzk_status http_server_start_ex(http_server **out, engine *e, const char *liste
       s->port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
                                                : ((struct sockaddr_in *)&ss)->sin_port);
   }
-  s->d = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD, 0, NULL, NULL, on_request, s,
-                          MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd, MHD_OPTION_CONNECTION_LIMIT, (unsigned)64,
-                          MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30, MHD_OPTION_END);
+  /* libmicrohttpd's own limit is one above ours plus the connections
+   * evicted but not yet cleaned up, so that it always accepts the one that
+   * makes on_connection evict (at its limit it would stop accepting, and
+   * new clients would wait in the backlog until an idle timeout). */
+  s->d = MHD_start_daemon(MHD_USE_EPOLL_INTERNAL_THREAD, 0, NULL, NULL, on_request, s, MHD_OPTION_LISTEN_SOCKET,
+                          (MHD_socket)fd, MHD_OPTION_CONNECTION_LIMIT, 2 * s->max_conns + 1,
+                          MHD_OPTION_CONNECTION_TIMEOUT, idle_s, MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
+                          MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_END);
   if (!s->d) {
     close(fd);
     if (s->addr.is_unix)
@@ -216,7 +318,7 @@ void http_server_stop(http_server *s) {
 
 #else /* built without libmicrohttpd */
 
-cuzk_status http_server_start_ex(http_server **out, engine *e, const char *listen,
+cuzk_status http_server_start_ex(http_server **out, engine *e, const char *listen, const http_limits *lim,
                                  char *(*metrics)(void *ctx), void *ctx, cuzk_err *err) {
   *out = NULL;
   return cuzk_err_set(err, CUZK_UNSUPPORTED,
@@ -234,5 +336,5 @@ void http_server_stop(http_server *s) {}
 #endif
 
 cuzk_status http_server_start(http_server **out, engine *e, const char *listen, cuzk_err *err) {
-  return http_server_start_ex(out, e, listen, NULL, NULL, err);
+  return http_server_start_ex(out, e, listen, NULL, NULL, NULL, err);
 }

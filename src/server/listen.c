@@ -2,8 +2,10 @@
 #include "server/listen.h"
 
 #include <errno.h>
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <netdb.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,7 +157,11 @@ int listen_socket(const listen_addr *a, cuzk_err *err) {
     }
     struct sockaddr_un sa;
     unix_sockaddr(&sa, a->path);
-    if (bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0 || listen(fd, 64) != 0) {
+    /* Born 0600 whatever the umask (listen_unix_set_access widens it). */
+    mode_t old = umask(LISTEN_UNIX_UMASK);
+    int r = bind(fd, (struct sockaddr *)&sa, sizeof sa);
+    umask(old);
+    if (r != 0 || listen(fd, 64) != 0) {
       cuzk_err_set(err, CUZK_IO, "cannot listen on unix://%s: %s", a->path, strerror(errno));
       close(fd);
       return -1;
@@ -191,4 +197,43 @@ int listen_socket(const listen_addr *a, cuzk_err *err) {
   if (fd < 0)
     cuzk_err_set(err, CUZK_IO, "cannot listen on %s:%u: %s", a->host, a->port, strerror(e));
   return fd;
+}
+
+cuzk_status listen_unix_set_access(const char *path, unsigned mode, long gid, cuzk_err *err) {
+  struct stat st;
+  if (lstat(path, &st) != 0 || !S_ISSOCK(st.st_mode))
+    return cuzk_err_set(err, CUZK_IO, "%s: the socket file is gone or replaced", path);
+  /* The group first while the mode is still 0600, so the file is never
+   * open to the wrong group. */
+  if (gid >= 0 && chown(path, (uid_t)-1, (gid_t)gid) != 0)
+    return cuzk_err_set(err, CUZK_IO, "%s: cannot give the socket to group %ld: %s%s", path, gid, strerror(errno),
+                        errno == EPERM ? " (the daemon's user must be a member of socket_group)" : "");
+  if (chmod(path, (mode_t)mode) != 0)
+    return cuzk_err_set(err, CUZK_IO, "%s: cannot set the socket's mode to %04o: %s", path, mode, strerror(errno));
+  return CUZK_OK;
+}
+
+static bool loopback_sockaddr(const struct sockaddr *sa) {
+  if (sa->sa_family == AF_INET)
+    return (ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr) >> 24) == 127;
+  if (sa->sa_family != AF_INET6)
+    return false;
+  const struct in6_addr *a6 = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+  return IN6_IS_ADDR_LOOPBACK(a6) || (IN6_IS_ADDR_V4MAPPED(a6) && a6->s6_addr[12] == 127);
+}
+
+bool listen_addr_is_loopback(const listen_addr *a) {
+  if (a->is_unix)
+    return true;
+  struct addrinfo hints = {0}, *res = NULL;
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE;
+  if (getaddrinfo(a->host, NULL, &hints, &res) != 0 || !res)
+    return false;
+  bool all = true;
+  for (struct addrinfo *ai = res; ai && all; ai = ai->ai_next)
+    all = loopback_sockaddr(ai->ai_addr);
+  freeaddrinfo(res);
+  return all;
 }

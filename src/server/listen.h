@@ -14,6 +14,14 @@
 
 #include "base/err.h"
 
+/* The umask a unix socket is bound under: the file is born 0600 (owner
+ * read and write) whatever the process's umask, and is widened, never
+ * narrowed, afterwards (listen_unix_set_access), so no client outside the
+ * owner can ever connect before the configured mode is in place.  umask is
+ * process-wide: a file another thread creates in that instant is made
+ * narrower, never wider. */
+#define LISTEN_UNIX_UMASK 0177
+
 #define LISTEN_PATH_MAX 108 /* sizeof sockaddr_un.sun_path on Linux, NUL included */
 #define LISTEN_HOST_MAX 256
 
@@ -39,7 +47,19 @@ cuzk_status listen_unix_prepare(const char *path, cuzk_err *err);
 void listen_unix_remove(const char *path);
 
 /* A bound, listening, non-blocking, close-on-exec stream socket for a
- * (unix: after listen_unix_prepare), or -1 with err set (CUZK_IO). */
+ * (unix: after listen_unix_prepare; the file is made 0600, see
+ * LISTEN_UNIX_UMASK), or -1 with err set (CUZK_IO). */
 int listen_socket(const listen_addr *a, cuzk_err *err);
+
+/* Gives the socket file at path the group gid (when gid >= 0: the daemon's
+ * user must belong to it) and then the permission bits mode.  CUZK_IO
+ * naming the path and the reason. */
+cuzk_status listen_unix_set_access(const char *path, unsigned mode, long gid, cuzk_err *err);
+
+/* Whether only this machine can reach a: a unix socket, or a host whose
+ * every address is a loopback one (127.0.0.0/8, ::1, ::ffff:127.x;
+ * "localhost" as the resolver says).  A wildcard ("0.0.0.0", "[::]"), any
+ * other address and a name that does not resolve are not. */
+bool listen_addr_is_loopback(const listen_addr *a);
 
 #endif

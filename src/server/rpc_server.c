@@ -67,6 +67,7 @@
 #include <grpc/grpc_security.h>
 
 #include "base/clock.h"
+#include "server/listen.h"
 #include "server/rpc_status.h"
 #include "server/rpc_wire.h"
 
@@ -817,6 +818,11 @@ static void server_free(rpc_server *s) {
 
 cuzk_status rpc_server_start(rpc_server **out, engine *e, const char *listen, size_t max_message_bytes,
                              cuzk_err *err) {
+  return rpc_server_start_tls(out, e, listen, max_message_bytes, NULL, err);
+}
+
+cuzk_status rpc_server_start_tls(rpc_server **out, engine *e, const char *listen, size_t max_message_bytes,
+                                 const rpc_tls *tls, cuzk_err *err) {
   *out = NULL;
   char addr[4200];
   CUZK_TRY(grpc_listen_addr(addr, sizeof addr, listen, err));
@@ -846,9 +852,21 @@ cuzk_status rpc_server_start(rpc_server **out, engine *e, const char *listen, si
   for (int m = 0; m < RPC_NMETHODS; m++)
     s->reg[m] = grpc_server_register_method(s->srv, rpc_methods[m].path, NULL,
                                             GRPC_SRM_PAYLOAD_READ_INITIAL_BYTE_BUFFER, 0);
-  grpc_server_credentials *creds = grpc_insecure_server_credentials_create();
-  int port = grpc_server_add_http2_port(s->srv, addr, creds);
-  grpc_server_credentials_release(creds);
+  bool use_tls = tls && tls->cert_pem && tls->key_pem;
+  grpc_ssl_pem_key_cert_pair pair = {use_tls ? tls->key_pem : NULL, use_tls ? tls->cert_pem : NULL};
+  grpc_server_credentials *creds =
+      !use_tls ? grpc_insecure_server_credentials_create()
+               : grpc_ssl_server_credentials_create_ex(
+                     tls->client_ca_pem, &pair, 1,
+                     tls->client_ca_pem ? GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY
+                                        : GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE,
+                     NULL);
+  /* gRPC binds a unix socket here: under LISTEN_UNIX_UMASK it is born 0600. */
+  mode_t old_umask = umask(LISTEN_UNIX_UMASK);
+  int port = creds ? grpc_server_add_http2_port(s->srv, addr, creds) : 0;
+  umask(old_umask);
+  if (creds)
+    grpc_server_credentials_release(creds);
   for (unsigned i = 0; port && i < RPC_POLLERS; i++)
     if (pthread_create(&s->pollers[s->npollers], NULL, poller_main, s) == 0)
       s->npollers++;
@@ -860,9 +878,13 @@ cuzk_status rpc_server_start(rpc_server **out, engine *e, const char *listen, si
            GRPC_QUEUE_SHUTDOWN)
       ;
     server_free(s);
-    return port ? cuzk_err_set(err, CUZK_NO_MEMORY, "cannot start the server's threads")
-                : cuzk_err_set(err, CUZK_IO, "cannot listen on %s (address in use, malformed, or not permitted)",
-                               listen);
+    return port      ? cuzk_err_set(err, CUZK_NO_MEMORY, "cannot start the server's threads")
+           : use_tls ? cuzk_err_set(err, CUZK_IO,
+                                    "cannot listen on %s with TLS (address in use or not permitted, or gRPC "
+                                    "refused the certificate, key or client CA: is tls_key tls_cert's key?)",
+                                    listen)
+                     : cuzk_err_set(err, CUZK_IO,
+                                    "cannot listen on %s (address in use, malformed, or not permitted)", listen);
   }
   s->port = strncmp(addr, "unix:", 5) ? port : 0;
   grpc_server_start(s->srv);
@@ -947,6 +969,11 @@ struct rpc_server {
 
 cuzk_status rpc_server_start(rpc_server **out, engine *e, const char *listen, size_t max_message_bytes,
                              cuzk_err *err) {
+  return rpc_server_start_tls(out, e, listen, max_message_bytes, NULL, err);
+}
+
+cuzk_status rpc_server_start_tls(rpc_server **out, engine *e, const char *listen, size_t max_message_bytes,
+                                 const rpc_tls *tls, cuzk_err *err) {
   *out = NULL;
   return cuzk_err_set(err, CUZK_UNSUPPORTED,
                       "cannot serve gRPC on %s: cuzk was built without gRPC (make GRPC=1 with "

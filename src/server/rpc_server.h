@@ -25,6 +25,20 @@ typedef struct rpc_server rpc_server;
 cuzk_status rpc_server_start(rpc_server **out, engine *e, const char *listen,
                              size_t max_message_bytes, cuzk_err *err);
 
+/* TLS for a TCP listen address: PEM texts, which gRPC copies (they need
+ * not outlive rpc_server_start_tls). */
+typedef struct {
+  const char *cert_pem, *key_pem; /* the server's certificate (chain) and key */
+  const char *client_ca_pem;      /* non-NULL: every client must present a certificate this CA
+                                   * signed (mutual TLS); NULL: clients are not asked for one */
+} rpc_tls;
+
+/* As rpc_server_start, over TLS when tls is non-NULL (else plaintext).  A
+ * unix socket is born 0600 whatever the umask (listen.h,
+ * LISTEN_UNIX_UMASK); the caller widens it (listen_unix_set_access). */
+cuzk_status rpc_server_start_tls(rpc_server **out, engine *e, const char *listen,
+                                 size_t max_message_bytes, const rpc_tls *tls, cuzk_err *err);
+
 /* The TCP port bound (useful after listening on port 0); 0 for unix://. */
 int rpc_server_port(const rpc_server *s);
 

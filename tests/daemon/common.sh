@@ -66,3 +66,23 @@ in_log() { grep -q -- "$2" "$1" 2>/dev/null; }
 
 # exited PID: the process is gone.
 exited() { ! kill -0 "$1" 2>/dev/null; }
+
+# start_daemon LOG ARGS...: starts $DAEMON with ARGS (output in LOG), adds
+# its pid to pids and sets $pid; waits until it logs "ready" (0) or exits
+# (1; $rc its status; 124 when neither happened within 60 s).
+start_daemon() {
+  local log=$1; shift
+  : >"$log"
+  "$DAEMON" "$@" >>"$log" 2>&1 &
+  pid=$!
+  pids+=("$pid")
+  ready_or_exited() { in_log "$1" ' ready$' || exited "$2"; }
+  wait_for 60 ready_or_exited "$log" "$pid"
+  in_log "$log" ' ready$' && return 0
+  if exited "$pid"; then wait "$pid"; rc=$?; else rc=124; fi
+  return 1
+}
+
+# logged_port LOG WHAT: the port the daemon logged for WHAT ("gRPC" or
+# "HTTP") as "... (port N)".
+logged_port() { grep "$2" "$1" | grep -o '(port [0-9]*)' | head -n 1 | tr -dc '0-9'; }

@@ -38,20 +38,10 @@ config() {
   echo "$tmp/$name.toml"
 }
 
-# start NAME ARGS...: starts the daemon (log in $tmp/NAME.log), sets $pid,
-# waits until it logs "ready" (0) or exits (1; $rc its status; 124 when
-# neither happened within 60 s).
+# start NAME ARGS...: start_daemon (common.sh) with the log $tmp/NAME.log.
 start() {
   local name=$1; shift
-  : >"$tmp/$name.log"
-  "$DAEMON" "$@" >>"$tmp/$name.log" 2>&1 &
-  pid=$!
-  pids+=("$pid")
-  ready_or_exited() { in_log "$1" ' ready$' || exited "$2"; }
-  wait_for 60 ready_or_exited "$tmp/$name.log" "$pid"
-  in_log "$tmp/$name.log" ' ready$' && return 0
-  if exited "$pid"; then wait "$pid"; rc=$?; else rc=124; fi
-  return 1
+  start_daemon "$tmp/$name.log" "$@"
 }
 
 # stop_wait PID SECS: waits for PID to exit; $rc its status (124 and a
