@@ -37,8 +37,8 @@ static void usage(FILE *f) {
           "used memory and its peak RSS.\n"
           "\n"
           "options:\n"
-          "  --addr A       the daemon: unix:///path or host:port (default $CUZK_ADDR, else\n"
-          "                 unix:///run/cuzk/cuzk.sock)\n"
+          "  --addr A       the daemon: unix:///path, host:port or tls://host:port (TLS)\n"
+          "                 (default $CUZK_ADDR, else unix:///run/cuzk/cuzk.sock)\n" CLI_TLS_HELP
           "  -n N           jobs measured (default 20)\n"
           "  -j J           concurrent clients (default 4), each with its own channel\n"
           "  --shared-channel  the clients share one channel\n"
@@ -487,6 +487,7 @@ int bench_daemon(int argc, char **argv) {
   const char *env = getenv("CUZK_ADDR");
   const char *addr = env && *env ? env : "unix:///run/cuzk/cuzk.sock";
   const char *circuit = NULL, *vk_path = NULL, *mix = NULL;
+  cli_conn conn = {0};
   unsigned long njobs = 20, nclients = 4, warmup = 0, seed = 1, pid = 0;
   bool json = false, strict = false, shared = false;
   const char **wfiles = calloc((size_t)argc, sizeof *wfiles);
@@ -504,6 +505,8 @@ int bench_daemon(int argc, char **argv) {
       bad = !parse_count(o, v, &seed), i++;
     else if (!strcmp(o, "--pid"))
       bad = !cli_parse_uint(o, v, &pid), i++;
+    else if (!strncmp(o, "--tls-", 6) && cli_take_conn(argc, argv, &i, &conn, &bad))
+      continue;
     else if (!strcmp(o, "--addr") || !strcmp(o, "--circuit") || !strcmp(o, "--verify") ||
              !strcmp(o, "--mix")) {
       if (!v || !*v) {
@@ -592,18 +595,15 @@ int bench_daemon(int argc, char **argv) {
     b.jobs[i].pri = p;
   }
   /* Channels: the control one (snapshots), the sampler's, the clients'. */
-  if (rpc_client_new(&ctl, addr, 0, &err) != CUZK_OK || rpc_client_new(&smp.c, addr, 0, &err) != CUZK_OK) {
-    fprintf(stderr, "cuzk bench daemon: %s\n", err.msg);
+  conn.addr = addr;
+  if (!(ctl = cli_connect("bench daemon", &conn)) || !(smp.c = cli_connect("bench daemon", &conn)))
     goto done;
-  }
   for (size_t i = 0; i < nclients; i++) {
     cl[i].b = &b;
     if (shared && i > 0)
       cl[i].c = cl[0].c;
-    else if (rpc_client_new(&cl[i].c, addr, 0, &err) != CUZK_OK) {
-      fprintf(stderr, "cuzk bench daemon: %s\n", err.msg);
+    else if (!(cl[i].c = cli_connect("bench daemon", &conn)))
       goto done;
-    }
   }
   snapshot before, after;
   if (take_snapshot(ctl, &before, &err) != CUZK_OK) {

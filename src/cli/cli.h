@@ -21,10 +21,37 @@ int cmd_status(int argc, char **argv);
 int cmd_metrics(int argc, char **argv);
 int cmd_preload(int argc, char **argv);
 int cmd_evict(int argc, char **argv);
+/* How a command reaches the daemon: --addr A and the TLS options, the
+ * same for every remote command, `prove --circuit` and `bench daemon`.
+ * Each field is an argument as given, or NULL (addr NULL: $CUZK_ADDR, else
+ * the default socket).  TLS when addr is "tls://host:port" or any tls_*
+ * field is set. */
+typedef struct {
+  const char *addr;
+  const char *tls_ca;          /* PEM roots for the daemon's certificate; NULL: the system's */
+  const char *tls_cert, *tls_key; /* the client's certificate and key (mutual TLS) */
+  const char *tls_server_name; /* the name checked in the daemon's certificate; NULL: A's host */
+} cli_conn;
+/* Help lines of the TLS options, after --addr's. */
+#define CLI_TLS_HELP                                                                       \
+  "  --tls-ca FILE the PEM CA that signed the daemon's certificate (TLS; default: the\n"   \
+  "                system's roots)\n"                                                      \
+  "  --tls-cert FILE, --tls-key FILE\n"                                                   \
+  "                the client's certificate and key, for a daemon that requires one\n"    \
+  "                ([daemon] tls_client_ca)\n"                                             \
+  "  --tls-server-name NAME\n"                                                            \
+  "                the name the daemon's certificate must carry (default: A's host)\n"
+/* Takes argv[*i] (and its value) into conn when it is --addr or a --tls-*
+ * option: 1 then (*bad set, after a message, when the value is missing);
+ * else 0. */
+int cli_take_conn(int argc, char **argv, int *i, cli_conn *conn, int *bad);
+/* A client of the daemon conn names (rpc_client.h; the TLS files read
+ * here), or NULL after a message "cuzk CMD: ...".  Only with gRPC. */
+struct rpc_client *cli_connect(const char *cmd, const cli_conn *conn);
 /* `cuzk prove --circuit ID [--addr A]`: the daemon proves wtns; writes
- * proof_json and public_json as a local prove does.  addr NULL: $CUZK_ADDR
- * or the default socket; priority 0-4; request_id NULL: the daemon's. */
-int cli_remote_prove(const char *addr, const char *circuit, int priority, const char *request_id,
+ * proof_json and public_json as a local prove does.  priority 0-4;
+ * request_id NULL: the daemon's. */
+int cli_remote_prove(const cli_conn *conn, const char *circuit, int priority, const char *request_id,
                      const char *wtns, const char *proof_json, const char *public_json, int quiet);
 /* low, normal, high, critical or 1-4; prints an error and returns 0 otherwise. */
 int cli_parse_priority(const char *v, int *out);

@@ -39,8 +39,9 @@ static void prove_usage(FILE *f) {
           "                fresh random ones (reproducible proofs; never use in production)\n"
           "  --circuit ID  a cuzk daemon proves instead, with its key ID in place of\n"
           "                <circuit.zkey> (the witness is sent as bytes)\n"
-          "  --addr A      that daemon: unix:///path or host:port (default $CUZK_ADDR, else\n"
-          "                unix:///run/cuzk/cuzk.sock); --remote A is the same\n"
+          "  --addr A      that daemon: unix:///path, host:port or tls://host:port (TLS)\n"
+          "                (default $CUZK_ADDR, else unix:///run/cuzk/cuzk.sock); --remote A\n"
+          "                is the same\n" CLI_TLS_HELP
           "  --priority P, --request-id ID\n"
           "                with --circuit, as for `cuzk submit`\n"
           "\n"
@@ -111,6 +112,8 @@ int cmd_prove(int argc, char **argv) {
   int quiet = 0, have_rs = 0, pass1_table = 0;
   const char *device = "auto";
   const char *addr = NULL, *circuit = NULL, *request_id = NULL;
+  cli_conn conn = {0};
+  int tls_opt = 0, bad = 0;
   int priority = 0, local_only = 0;
   limb_t fr[4], fs[4];
   const char *pos[4];
@@ -135,6 +138,10 @@ int cmd_prove(int argc, char **argv) {
         return CLI_USAGE;
       }
       addr = a;
+    } else if (!strncmp(argv[i], "--tls-", 6) && cli_take_conn(argc, argv, &i, &conn, &bad)) {
+      if (bad)
+        return CLI_USAGE;
+      tls_opt = 1;
     } else if (!strcmp(argv[i], "--circuit")) {
       if (!(circuit = opt_value(argc, argv, &i, "the daemon's circuit id")))
         return CLI_USAGE;
@@ -166,11 +173,11 @@ int cmd_prove(int argc, char **argv) {
       npos++;
     }
   }
-  if (addr || circuit || request_id || priority) {
+  if (addr || circuit || request_id || priority || tls_opt) {
     if (!circuit || local_only || npos != 3) {
       fprintf(stderr, "cuzk prove: %s\n",
-              !circuit ? "--addr, --remote, --priority and --request-id go with --circuit ID (the daemon's "
-                         "name for the key)"
+              !circuit ? "--addr, --remote, --tls-*, --priority and --request-id go with --circuit ID (the "
+                         "daemon's name for the key)"
               : local_only ? "--threads, --device, --ntt-pass1-table and --insecure-fixed-rs do not go with "
                              "--circuit (a daemon proves)"
                            : "with --circuit, expected 3 file arguments: witness.wtns proof.json public.json");
@@ -178,7 +185,8 @@ int cmd_prove(int argc, char **argv) {
     }
     if (!cli_outputs_ok("prove", pos, 1, pos + 1, 2))
       return CLI_USAGE;
-    return cli_remote_prove(addr, circuit, priority, request_id, pos[0], pos[1], pos[2], quiet);
+    conn.addr = addr;
+    return cli_remote_prove(&conn, circuit, priority, request_id, pos[0], pos[1], pos[2], quiet);
   }
   if (npos != 4) {
     fprintf(stderr, "cuzk prove: expected 4 file arguments, got %d\n", npos);

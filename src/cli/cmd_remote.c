@@ -3,12 +3,15 @@
  * (proto/cuzk/v1/proving.proto) through src/server/rpc_client.h.
  *
  * Every command takes --addr A (default $CUZK_ADDR, else
- * unix:///run/cuzk/cuzk.sock).  Exit status: 0 success; 1 a negative answer
+ * unix:///run/cuzk/cuzk.sock) and the TLS options (cli_conn): TLS when A
+ * is tls://host:port or a --tls-* option is given.  Exit status: 0 success; 1 a negative answer
  * (await: the job is still running at its timeout); 2 bad usage, an
  * unreachable daemon, a refused request or a failed job.  Output files are
  * written to PATH.tmp and renamed, so a failure never leaves a partial file,
  * and never over one another (cli_outputs_ok).  Built without gRPC, each
  * command says so and exits 2. */
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,8 +21,8 @@
 #define REMOTE_DEFAULT_ADDR "unix:///run/cuzk/cuzk.sock"
 
 #define ADDR_HELP                                                                          \
-  "  --addr A      the daemon: unix:///path or host:port (default $CUZK_ADDR, else\n"      \
-  "                " REMOTE_DEFAULT_ADDR ")\n"
+  "  --addr A      the daemon: unix:///path, host:port, or tls://host:port for TLS\n"      \
+  "                (default $CUZK_ADDR, else " REMOTE_DEFAULT_ADDR ")\n" CLI_TLS_HELP
 
 static const char submit_help[] =
     "usage: cuzk submit [--addr A] [--priority P] [--request-id ID] CIRCUIT_ID witness.wtns...\n"
@@ -113,6 +116,31 @@ int cli_parse_priority(const char *v, int *out) {
   return 0;
 }
 
+int cli_take_conn(int argc, char **argv, int *i, cli_conn *conn, int *bad) {
+  static const struct {
+    const char *opt, *what;
+    size_t off;
+  } opts[] = {
+      {"--addr", "an address (unix:///path, host:port or tls://host:port)", offsetof(cli_conn, addr)},
+      {"--tls-ca", "a PEM file", offsetof(cli_conn, tls_ca)},
+      {"--tls-cert", "a PEM file", offsetof(cli_conn, tls_cert)},
+      {"--tls-key", "a PEM file", offsetof(cli_conn, tls_key)},
+      {"--tls-server-name", "a host name", offsetof(cli_conn, tls_server_name)},
+  };
+  for (size_t k = 0; k < sizeof opts / sizeof opts[0]; k++) {
+    if (strcmp(argv[*i], opts[k].opt))
+      continue;
+    if (*i + 1 >= argc || !*argv[*i + 1]) {
+      fprintf(stderr, "cuzk: %s needs %s\n", opts[k].opt, opts[k].what);
+      *bad = 1;
+    } else {
+      *(const char **)((char *)conn + opts[k].off) = argv[++*i];
+    }
+    return 1;
+  }
+  return 0;
+}
+
 #if CUZK_GRPC
 
 #include <stdint.h>
@@ -166,13 +194,25 @@ static cuzk_status status_by_name(const char *name) {
   return CUZK_INTERNAL;
 }
 
-static rpc_client *connect_or_say(const char *cmd, const char *addr) {
-  rpc_client *c;
+struct rpc_client *cli_connect(const char *cmd, const cli_conn *conn) {
+  const char *addr = conn->addr && *conn->addr ? conn->addr : default_addr();
+  bool tls = conn->tls_ca || conn->tls_cert || conn->tls_key || conn->tls_server_name;
+  char *pem[3] = {NULL, NULL, NULL};
+  size_t len;
+  const char *files[3] = {conn->tls_ca, conn->tls_cert, conn->tls_key};
+  rpc_client *c = NULL;
+  for (int i = 0; i < 3; i++)
+    if (files[i] && !(pem[i] = cli_read_text(cmd, files[i], &len)))
+      goto done;
+  rpc_client_tls t = {pem[0], pem[1], pem[2], conn->tls_server_name};
   cuzk_err err = {0};
-  if (rpc_client_new(&c, addr, 0, &err) != CUZK_OK) {
+  if (rpc_client_new_tls(&c, addr, tls ? &t : NULL, 0, &err) != CUZK_OK) {
     fprintf(stderr, "cuzk %s: %s\n", cmd, err.msg);
-    return NULL;
+    c = NULL;
   }
+done:
+  for (int i = 0; i < 3; i++)
+    free(pem[i]);
   return c;
 }
 
@@ -296,18 +336,6 @@ static int report_result(const char *cmd, const Cuzk__V1__AwaitProofResponse *r,
 
 #define SHORT_CALL_MS 60000 /* status, metrics, cancel */
 
-/* Takes "--addr A" at argv[*i]; 1 when it was that option. */
-static int take_addr(int argc, char **argv, int *i, const char **addr, int *bad) {
-  if (strcmp(argv[*i], "--addr"))
-    return 0;
-  if (*i + 1 >= argc || !*argv[*i + 1]) {
-    fprintf(stderr, "cuzk: --addr needs an address (unix:///path or host:port)\n");
-    *bad = 1;
-  } else {
-    *addr = argv[++*i];
-  }
-  return 1;
-}
 
 static int unknown_option(const char *cmd, const char *opt, const char *help) {
   fprintf(stderr, "cuzk %s: unknown option '%s'\n\n", cmd, opt);
@@ -318,14 +346,15 @@ static int unknown_option(const char *cmd, const char *opt, const char *help) {
 int cmd_submit(int argc, char **argv) {
   if (maybe_help(argc, argv, submit_help))
     return CLI_OK;
-  const char *addr = default_addr(), *request_id = "";
+  cli_conn conn = {0};
+  const char *request_id = "";
   int priority = 0, bad = 0;
   const char **pos = calloc((size_t)argc, sizeof *pos);
   size_t npos = 0;
   if (!pos)
     return CLI_USAGE;
   for (int i = 1; i < argc && !bad; i++) {
-    if (take_addr(argc, argv, &i, &addr, &bad))
+    if (cli_take_conn(argc, argv, &i, &conn, &bad))
       continue;
     if (!strcmp(argv[i], "--priority"))
       bad = !cli_parse_priority(i + 1 < argc ? argv[++i] : NULL, &priority);
@@ -360,7 +389,7 @@ int cmd_submit(int argc, char **argv) {
     w[nmapped].data = (uint8_t *)mf[nmapped].data;
     w[nmapped].len = mf[nmapped].size;
   }
-  if (!w || !mf || !(c = connect_or_say("submit", addr)))
+  if (!w || !mf || !(c = cli_connect("submit", &conn)))
     goto done;
   Cuzk__V1__SubmitProofRequest rq = CUZK__V1__SUBMIT_PROOF_REQUEST__INIT;
   rq.request_id = (char *)request_id;
@@ -396,11 +425,12 @@ done:
 int cmd_await(int argc, char **argv) {
   if (maybe_help(argc, argv, await_help))
     return CLI_OK;
-  const char *addr = default_addr(), *proof_out = NULL, *pos[3];
+  cli_conn conn = {0};
+  const char *proof_out = NULL, *pos[3];
   unsigned long timeout_ms = 0;
   int npos = 0, bad = 0;
   for (int i = 1; i < argc && !bad; i++) {
-    if (take_addr(argc, argv, &i, &addr, &bad))
+    if (cli_take_conn(argc, argv, &i, &conn, &bad))
       continue;
     if (!strcmp(argv[i], "--timeout-ms"))
       bad = !cli_parse_uint("--timeout-ms", i + 1 < argc ? argv[++i] : NULL, &timeout_ms);
@@ -429,7 +459,7 @@ int cmd_await(int argc, char **argv) {
     outs[nouts++] = pos[1], outs[nouts++] = pos[2];
   if (!cli_outputs_ok("await", NULL, 0, outs, nouts))
     return CLI_USAGE;
-  rpc_client *c = connect_or_say("await", addr);
+  rpc_client *c = cli_connect("await", &conn);
   if (!c)
     return CLI_USAGE;
   Cuzk__V1__AwaitProofRequest rq = CUZK__V1__AWAIT_PROOF_REQUEST__INIT;
@@ -449,10 +479,8 @@ int cmd_await(int argc, char **argv) {
   return rc;
 }
 
-int cli_remote_prove(const char *addr, const char *circuit, int priority, const char *request_id,
+int cli_remote_prove(const cli_conn *conn, const char *circuit, int priority, const char *request_id,
                      const char *wtns, const char *proof_json, const char *public_json, int quiet) {
-  if (!addr || !*addr)
-    addr = default_addr();
   cuzk_err err = {0};
   mapfile mf;
   if (mapfile_open(&mf, wtns, &err) != CUZK_OK) {
@@ -460,7 +488,7 @@ int cli_remote_prove(const char *addr, const char *circuit, int priority, const 
     return CLI_USAGE;
   }
   ProtobufCBinaryData w = {mf.size, (uint8_t *)mf.data};
-  rpc_client *c = connect_or_say("prove", addr);
+  rpc_client *c = cli_connect("prove", conn);
   if (!c) {
     mapfile_close(&mf);
     return CLI_USAGE;
@@ -480,7 +508,7 @@ int cli_remote_prove(const char *addr, const char *circuit, int priority, const 
   if (rc == CLI_OK) {
     Cuzk__V1__ProveResponse *pr = (Cuzk__V1__ProveResponse *)resp;
     if (!pr->result) {
-      fprintf(stderr, "cuzk prove: the daemon at %s answered without a result\n", addr);
+      fprintf(stderr, "cuzk prove: the daemon at %s answered without a result\n", rpc_client_addr(c));
       rc = CLI_USAGE;
     } else {
       rc = report_result("prove", pr->result, quiet || pr->result->total_ms < 2000); /* as a local prove */
@@ -499,10 +527,11 @@ static int one_id_command(int argc, char **argv, rpc_method m) {
   const char *help = m == RPC_CANCEL ? cancel_help : m == RPC_PRELOAD ? preload_help : evict_help;
   if (maybe_help(argc, argv, help))
     return CLI_OK;
-  const char *addr = default_addr(), *id = NULL;
+  cli_conn conn = {0};
+  const char *id = NULL;
   int bad = 0, n = 0;
   for (int i = 1; i < argc && !bad; i++) {
-    if (take_addr(argc, argv, &i, &addr, &bad))
+    if (cli_take_conn(argc, argv, &i, &conn, &bad))
       continue;
     if (argv[i][0] == '-' && argv[i][1])
       return unknown_option(cmd, argv[i], help);
@@ -511,7 +540,7 @@ static int one_id_command(int argc, char **argv, rpc_method m) {
   }
   if (!bad && n != 1)
     fprintf(stderr, "cuzk %s: expected one %s\n\n%s", cmd, m == RPC_CANCEL ? "JOB_ID" : "CIRCUIT_ID", help);
-  rpc_client *c = bad || n != 1 ? NULL : connect_or_say(cmd, addr);
+  rpc_client *c = bad || n != 1 ? NULL : cli_connect(cmd, &conn);
   if (!c)
     return CLI_USAGE;
   Cuzk__V1__CancelProofRequest cancel = CUZK__V1__CANCEL_PROOF_REQUEST__INIT;
@@ -680,17 +709,17 @@ static int show_command(int argc, char **argv, rpc_method m) {
   const char *help = m == RPC_STATUS ? status_help : metrics_help;
   if (maybe_help(argc, argv, help))
     return CLI_OK;
-  const char *addr = default_addr();
+  cli_conn conn = {0};
   int bad = 0, json = 0;
   for (int i = 1; i < argc && !bad; i++) {
-    if (take_addr(argc, argv, &i, &addr, &bad))
+    if (cli_take_conn(argc, argv, &i, &conn, &bad))
       continue;
     if (m == RPC_STATUS && !strcmp(argv[i], "--json"))
       json = 1;
     else
       return unknown_option(cmd, argv[i], help);
   }
-  rpc_client *c = bad ? NULL : connect_or_say(cmd, addr);
+  rpc_client *c = bad ? NULL : cli_connect(cmd, &conn);
   if (!c)
     return CLI_USAGE;
   Cuzk__V1__GetStatusRequest status = CUZK__V1__GET_STATUS_REQUEST__INIT;
@@ -703,7 +732,7 @@ static int show_command(int argc, char **argv, rpc_method m) {
     else if (json)
       print_json(resp);
     else
-      print_status_table(addr, (Cuzk__V1__GetStatusResponse *)resp);
+      print_status_table(rpc_client_addr(c), (Cuzk__V1__GetStatusResponse *)resp);
     protobuf_c_message_free_unpacked(resp, NULL);
   }
   rpc_client_free(c);
@@ -733,7 +762,7 @@ NO_GRPC_CMD(cmd_metrics, "metrics", metrics_help)
 NO_GRPC_CMD(cmd_preload, "preload", preload_help)
 NO_GRPC_CMD(cmd_evict, "evict", evict_help)
 
-int cli_remote_prove(const char *addr, const char *circuit, int priority, const char *request_id,
+int cli_remote_prove(const cli_conn *conn, const char *circuit, int priority, const char *request_id,
                      const char *wtns, const char *proof_json, const char *public_json, int quiet) {
   return no_grpc("prove --circuit");
 }

@@ -20,23 +20,51 @@ struct rpc_client {
 };
 
 cuzk_status rpc_client_new(rpc_client **out, const char *addr, size_t max_message_bytes, cuzk_err *err) {
+  return rpc_client_new_tls(out, addr, NULL, max_message_bytes, err);
+}
+
+cuzk_status rpc_client_new_tls(rpc_client **out, const char *addr, const rpc_client_tls *tls,
+                               size_t max_message_bytes, cuzk_err *err) {
   *out = NULL;
   if (!addr || !*addr)
     return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "empty daemon address");
+  static const rpc_client_tls system_roots = {0};
+  const char *host = addr;
+  if (!strncmp(addr, "tls://", 6)) {
+    host = addr + 6;
+    if (!tls)
+      tls = &system_roots;
+  }
+  if (tls && (host[0] == '/' || !strncmp(host, "unix:", 5)))
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
+                        "'%s': TLS is for a daemon on TCP (tls://host:port or host:port); a unix socket is "
+                        "guarded by its file's mode", addr);
+  if (tls && !tls->cert_pem != !tls->key_pem)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "a client certificate needs its key, and a key its certificate");
   char target[520];
-  if (snprintf(target, sizeof target, "%s%s", addr[0] == '/' ? "unix://" : "", addr) >= (int)sizeof target)
+  if (snprintf(target, sizeof target, "%s%s", host[0] == '/' ? "unix://" : "", host) >= (int)sizeof target)
     return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "daemon address too long");
   rpc_client *c = calloc(1, sizeof *c);
   if (!c)
     return cuzk_err_set(err, CUZK_NO_MEMORY, "out of memory");
   snprintf(c->addr, sizeof c->addr, "%s", addr);
   grpc_init();
-  grpc_arg args[2];
+  grpc_arg args[3];
   rpc_wire_size_args(args, max_message_bytes);
   grpc_channel_args ca = {2, args};
-  grpc_channel_credentials *creds = grpc_insecure_credentials_create();
-  c->ch = grpc_channel_create(target, creds, &ca);
-  grpc_channel_credentials_release(creds);
+  if (tls && tls->server_name) {
+    args[2].type = GRPC_ARG_STRING;
+    args[2].key = GRPC_SSL_TARGET_NAME_OVERRIDE_ARG;
+    args[2].value.string = (char *)tls->server_name;
+    ca.num_args = 3;
+  }
+  grpc_ssl_pem_key_cert_pair pair = {tls ? tls->key_pem : NULL, tls ? tls->cert_pem : NULL};
+  grpc_channel_credentials *creds = !tls ? grpc_insecure_credentials_create()
+                                         : grpc_ssl_credentials_create(tls->ca_pem, pair.private_key ? &pair : NULL,
+                                                                       NULL, NULL);
+  c->ch = creds ? grpc_channel_create(target, creds, &ca) : NULL;
+  if (creds)
+    grpc_channel_credentials_release(creds);
   if (!c->ch) {
     grpc_shutdown();
     free(c);

@@ -12,9 +12,23 @@
 typedef struct rpc_client rpc_client;
 
 /* A channel to addr: "unix:///abs/path", "/abs/path" (taken as unix://),
- * or "host:port".  Connects lazily: an unreachable daemon shows at the
- * first call.  max_message_bytes 0: 256 MiB. */
+ * "host:port", or "tls://host:port" (TLS with the system's roots).
+ * Connects lazily: an unreachable daemon shows at the first call.
+ * max_message_bytes 0: 256 MiB. */
 cuzk_status rpc_client_new(rpc_client **out, const char *addr, size_t max_message_bytes, cuzk_err *err);
+
+/* TLS to the daemon: PEM texts, which gRPC copies. */
+typedef struct {
+  const char *ca_pem;          /* roots the daemon's certificate must chain to; NULL: the system's */
+  const char *cert_pem, *key_pem; /* the client's certificate and key (mutual TLS), both or neither */
+  const char *server_name;     /* the name checked in the daemon's certificate; NULL: addr's host */
+} rpc_client_tls;
+
+/* As rpc_client_new, over TLS when tls is non-NULL or addr is
+ * "tls://host:port" (TLS over a unix socket is refused:
+ * CUZK_INVALID_ARGUMENT). */
+cuzk_status rpc_client_new_tls(rpc_client **out, const char *addr, const rpc_client_tls *tls,
+                               size_t max_message_bytes, cuzk_err *err);
 void rpc_client_free(rpc_client *c);
 /* The address as given. */
 const char *rpc_client_addr(const rpc_client *c);

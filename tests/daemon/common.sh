@@ -85,4 +85,4 @@ start_daemon() {
 
 # logged_port LOG WHAT: the port the daemon logged for WHAT ("gRPC" or
 # "HTTP") as "... (port N)".
-logged_port() { grep "$2" "$1" | grep -o '(port [0-9]*)' | head -n 1 | tr -dc '0-9'; }
+logged_port() { grep "$2" "$1" | grep -o '(port [0-9]*' | head -n 1 | tr -dc '0-9'; }
