@@ -5,6 +5,7 @@
  * overrides and how they are printed, the keys' headers checked as at
  * start (with cuzk_err_prefix's message), and unix socket housekeeping. */
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -58,6 +59,14 @@ TEST(config_defaults) {
   CHECK_EQ_STR(c.listen, "unix:///run/cuzk/cuzk.sock");
   CHECK_EQ_STR(c.status_listen, "");
   CHECK(c.max_message_size == 256 * MiB);
+  CHECK_EQ_INT(c.socket_mode, 0600); /* owner only, whatever the umask */
+  CHECK_EQ_STR(c.socket_group, "");
+  CHECK(c.socket_gid == -1);
+  CHECK_EQ_STR(c.tls_cert, "");
+  CHECK_EQ_STR(c.tls_key, "");
+  CHECK_EQ_STR(c.tls_client_ca, "");
+  CHECK_EQ_INT(c.status_max_connections, 256);
+  CHECK(c.status_idle_timeout_ms == 10000);
   CHECK(c.host_budget == 0);
   CHECK(c.safety_margin == 5 * GiB);
   CHECK(c.engine.host_budget_bytes == MEM_TOTAL - 5 * GiB);
@@ -89,6 +98,13 @@ static const char full_doc[] =
     "listen = \"127.0.0.1:9820\"\n"
     "status_listen = \"unix:///tmp/cuzk-status.sock\"\n"
     "max_message_size = \"64MiB\"\n"
+    "socket_mode = \"0660\"\n"
+    "socket_group = \"0\"\n"
+    "tls_cert = \"tls/server.pem\"\n"
+    "tls_key = \"/secret/server.key\"\n"
+    "tls_client_ca = \"tls/ca.pem\"\n"
+    "status_max_connections = 32\n"
+    "status_idle_timeout = \"3s\"\n"
     "[memory]\n"
     "host_budget = \"32GiB\"\n"
     "safety_margin = \"2GiB\"\n"
@@ -125,6 +141,14 @@ static void check_full(const daemon_config *c) {
   CHECK_EQ_STR(c->listen, "127.0.0.1:9820");
   CHECK_EQ_STR(c->status_listen, "unix:///tmp/cuzk-status.sock");
   CHECK(c->max_message_size == 64 * MiB);
+  CHECK_EQ_INT(c->socket_mode, 0660);
+  CHECK_EQ_STR(c->socket_group, "0");
+  CHECK(c->socket_gid == 0);
+  CHECK_EQ_STR(c->tls_cert, "/etc/cuzk/tls/server.pem");
+  CHECK_EQ_STR(c->tls_key, "/secret/server.key");
+  CHECK_EQ_STR(c->tls_client_ca, "/etc/cuzk/tls/ca.pem");
+  CHECK_EQ_INT(c->status_max_connections, 32);
+  CHECK(c->status_idle_timeout_ms == 3000);
   CHECK(c->host_budget == 32 * GiB && c->engine.host_budget_bytes == 32 * GiB);
   CHECK(c->safety_margin == 2 * GiB);
   CHECK(c->engine.queue_budget_bytes == 4 * GiB);
@@ -188,6 +212,8 @@ TEST(config_print_reads_back) {
   CHECK(strstr(text, "host_budget = \"32GiB\""));
   CHECK(strstr(text, "level = \"debug\"  #"));
   CHECK(strstr(text, "devices = [1, 0]"));
+  CHECK(strstr(text, "socket_mode = \"0660\"  #"));
+  CHECK(strstr(text, "status_idle_timeout = \"3s\"  #"));
   daemon_config_free(&c);
   parse_ok(&d, text);
   check_full(&d);
@@ -339,6 +365,20 @@ TEST(config_each_key_validated) {
       {"daemon", "max_message_size", "\"2GiB\"", "at most 2147483647B, found 2GiB"},
       {"daemon", "max_message_size", "1.5", "found float 1.5"},
       {"daemon", "max_message_size", "\"lots\"", "expected a size like \"512GiB\""},
+      {"daemon", "socket_mode", "660", "expected permission bits as an octal string"},
+      {"daemon", "socket_mode", "\"0680\"", "found string \"0680\""},
+      {"daemon", "socket_mode", "\"10660\"", "found string \"10660\""},
+      {"daemon", "socket_mode", "\"1660\"", "found string \"1660\""},
+      {"daemon", "socket_mode", "\"66\"", "found string \"66\""},
+      {"daemon", "socket_mode", "\"0400\"", "the mode needs 0600 at least"},
+      {"daemon", "socket_mode", "\"0066\"", "takes read and write from the daemon's own user"},
+      {"daemon", "socket_group", "7", "expected a string, found integer 7"},
+      {"daemon", "tls_cert", "true", "expected a path"},
+      {"daemon", "tls_client_ca", "[]", "expected a path"},
+      {"daemon", "status_max_connections", "3", "expected an integer from 4 to 4096, found 3"},
+      {"daemon", "status_max_connections", "4097", "found 4097"},
+      {"daemon", "status_idle_timeout", "\"500ms\"", "found \"500ms\""},
+      {"daemon", "status_idle_timeout", "\"2h\"", "at most 1h"},
       {"memory", "host_budget", "\"1MiB\"", "at least 64MiB"},
       {"memory", "host_budget", "-5", "found -5"},
       {"memory", "host_budget", "\"autom\"", "expected \"auto\" or a size like"},
@@ -453,6 +493,84 @@ TEST(config_circuits) {
   memset(doc + n, 'i', ENGINE_ID_MAX);
   strcpy(doc + n + ENGINE_ID_MAX, "\"\n");
   parse_bad(doc, "t.toml:3:6:", "expected a circuit id of 1 to 127");
+}
+
+TEST(config_access_cross_checks) {
+  parse_bad("[daemon]\nsocket_group = \"0\"\n", "[daemon] socket_group = \"0\" shares the sockets",
+            "set socket_mode = \"0660\"");
+  parse_bad("[daemon]\nsocket_mode = \"0640\"\nsocket_group = \"0\"\n", "t.toml:2: [daemon] socket_group",
+            "socket_mode \"0640\" gives the group no read and write");
+  parse_bad("[daemon]\nsocket_mode = \"0660\"\nsocket_group = \"no-such-group-cuzk\"\n",
+            "t.toml:3: [daemon] socket_group: no group named \"no-such-group-cuzk\"", "a group name or a numeric gid");
+  parse_bad("[daemon]\nlisten = \"127.0.0.1:1\"\ntls_cert = \"c.pem\"\n", "t.toml:3: [daemon] tls_cert is set without tls_key",
+            "TLS needs both");
+  parse_bad("[daemon]\nlisten = \"127.0.0.1:1\"\ntls_key = \"k.pem\"\n", "t.toml:3: [daemon] tls_key is set without tls_cert",
+            "");
+  parse_bad("[daemon]\nlisten = \"127.0.0.1:1\"\ntls_client_ca = \"ca.pem\"\n",
+            "t.toml:3: [daemon] tls_client_ca needs tls_cert and tls_key", "");
+  parse_bad("[daemon]\ntls_cert = \"c.pem\"\ntls_key = \"k.pem\"\n", "t.toml:2: [daemon] tls_cert: TLS is for a TCP",
+            "listen is \"unix:///run/cuzk/cuzk.sock\"");
+  /* the user's own group by name and by gid */
+  struct group *g = getgrgid(getgid());
+  daemon_config c;
+  if (g) {
+    char doc[512];
+    snprintf(doc, sizeof doc, "[daemon]\nsocket_mode = \"0660\"\nsocket_group = \"%s\"\n", g->gr_name);
+    parse_ok(&c, doc);
+    CHECK(c.socket_gid == (long)getgid());
+    daemon_config_free(&c);
+  }
+  parse_ok(&c, "[daemon]\nsocket_mode = \"770\"\nsocket_group = \"4242\"\n");
+  CHECK(c.socket_gid == 4242 && c.socket_mode == 0770);
+  daemon_config_free(&c);
+}
+
+/* Writes text to dir/name; returns the path in buf. */
+static const char *write_file(char *buf, size_t cap, const char *dir, const char *name, const char *text) {
+  snprintf(buf, cap, "%s/%s", dir, name);
+  FILE *f = fopen(buf, "w");
+  CHECK(f && fputs(text, f) >= 0 && fclose(f) == 0);
+  return buf;
+}
+
+TEST(config_read_tls) {
+  char dir[] = "/tmp/cuzk_test_tls_XXXXXX";
+  CHECK(mkdtemp(dir));
+  char cert[128], key[128], junk[128], cmd[160];
+  write_file(cert, sizeof cert, dir, "c.pem", "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n");
+  write_file(key, sizeof key, dir, "k.pem", "-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n");
+  write_file(junk, sizeof junk, dir, "j.pem", "not a pem\n");
+  daemon_config c;
+  init(&c);
+  cuzk_err err = {0};
+  daemon_tls t;
+  CHECK(daemon_config_read_tls(&c, &t, &err) == CUZK_OK); /* no TLS: nothing read */
+  CHECK(!t.cert && !t.key && !t.client_ca);
+  free(c.tls_cert), free(c.tls_key), free(c.tls_client_ca);
+  c.tls_cert = strdup(cert), c.tls_key = strdup(key), c.tls_client_ca = strdup(cert);
+  CHECK_MSG(daemon_config_read_tls(&c, &t, &err) == CUZK_OK, "%s", err.msg);
+  CHECK(t.cert && strstr(t.cert, "BEGIN CERTIFICATE") && t.key && strstr(t.key, "PRIVATE KEY") && t.client_ca);
+  daemon_tls_free(&t);
+  CHECK(!t.cert && !t.key);
+  /* a key file that holds a certificate, a file that is no PEM, one missing */
+  free(c.tls_key);
+  c.tls_key = strdup(cert);
+  CHECK_EQ_INT(daemon_config_read_tls(&c, &t, &err), CUZK_FORMAT);
+  CHECK(strstr(err.msg, "[daemon] tls_key: ") && strstr(err.msg, "\"PRIVATE KEY-----\" block"));
+  CHECK(!t.cert && !t.key);
+  free(c.tls_client_ca);
+  c.tls_client_ca = strdup(junk);
+  free(c.tls_key);
+  c.tls_key = strdup(key);
+  CHECK_EQ_INT(daemon_config_read_tls(&c, &t, &err), CUZK_FORMAT);
+  CHECK(strstr(err.msg, "[daemon] tls_client_ca: ") && strstr(err.msg, "j.pem"));
+  free(c.tls_cert);
+  c.tls_cert = strdup("/nonexistent/cuzk.pem");
+  CHECK_EQ_INT(daemon_config_read_tls(&c, &t, &err), CUZK_NOT_FOUND);
+  CHECK(strstr(err.msg, "[daemon] tls_cert: /nonexistent/cuzk.pem"));
+  daemon_config_free(&c);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  CHECK(system(cmd) == 0);
 }
 
 TEST(config_cross_checks) {
@@ -605,6 +723,57 @@ TEST(listen_addresses) {
                                     "[]:1", "[zz]:1", "a b:1", "tcp://x:1", "::1"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
     CHECK_MSG(listen_addr_parse(&a, bad[i], &err) == CUZK_INVALID_ARGUMENT, "\"%s\" accepted", bad[i]);
+}
+
+TEST(listen_loopback_classifier) {
+  static const struct {
+    const char *addr;
+    bool loopback;
+  } rows[] = {
+      {"unix:///run/cuzk/cuzk.sock", true}, {"127.0.0.1:9820", true}, {"127.1.2.3:1", true},
+      {"[::1]:9820", true},                 {"localhost:9820", true}, {"0.0.0.0:9820", false},
+      {"[::]:9820", false},                 {"10.0.0.1:9820", false}, {"192.168.1.10:1", false},
+      {"[2001:db8::1]:1", false},           {"[::ffff:127.0.0.1]:1", true}, {"[::ffff:10.0.0.1]:1", false},
+      {"128.0.0.1:1", false},               {"no-such-host.invalid:1", false},
+  };
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+    listen_addr a;
+    cuzk_err err = {0};
+    CHECK_MSG(listen_addr_parse(&a, rows[i].addr, &err) == CUZK_OK, "%s: %s", rows[i].addr, err.msg);
+    CHECK_MSG(listen_addr_is_loopback(&a) == rows[i].loopback, "%s: expected %s", rows[i].addr,
+              rows[i].loopback ? "loopback" : "reachable from other machines");
+  }
+}
+
+TEST(listen_unix_socket_mode) {
+  char dir[] = "/tmp/cuzk_test_mode_XXXXXX";
+  CHECK(mkdtemp(dir));
+  listen_addr a = {.is_unix = true};
+  snprintf(a.path, sizeof a.path, "%s/m.sock", dir);
+  cuzk_err err = {0};
+  struct stat st;
+  /* born 0600 under the widest umask, and the umask is left as it was */
+  mode_t old = umask(0);
+  int fd = listen_socket(&a, &err);
+  CHECK_EQ_INT(umask(old), 0);
+  CHECK_MSG(fd >= 0, "%s", err.msg);
+  CHECK(lstat(a.path, &st) == 0 && S_ISSOCK(st.st_mode));
+  CHECK_MSG((st.st_mode & 07777) == 0600, "mode %04o", (unsigned)(st.st_mode & 07777));
+  /* widened to the configured mode and group (the user's own) */
+  CHECK_MSG(listen_unix_set_access(a.path, 0660, (long)getgid(), &err) == CUZK_OK, "%s", err.msg);
+  CHECK(lstat(a.path, &st) == 0 && (st.st_mode & 07777) == 0660 && st.st_gid == getgid());
+  CHECK_MSG(listen_unix_set_access(a.path, 0600, -1, &err) == CUZK_OK, "%s", err.msg);
+  CHECK(lstat(a.path, &st) == 0 && (st.st_mode & 07777) == 0600);
+  close(fd);
+  listen_unix_remove(a.path);
+  /* a path that is not a socket is refused */
+  char reg[128];
+  write_file(reg, sizeof reg, dir, "r", "x");
+  CHECK_EQ_INT(listen_unix_set_access(reg, 0666, -1, &err), CUZK_IO);
+  CHECK(strstr(err.msg, "gone or replaced"));
+  CHECK(lstat(reg, &st) == 0 && (st.st_mode & 0002) == 0);
+  snprintf(reg, sizeof reg, "rm -rf %s", dir);
+  CHECK(system(reg) == 0);
 }
 
 static int bound_socket(const char *path) {
