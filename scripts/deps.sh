@@ -7,12 +7,13 @@
 #   tests:  nodejs + npm (the snarkjs/circom/noble oracles, pinned by
 #           tests/oracle/package-lock.json), installed with `npm ci`;
 #           the daemon tests' independent client: python3-grpcio,
-#           python3-protobuf, protobuf-compiler
+#           python3-protobuf, protobuf-compiler; openssl (the CLI: the
+#           access tests' throwaway CA and certificates)
 # Usage: scripts/deps.sh [--build-only]
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 pkgs=(gcc make libcjson-dev pkg-config libgrpc-dev libprotobuf-c-dev protobuf-c-compiler libmicrohttpd-dev)
-[ "${1:-}" = "--build-only" ] || pkgs+=(python3-grpcio python3-protobuf protobuf-compiler)
+[ "${1:-}" = "--build-only" ] || pkgs+=(python3-grpcio python3-protobuf protobuf-compiler openssl)
 [ "${1:-}" = "--build-only" ] || command -v node >/dev/null 2>&1 || pkgs+=(nodejs npm)
 missing=()
 for p in "${pkgs[@]}"; do
