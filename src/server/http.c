@@ -84,12 +84,11 @@ char *http_status_json(const engine_status *s) {
 #include <sys/socket.h>
 #include <unistd.h>
 
-/* One open connection, in s->conns in the order they were accepted.
+/* One open connection, in s's list in the order they were accepted.
  * Touched only by libmicrohttpd's one internal thread (its callbacks), so
  * the list needs no lock. */
 typedef struct http_conn {
   struct http_conn *prev, *next;
-  struct MHD_Connection *c;
   int fd;
   bool busy;    /* a request is being read or answered */
   bool evicted; /* shut down; libmicrohttpd closes it at its next turn */
@@ -103,9 +102,8 @@ struct http_server {
   listen_addr addr;
   int port;
   unsigned max_conns;
-  unsigned nconns;        /* in conns, evicted ones included */
-  unsigned nlive;         /* in conns, not evicted */
-  http_conn *head, *tail; /* oldest first */
+  unsigned nlive;         /* connections in the list not evicted */
+  http_conn *head, *tail; /* every open connection, oldest first */
 };
 
 /* Closes the oldest idle live connection (else the oldest live one): its
@@ -139,7 +137,6 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
         shutdown(fi->connect_fd, SHUT_RDWR);
       return;
     }
-    k->c = c;
     k->fd = fi->connect_fd;
     k->prev = s->tail;
     if (s->tail)
@@ -147,7 +144,6 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
     else
       s->head = k;
     s->tail = k;
-    s->nconns++;
     s->nlive++;
     *socket_context = k;
     while (s->nlive > s->max_conns)
@@ -164,7 +160,6 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
     k->next->prev = k->prev;
   else
     s->tail = k->prev;
-  s->nconns--;
   if (!k->evicted)
     s->nlive--;
   free(k);

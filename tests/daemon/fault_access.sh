@@ -137,6 +137,13 @@ if start_daemon "$tmp/badkey.log" --config "$f"; then fail "TLS with another cer
 elif [ "$rc" = 1 ] && grep -q "with TLS" "$tmp/badkey.log"; then pass "TLS with another certificate's key is refused at start"
 else fail "TLS with another certificate's key is refused at start" "exit $rc" "$(tail -3 "$tmp/badkey.log")"; fi
 
+# --check reads the TLS files as the start does
+f=$(conf checkkey '[daemon]' 'listen = "127.0.0.1:0"' "tls_cert = \"$tmp/server.pem\"" "tls_key = \"$tmp/server.csr\"")
+out=$("$DAEMON" --check --config "$f" 2>&1); r=$?
+if [ "$r" = 2 ] && grep -qF "[daemon] tls_key: $tmp/server.csr: expected a PEM file" <<<"$out"; then
+  pass "--check: a tls_key that holds no private key (exit 2)"
+else fail "--check: a tls_key that holds no private key (exit 2)" "exit $r" "$out"; fi
+
 # ---- the warning for plaintext TCP that other machines can reach -------------------------
 
 warning='PLAINTEXT gRPC ON AN ADDRESS OTHER MACHINES CAN REACH'
