@@ -29,7 +29,9 @@ cuzk_status rpc_server_start(rpc_server **out, engine *e, const char *listen,
 int rpc_server_port(const rpc_server *s);
 
 /* The engine's metrics (engine_metrics_text) followed by the server's
- * own: cuzk_rpc_calls_total{method,code}, the calls answered.  malloc'd;
+ * own: cuzk_rpc_calls_total{method,code}, the calls answered (method
+ * "unknown": calls of a method the service does not have, each answered
+ * UNIMPLEMENTED at once).  malloc'd;
  * NULL when out of memory or built without gRPC. */
 char *rpc_server_metrics_text(rpc_server *s);
 
