@@ -249,6 +249,14 @@ cuzk_status engine_new(engine **out, const engine_config *cfg, cuzk_err *err);
  * jobs stay awaitable until engine_free.  Idempotent; concurrent callers
  * all return once the workers are joined. */
 void engine_shutdown(engine *e);
+/* Waits up to ms milliseconds (0: not at all) until every job known has
+ * had its final result collected: returned by an engine_await at least
+ * once (a job's DONE, FAILED or CANCELLED result; a TIMEOUT is not one).
+ * Jobs forgotten (expired, or replaced by a retried request id) do not
+ * count.  Returns how many are left.  After engine_shutdown, when every
+ * job is final, this is the grace a daemon gives clients that submitted
+ * and have not yet come back for the result. */
+size_t engine_wait_collected(engine *e, uint64_t ms);
 /* Shuts down if needed and frees everything. */
 void engine_free(engine *e);
 
