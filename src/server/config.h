@@ -48,6 +48,8 @@ typedef struct {
   char *listen;              /* gRPC: "unix://PATH" or "HOST:PORT" */
   char *status_listen;       /* HTTP /status and /metrics; "" = off */
   uint64_t max_message_size; /* gRPC messages, both ways */
+  /* [shutdown] (cancel_running is engine.cancel_on_shutdown) */
+  uint64_t shutdown_grace_ms; /* after the drain: how long uncollected results stay served */
   /* [memory] */
   uint64_t host_budget;      /* 0 = "auto": mem_total less safety_margin */
   uint64_t safety_margin;    /* what "auto" leaves to the rest of the machine */

@@ -340,7 +340,7 @@ static void result_to_msg(Cuzk__V1__AwaitProofResponse *out, engine_result *r, c
     }
   } else if (r->state == ENGINE_JOB_CANCELLED) {
     out->status = CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__CANCELLED;
-    out->error_message = "cancelled";
+    out->error_message = r->error[0] ? r->error : "cancelled"; /* by whom: a CancelProof, a stop */
     out->error_code = (char *)cuzk_status_name(CUZK_CANCELLED);
   } else if (r->state == ENGINE_JOB_FAILED) {
     out->status = CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__FAILED;

@@ -190,7 +190,7 @@ def daemon_cmd(dirname, addr, circuits, workers=1, max_message=0):
         if max_message:
             f.write("max_message_size = %d\n" % max_message)
         f.write('[gpus]\ndevice = "cpu"\n[cpu]\nworkers = %d\nthreads = 1\n' % workers)
-        f.write("[shutdown]\ncancel_running = true\n")
+        f.write('[shutdown]\ncancel_running = true\ngrace = "1s"\n')  # a prompt stop (fault_shutdown.sh tests the grace)
         for cid, path in circuits.items():
             f.write('[[circuits]]\nid = "%s"\npath = "%s"\n' % (cid, path))
     return [DAEMON, "--config", conf]
