@@ -279,9 +279,10 @@ typedef struct {
 /* Request ids: the job id is the request id when one is given, else a
  * fresh "job-..." id.  A request id already known attaches (t->attached)
  * to that job when it is queued, running or DONE; it must carry the same
- * circuit, partition count and witness bytes (else INVALID_ARGUMENT: one
- * id never names two different proofs).  A FAILED or CANCELLED job under
- * that id is replaced by a new one (a retry proves again).  Witnesses are
+ * circuit, partition count and witness bytes (compared by SHA-256 of
+ * them all; else INVALID_ARGUMENT: one id never names two different
+ * proofs).  A FAILED or CANCELLED job under that id is replaced by a new
+ * one (a retry proves again).  An empty witness is INVALID_ARGUMENT.  Witnesses are
  * parsed here in the caller's thread (every value checked < r): FORMAT
  * names the partition ("witness 2: ..."), for a bad .wtns image, another
  * field's prime or an nWitness other than the key's nVars. */

@@ -94,7 +94,6 @@ struct rpc_tag {
  * once, so that it is freed (gRPC holds an unrequested call for ever). */
 typedef struct {
   rpc_tag tag, done_tag;
-  rpc_server *s;
   grpc_call *call;
   grpc_call_details cd;
   grpc_metadata_array md;
@@ -764,7 +763,6 @@ static void on_unknown(rpc_server *s, rpc_tag *t, int ok) {
     next->tag.fn = on_unknown;
     request_unknown(s, next);
   }
-  u->s = s;
   u->done_tag.fn = on_unknown_done;
   u->details = grpc_slice_from_copied_string(details);
   live_add(s, 1);
