@@ -736,8 +736,11 @@ def unknown_method_unimplemented():
             check(all(c == grpc.StatusCode.UNIMPLEMENTED for c in codes), "2,000 calls: all UNIMPLEMENTED",
                   sorted(set(str(c) for c in codes)))
             grew.append(rss_kib(d.p.pid) - before)
-        check(grew[1] < 4 * 1024, "RSS grew by less than 4 MiB over the second 2,000 unknown calls",
-              "%d KiB (first burst: %d KiB)" % (grew[1], grew[0]))
+        # (under ASan freed memory sits in its quarantine: no RSS bound there;
+        # LeakSanitizer at the daemon's exit checks that every call was freed)
+        if b"__asan_init" not in read(SERVE if KIND == "rpc_serve" else DAEMON):
+            check(grew[1] < 4 * 1024, "RSS grew by less than 4 MiB over the second 2,000 unknown calls",
+                  "%d KiB (first burst: %d KiB)" % (grew[1], grew[0]))
         m = cl.GetMetrics(pb.GetMetricsRequest(), timeout=10).prometheus_text
         check('cuzk_rpc_calls_total{method="unknown",code="UNIMPLEMENTED"} 4004' in m,
               "the unknown calls are counted", [x for x in m.splitlines() if "unknown" in x])
