@@ -20,6 +20,8 @@ CFLAGS   += -std=c11 -D_GNU_SOURCE $(OPT) $(ARCH) -g -Wall -Wextra -Wno-unused-p
             -Wshadow -Wvla -fvisibility=hidden -Iinclude -Isrc -MMD -MP
 LDLIBS   += -lpthread -lm
 LDLIBS   += -lcjson
+# OpenSSL's libcrypto: SHA-256 of a request's content (src/engine/jobs.c).
+LDLIBS   += $(CRYPTO_LIBS)
 
 # src/server (gRPC service, client, and the daemon's config/HTTP) and
 # src/daemon are kept out of libcuzk.a: see "gRPC" below.
@@ -86,6 +88,9 @@ make_stamp = @mkdir -p $(dir $@) && rm -f $(BUILD)/.$(1)-* && touch $@
 # HTTP status/metrics listener (src/server/http.c, CUZK_MHD).
 PKG_CONFIG ?= pkg-config
 PROTOC_C   ?= protoc-c
+# libcrypto (libssl-dev) is required: every binary links the engine.
+CRYPTO_LIBS := $(or $(shell $(PKG_CONFIG) --libs libcrypto 2>/dev/null),-lcrypto)
+CFLAGS      += $(shell $(PKG_CONFIG) --cflags libcrypto 2>/dev/null)
 ifeq ($(origin GRPC),undefined)
 GRPC     := $(shell $(PKG_CONFIG) --exists grpc libprotobuf-c 2>/dev/null && command -v $(PROTOC_C) >/dev/null 2>&1 && echo 1 || echo 0)
 endif

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what cuzk needs on a Debian machine, only what is missing:
-#   build:  gcc, make, libcjson-dev; for the daemon's gRPC service and the
-#           remote commands (make GRPC=1, the default when present):
+#   build:  gcc, make, libcjson-dev, libssl-dev (libcrypto's SHA-256); for
+#           the daemon's gRPC service and the remote commands (make
+#           GRPC=1, the default when present):
 #           libgrpc-dev, libprotobuf-c-dev, protobuf-c-compiler; for the
 #           daemon's HTTP /status and /metrics (make MHD=1): libmicrohttpd-dev
 #   tests:  nodejs + npm (the snarkjs/circom/noble oracles, pinned by
@@ -12,7 +13,7 @@
 # Usage: scripts/deps.sh [--build-only]
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-pkgs=(gcc make libcjson-dev pkg-config libgrpc-dev libprotobuf-c-dev protobuf-c-compiler libmicrohttpd-dev)
+pkgs=(gcc make libcjson-dev libssl-dev pkg-config libgrpc-dev libprotobuf-c-dev protobuf-c-compiler libmicrohttpd-dev)
 [ "${1:-}" = "--build-only" ] || pkgs+=(python3-grpcio python3-protobuf protobuf-compiler openssl)
 [ "${1:-}" = "--build-only" ] || command -v node >/dev/null 2>&1 || pkgs+=(nodejs npm)
 missing=()

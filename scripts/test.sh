@@ -11,7 +11,7 @@
 #   5. the GPU tests report that they are skipped when there is no GPU (a
 #      build without CUDA has none, and this says they are skipped)
 #   6. rebuilds under AddressSanitizer/UBSan and runs the reader and
-#      malformed-input tests there
+#      malformed-input tests there, and the engine's submit-path tests
 # Prints one closing line "N passed, N failed, N skipped" over all of it.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -82,6 +82,11 @@ if make -s -j"$jobs" asan >build/logs/asan-build.log 2>&1; then
     CUZK_SRCDIR=$here build-asan/tests/$t 2>&1 | tee build/logs/asan-$(basename $t).log
     tally build/logs/asan-$(basename $t).log
   done
+  # the engine's submit path with hostile requests (empty, malformed and
+  # colliding witnesses, repeated ids)
+  build-asan/tests/unit/test_engine engine_bad_requests engine_empty_witness_refused \
+    engine_request_id_proves_once engine_request_id_colliding_witness_refused 2>&1 | tee build/logs/asan-test_engine.log
+  tally build/logs/asan-test_engine.log
   tests/malformed/run.sh build-asan 2>&1 | tee build/logs/asan.log
   tally build/logs/asan.log
   tests/malformed/cli.sh build-asan 2>&1 | tee build/logs/asan-cli.log

@@ -14,8 +14,11 @@
  *   first: submissions are refused with UNAVAILABLE while the jobs in
  *   flight finish (or are cancelled, [shutdown] cancel_running), and the
  *   clients waiting on them get their results over the still-open gRPC
- *   service; then it stops the gRPC service (which sends the replies in
- *   hand before it cancels what is left) and the HTTP endpoint.  The
+ *   service; then, for up to [shutdown] grace, the service stays up until
+ *   every job's result has been collected once (engine_wait_collected),
+ *   for the clients that submitted and come back later; then it stops the
+ *   gRPC service (which sends the replies in hand before it cancels what
+ *   is left) and the HTTP endpoint.  The
  *   main thread meanwhile logs the drain's progress and stays ready for a
  *   second SIGTERM/SIGINT, which exits at once (status 1) after removing
  *   the socket files.  The stopper wakes the main thread with SIGUSR1.
@@ -93,8 +96,10 @@ static void usage(FILE *f) {
           "\n"
           "signals: SIGTERM or SIGINT stops gracefully: new submissions are refused (UNAVAILABLE),\n"
           "the jobs in flight finish (or are cancelled: [shutdown] cancel_running = true), waiting\n"
-          "clients get their results, then the daemon exits 0 and removes its socket file.  A\n"
-          "second SIGTERM/SIGINT exits at once with status 1.  SIGHUP is logged and ignored.\n"
+          "clients get their results, results not yet collected stay awaitable for up to\n"
+          "[shutdown] grace (default 10s; it ends once all are collected), then the daemon exits 0\n"
+          "and removes its socket file.  A second SIGTERM/SIGINT exits at once with status 1.\n"
+          "SIGHUP is logged and ignored.\n"
           "\n"
           "exit status: 0 stopped cleanly; 1 failed to start (address in use, another daemon on\n"
           "the socket) or stopped by a second signal; 2 bad usage or config (the message names the\n"
@@ -106,13 +111,32 @@ typedef struct {
   engine *e;
   rpc_server *rpc;
   http_server *http;
+  uint64_t grace_ms; /* [shutdown] grace */
   pthread_t main_thread;
   atomic_bool done;
 } stopper;
 
+/* The stop: the engine drains (or cancels) with the service up, so that
+ * every accepted job's client can get its result or its CANCELLED status,
+ * and a submission is answered UNAVAILABLE; then the grace, for clients
+ * that submitted and come back later; only then does the service close
+ * (a call reaching it after that is refused or reset by gRPC itself). */
 static void *stop_thread(void *arg) {
   stopper *st = arg;
   engine_shutdown(st->e);
+  size_t left = engine_wait_collected(st->e, 0);
+  if (left && st->grace_ms) {
+    char g[32];
+    config_format_duration_ms(st->grace_ms, g, sizeof g);
+    dlog_info("stopping: every job is finished; %zu result%s not yet collected, served for up to %s "
+              "([shutdown] grace)",
+              left, left == 1 ? "" : "s", g);
+    left = engine_wait_collected(st->e, st->grace_ms);
+  }
+  if (left)
+    dlog_warn("stopping: %zu result%s never collected", left, left == 1 ? " was" : "s were");
+  else
+    dlog_info("stopping: every result collected");
   rpc_server_shutdown(st->rpc); /* sends the replies in hand (up to 2 s), then cancels */
   st->rpc = NULL;
   http_server_stop(st->http);
@@ -272,6 +296,7 @@ int main(int argc, char **argv) {
 
   stopper st = {0};
   st.main_thread = pthread_self();
+  st.grace_ms = cfg.shutdown_grace_ms;
   cfg.engine.log = engine_log_line;
   struct timespec ts0, ts1;
   clock_gettime(CLOCK_MONOTONIC, &ts0);
@@ -363,7 +388,9 @@ int main(int argc, char **argv) {
       }
       if (got < 0 && errno == EAGAIN && ++waited % 5 == 0) {
         unsigned n = jobs_in_flight(st.e);
-        dlog_info("stopping: %u job%s in flight", n, n == 1 ? "" : "s");
+        size_t u = engine_wait_collected(st.e, 0);
+        dlog_info("stopping: %u job%s in flight, %zu result%s not yet collected", n, n == 1 ? "" : "s", u,
+                  u == 1 ? "" : "s");
       }
     }
     pthread_join(tid, NULL);

@@ -1,7 +1,7 @@
 /* The engine's entry points: config, start and shutdown, submit, await,
  * cancel (engine.h; the internals are in engine_impl.h).
  *
- * DESIGN: submit does its expensive steps (hashing, copying and parsing
+ * DESIGN: submit does its expensive steps (the digest, copying and parsing
  * the witnesses) without the lock, after reserving their bytes against the
  * queue budget under it, then takes the lock again to insert the job; a
  * repeated request id that raced in meanwhile is found at that second look
@@ -208,6 +208,18 @@ void engine_shutdown(engine *e) {
   joblog_flush(e);
 }
 
+size_t engine_wait_collected(engine *e, uint64_t ms) {
+  struct timespec dl;
+  engine_deadline(&dl, (double)ms / 1000.0);
+  pthread_mutex_lock(&e->mu);
+  jobs_expire(e);
+  while (e->uncollected && ms && pthread_cond_timedwait(&e->done_cv, &e->mu, &dl) != ETIMEDOUT)
+    jobs_expire(e);
+  size_t left = e->uncollected;
+  pthread_mutex_unlock(&e->mu);
+  return left;
+}
+
 void engine_free(engine *e) {
   if (!e)
     return;
@@ -251,10 +263,13 @@ static cuzk_status check_id(const char *what, const char *id, bool may_be_empty,
   return CUZK_OK;
 }
 
-/* Does a known job carry the same request? */
-static cuzk_status same_request(const ejob *j, const engine_request *rq, uint64_t hash,
-                                cuzk_err *err) {
-  if (strcmp(j->key->id, rq->circuit_id) != 0 || j->nparts != rq->nparts || j->wit_hash != hash)
+/* Does a known job carry the same request?  The digest decides (it
+ * covers the circuit id and every witness byte); the id and the count are
+ * compared too for the message. */
+static cuzk_status same_request(const ejob *j, const engine_request *rq,
+                                const uint8_t digest[JOBS_DIGEST_BYTES], cuzk_err *err) {
+  if (strcmp(j->key->id, rq->circuit_id) != 0 || j->nparts != rq->nparts ||
+      memcmp(j->digest, digest, JOBS_DIGEST_BYTES) != 0)
     return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
                         "request id '%s' is already used by a different request (circuit %s, "
                         "%zu partitions, other witness bytes): one request id names one proof",
@@ -272,7 +287,7 @@ static void attach_ticket(engine *e, ejob *j, engine_ticket *t) {
 
 /* A known, attachable job under this request id, or NULL (locked).
  * CUZK_INVALID_ARGUMENT in *st when it is a different request. */
-static ejob *attachable(engine *e, const engine_request *rq, uint64_t hash, cuzk_status *st,
+static ejob *attachable(engine *e, const engine_request *rq, const uint8_t *digest, cuzk_status *st,
                         cuzk_err *err) {
   *st = CUZK_OK;
   if (!rq->request_id || !*rq->request_id)
@@ -280,7 +295,7 @@ static ejob *attachable(engine *e, const engine_request *rq, uint64_t hash, cuzk
   ejob *j = jobs_find(e, rq->request_id);
   if (!j || (j->finished && j->state != ENGINE_JOB_DONE))
     return NULL; /* unknown, or failed/cancelled: prove again */
-  *st = same_request(j, rq, hash, err);
+  *st = same_request(j, rq, digest, err);
   return *st == CUZK_OK ? j : NULL;
 }
 
@@ -301,8 +316,8 @@ static cuzk_status parse_witnesses(const ekey *k, const engine_request *rq, epar
   cuzk_status st = CUZK_OK;
   for (size_t i = 0; i < rq->nparts && st == CUZK_OK; i++) {
     epart *p = &parts[i];
-    size_t len = rq->witness_len[i];
-    if (!(p->wit = malloc(len ? len : 1))) {
+    size_t len = rq->witness_len[i]; /* > 0, and witness[i] set: check_request */
+    if (!(p->wit = malloc(len))) {
       st = cuzk_err_set(err, CUZK_NO_MEMORY, "witness %zu: no memory for %zu bytes", i, len);
       break;
     }
@@ -349,9 +364,13 @@ static cuzk_status check_request(const engine_request *rq, cuzk_err *err) {
                         rq->nparts);
   if (!rq->witness || !rq->witness_len)
     return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "no witness arrays");
-  for (size_t i = 0; i < rq->nparts; i++)
-    if (!rq->witness[i] && rq->witness_len[i])
+  for (size_t i = 0; i < rq->nparts; i++) {
+    if (!rq->witness_len[i])
+      return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
+                          "witness %zu is empty (0 bytes): expected a .wtns image", i);
+    if (!rq->witness[i])
       return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "witness %zu is NULL", i);
+  }
   if ((unsigned)rq->priority > ENGINE_PRI_CRITICAL)
     return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "priority %d is not 0..4", (int)rq->priority);
   return CUZK_OK;
@@ -387,7 +406,13 @@ static cuzk_status submit(engine *e, const engine_request *rq, engine_ticket *t,
     pthread_mutex_unlock(&e->mu);
     return st;
   }
-  const uint64_t hash = jobs_witness_hash(rq);
+  uint8_t digest[JOBS_DIGEST_BYTES];
+  if ((st = jobs_request_digest(rq, digest, err)) != CUZK_OK) {
+    pthread_mutex_lock(&e->mu);
+    refuse(e, st);
+    pthread_mutex_unlock(&e->mu);
+    return st;
+  }
   uint64_t bytes = 0;
   for (size_t i = 0; i < rq->nparts; i++) bytes += rq->witness_len[i];
 
@@ -402,7 +427,7 @@ static cuzk_status submit(engine *e, const engine_request *rq, engine_ticket *t,
     st = no_worker(e, err);
     goto refused;
   }
-  ejob *j = attachable(e, rq, hash, &st, err);
+  ejob *j = attachable(e, rq, digest, &st, err);
   if (st != CUZK_OK)
     goto refused;
   if (j) {
@@ -436,7 +461,7 @@ static cuzk_status submit(engine *e, const engine_request *rq, engine_ticket *t,
     st = no_worker(e, err); /* the last worker went while we parsed */
   ejob *other = NULL;
   if (st == CUZK_OK)
-    other = attachable(e, rq, hash, &st, err); /* a same-id submit raced in */
+    other = attachable(e, rq, digest, &st, err); /* a same-id submit raced in */
   if (st != CUZK_OK || other) {
     e->queue_used -= bytes;
     if (other)
@@ -459,7 +484,7 @@ static cuzk_status submit(engine *e, const engine_request *rq, engine_ticket *t,
   j->pri = rq->priority == ENGINE_PRI_UNSPECIFIED ? ENGINE_PRI_NORMAL : rq->priority;
   j->key = k;
   j->want_json = rq->want_json;
-  j->wit_hash = hash;
+  memcpy(j->digest, digest, JOBS_DIGEST_BYTES);
   j->nparts = rq->nparts;
   j->parts = parts;
   j->wit_bytes = bytes;
@@ -576,6 +601,11 @@ cuzk_status engine_await(engine *e, const char *job_id, uint64_t timeout_ms, eng
   }
   if (j->finished && (st = fill_result(j, r, err)) != CUZK_OK)
     engine_result_free(r);
+  if (j->finished && st == CUZK_OK && !j->collected && j->in_table) {
+    j->collected = true;
+    e->uncollected--;
+    pthread_cond_broadcast(&e->done_cv); /* engine_wait_collected */
+  }
   jobs_unref(e, j);
   pthread_mutex_unlock(&e->mu);
   return st;

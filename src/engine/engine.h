@@ -249,6 +249,14 @@ cuzk_status engine_new(engine **out, const engine_config *cfg, cuzk_err *err);
  * jobs stay awaitable until engine_free.  Idempotent; concurrent callers
  * all return once the workers are joined. */
 void engine_shutdown(engine *e);
+/* Waits up to ms milliseconds (0: not at all) until every job known has
+ * had its final result collected: returned by an engine_await at least
+ * once (a job's DONE, FAILED or CANCELLED result; a TIMEOUT is not one).
+ * Jobs forgotten (expired, or replaced by a retried request id) do not
+ * count.  Returns how many are left.  After engine_shutdown, when every
+ * job is final, this is the grace a daemon gives clients that submitted
+ * and have not yet come back for the result. */
+size_t engine_wait_collected(engine *e, uint64_t ms);
 /* Shuts down if needed and frees everything. */
 void engine_free(engine *e);
 
@@ -271,9 +279,10 @@ typedef struct {
 /* Request ids: the job id is the request id when one is given, else a
  * fresh "job-..." id.  A request id already known attaches (t->attached)
  * to that job when it is queued, running or DONE; it must carry the same
- * circuit, partition count and witness bytes (else INVALID_ARGUMENT: one
- * id never names two different proofs).  A FAILED or CANCELLED job under
- * that id is replaced by a new one (a retry proves again).  Witnesses are
+ * circuit, partition count and witness bytes (compared by SHA-256 of
+ * them all; else INVALID_ARGUMENT: one id never names two different
+ * proofs).  A FAILED or CANCELLED job under that id is replaced by a new
+ * one (a retry proves again).  An empty witness is INVALID_ARGUMENT.  Witnesses are
  * parsed here in the caller's thread (every value checked < r): FORMAT
  * names the partition ("witness 2: ..."), for a bad .wtns image, another
  * field's prime or an nWitness other than the key's nVars. */

@@ -41,6 +41,7 @@
 #include "groth16/wtns.h"
 #include "groth16/zkey.h"
 
+#define JOBS_DIGEST_BYTES 32  /* SHA-256: jobs_request_digest */
 #define ENGINE_NPRI 5          /* priority lists, indexed by engine_priority (0 unused) */
 
 /* ------------------------------------------------------------ keys */
@@ -114,7 +115,7 @@ struct ejob {
   engine_priority pri;    /* LOW .. CRITICAL */
   ekey *key;
   bool want_json;
-  uint64_t wit_hash;      /* of every witness: a repeated request id must match it */
+  uint8_t digest[JOBS_DIGEST_BYTES]; /* jobs_request_digest: a repeated request id must match it */
   size_t nparts;
   epart *parts;
   size_t next_part;       /* first partition no worker has taken */
@@ -129,6 +130,7 @@ struct ejob {
   char error[CUZK_ERR_MSG_MAX];
   double t_submit, t_finish;
 
+  bool collected;         /* an engine_await returned its final result (engine.uncollected) */
   uint32_t refs;
   bool in_table;
   ejob *hnext;               /* hash chain */
@@ -235,6 +237,7 @@ struct engine {
   elist live;              /* unfinished jobs */
   uint64_t next_seq;
   uint64_t id_salt;
+  size_t uncollected;      /* jobs in the table whose final result no await returned */
 
   /* Keys and budgets. */
   ekey *keys;
@@ -291,7 +294,15 @@ engine_job_state jobs_state(const ejob *j);
 void jobs_free_all(engine *e);
 /* Without the lock: frees a job no one references. */
 void jobs_free(ejob *j);
-uint64_t jobs_witness_hash(const engine_request *rq);
+/* Without the lock: SHA-256 of what defines the job: the circuit id, the
+ * partition count and each witness's length and bytes (not the priority,
+ * the request id or want_json), each length-prefixed so that no two
+ * requests share an encoding.  A repeated request id attaches only when
+ * the digests are equal, so a different request cannot be handed another's
+ * proof short of a SHA-256 collision.  CUZK_NO_MEMORY when libcrypto
+ * cannot make its context. */
+cuzk_status jobs_request_digest(const engine_request *rq, uint8_t out[JOBS_DIGEST_BYTES],
+                                cuzk_err *err);
 
 /* ---- sched.c (e->mu held) */
 void sched_push(engine *e, ejob *j);

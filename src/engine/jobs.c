@@ -6,12 +6,14 @@
  * (unfinished, submission order) or finished (finish order, oldest first),
  * which expiry trims from its head: older than the TTL, or beyond
  * max_finished.  Every function here runs with engine.mu held, except
- * jobs_free and jobs_witness_hash, which touch no shared state.  A job's
+ * jobs_free and jobs_request_digest, which touch no shared state.  A job's
  * memory goes in two steps: its witnesses when it finishes (or each as its
  * partition ends), the rest (proofs, JSON) when its last reference goes. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <openssl/evp.h>
 
 #include "engine/engine_impl.h"
 
@@ -55,6 +57,8 @@ cuzk_status jobs_insert(engine *e, ejob *j, cuzk_err *err) {
   e->table[b] = j;
   e->njobs++;
   j->in_table = true;
+  j->collected = false;
+  e->uncollected++;
   j->refs = 1;
   elist_push(&e->live, j, offsetof(ejob, l));
   return CUZK_OK;
@@ -95,6 +99,8 @@ void jobs_forget(engine *e, ejob *j) {
   if (!j->in_table)
     return;
   table_remove(e, j);
+  if (!j->collected)
+    e->uncollected--;
   if (j->finished)
     elist_remove(&e->fin, j, offsetof(ejob, f));
   jobs_unref(e, j);
@@ -186,30 +192,33 @@ void jobs_free_all(engine *e) {
     }
   memset(e->table, 0, e->table_size * sizeof *e->table);
   e->njobs = 0;
+  e->uncollected = 0;
   memset(&e->fin, 0, sizeof e->fin);
 }
 
-/* A 64-bit digest of the request's witness bytes (with their lengths), to
- * tell a repeated request id carrying the same request from one carrying
- * another.  Not cryptographic: request ids are the callers' own names. */
-uint64_t jobs_witness_hash(const engine_request *rq) {
-  const uint64_t m = 0x9e3779b97f4a7c15ULL;
-  uint64_t h = rq->nparts * m;
-  for (size_t i = 0; i < rq->nparts; i++) {
-    const uint8_t *b = rq->witness[i];
-    size_t n = rq->witness_len[i], k = 0;
-    h = (h ^ n) * m;
-    for (; k + 8 <= n; k += 8) {
-      uint64_t v;
-      memcpy(&v, b + k, 8);
-      h = (h ^ v) * m;
-      h ^= h >> 31;
-    }
-    uint64_t tail = 0;
-    if (n > k)
-      memcpy(&tail, b + k, n - k);
-    h = (h ^ tail ^ (uint64_t)(n - k) << 56) * m;
-    h ^= h >> 29;
-  }
-  return h;
+/* A number goes in as 8 bytes, little-endian; a field as its length and
+ * its bytes, so that no two requests share an encoding. */
+static int digest_u64(EVP_MD_CTX *c, uint64_t n) {
+  uint8_t b[8];
+  for (int i = 0; i < 8; i++) b[i] = (uint8_t)(n >> 8 * i);
+  return EVP_DigestUpdate(c, b, sizeof b);
+}
+
+static int digest_field(EVP_MD_CTX *c, const void *p, size_t n) {
+  return digest_u64(c, n) && (n == 0 || EVP_DigestUpdate(c, p, n));
+}
+
+cuzk_status jobs_request_digest(const engine_request *rq, uint8_t out[JOBS_DIGEST_BYTES],
+                                cuzk_err *err) {
+  EVP_MD_CTX *c = EVP_MD_CTX_new();
+  if (!c)
+    return cuzk_err_set(err, CUZK_NO_MEMORY, "no memory for the request's digest");
+  unsigned n = 0;
+  int ok = EVP_DigestInit_ex(c, EVP_sha256(), NULL) &&
+           digest_field(c, rq->circuit_id, strlen(rq->circuit_id)) && digest_u64(c, rq->nparts);
+  for (size_t i = 0; ok && i < rq->nparts; i++)
+    ok = digest_field(c, rq->witness[i], rq->witness_len[i]);
+  ok = ok && EVP_DigestFinal_ex(c, out, &n) && n == JOBS_DIGEST_BYTES;
+  EVP_MD_CTX_free(c);
+  return ok ? CUZK_OK : cuzk_err_set(err, CUZK_INTERNAL, "libcrypto's SHA-256 failed");
 }

@@ -108,6 +108,9 @@ static const key_def keys[] = {
      "and at most this many finished jobs (the oldest are forgotten first)"},
     {"shutdown", "cancel_running", K_BOOL, F(engine.cancel_on_shutdown), 0, 0,
      "on SIGTERM/SIGINT cancel the jobs in flight instead of finishing them"},
+    {"shutdown", "grace", K_DURATION, F(shutdown_grace_ms), 0, 60 * MINUTE_MS,
+     "once every job is finished or cancelled, how long the service stays up for clients to "
+     "collect results not yet collected (it stops as soon as all are); new jobs get UNAVAILABLE"},
     {"logging", "level", K_LEVEL, F(log_level), 0, 0, "\"error\", \"warn\", \"info\" or \"debug\""},
 };
 #undef F
@@ -307,6 +310,7 @@ cuzk_status daemon_config_init(daemon_config *c, cuzk_err *err) {
   engine_config_defaults(&c->engine);
   c->engine.gpu_workers_per_device = 2;
   c->max_message_size = 256 * MiB;
+  c->shutdown_grace_ms = 10 * 1000;
   c->host_budget = 0; /* auto */
   c->safety_margin = 5 * GiB;
   c->log_level = DAEMON_LOG_INFO;

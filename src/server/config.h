@@ -58,6 +58,8 @@ typedef struct {
   char *tls_client_ca;       /* PEM CA: clients must present a certificate it signed; "" = none */
   unsigned status_max_connections;  /* HTTP connections open at once; more evict the oldest idle */
   uint64_t status_idle_timeout_ms;  /* an HTTP connection idle this long is closed */
+  /* [shutdown] (cancel_running is engine.cancel_on_shutdown) */
+  uint64_t shutdown_grace_ms; /* after the drain: how long uncollected results stay served */
   /* [memory] */
   uint64_t host_budget;      /* 0 = "auto": mem_total less safety_margin */
   uint64_t safety_margin;    /* what "auto" leaves to the rest of the machine */

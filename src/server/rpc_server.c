@@ -8,6 +8,9 @@
  *   handles it.  The eight methods are registered with their request read
  *   up front (GRPC_SRM_PAYLOAD_READ_INITIAL_BYTE_BUFFER), so a unary call is
  *   accept -> handle -> one send batch (initial metadata, message, status).
+ *   Calls of any other method are requested too (grpc_server_request_call)
+ *   and answered UNIMPLEMENTED on the poller, unread: gRPC would otherwise
+ *   hold each one, unanswered, until its client gave up.
  *   GetStatus, GetMetrics and CancelProof take the engine's lock only
  *   briefly and are handled on the poller.  The others may block (SubmitProof
  *   copies and checks witnesses; AwaitProof and Prove wait for a proof;
@@ -87,6 +90,18 @@ struct rpc_tag {
   void (*fn)(rpc_server *s, rpc_tag *t, int ok);
 };
 
+/* A standing request for the next call of a method the server does not
+ * register (another service's, a misspelt one): answered UNIMPLEMENTED at
+ * once, so that it is freed (gRPC holds an unrequested call for ever). */
+typedef struct {
+  rpc_tag tag, done_tag;
+  grpc_call *call;
+  grpc_call_details cd;
+  grpc_metadata_array md;
+  int cancelled;
+  grpc_slice details;
+} rpc_unknown;
+
 /* A standing request for the next call of one method. */
 typedef struct {
   rpc_tag tag;
@@ -135,11 +150,21 @@ struct rpc_server {
   unsigned nworkers;   /* worker threads not yet joined */
   rpc_worker *workers;
 
-  /* calls answered, by method and gRPC code (GetMetrics) */
+  /* calls answered, by method and gRPC code (GetMetrics); unknown: calls
+   * of a method not registered (all UNIMPLEMENTED) */
   atomic_ullong answered[RPC_NMETHODS][17];
+  atomic_ullong unknown;
 };
 
 /* ---- calls ---------------------------------------------------------------- */
+
+/* s->live += d; a drop wakes wait_calls. */
+static void live_add(rpc_server *s, int d) {
+  pthread_mutex_lock(&s->mu);
+  s->live += (unsigned)d;
+  pthread_cond_broadcast(&s->cv);
+  pthread_mutex_unlock(&s->mu);
+}
 
 static void call_unref(rpc_call *c) {
   if (atomic_fetch_sub(&c->refs, 1) != 1)
@@ -152,10 +177,7 @@ static void call_unref(rpc_call *c) {
     grpc_byte_buffer_destroy(c->reply);
   grpc_slice_unref(c->details);
   free(c);
-  pthread_mutex_lock(&s->mu);
-  s->live--;
-  pthread_cond_broadcast(&s->cv);
-  pthread_mutex_unlock(&s->mu);
+  live_add(s, -1);
 }
 
 static void on_close(rpc_server *s, rpc_tag *t, int ok) {
@@ -318,7 +340,7 @@ static void result_to_msg(Cuzk__V1__AwaitProofResponse *out, engine_result *r, c
     }
   } else if (r->state == ENGINE_JOB_CANCELLED) {
     out->status = CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__CANCELLED;
-    out->error_message = "cancelled";
+    out->error_message = r->error[0] ? r->error : "cancelled"; /* by whom: a CancelProof, a stop */
     out->error_code = (char *)cuzk_status_name(CUZK_CANCELLED);
   } else if (r->state == ENGINE_JOB_FAILED) {
     out->status = CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__FAILED;
@@ -670,9 +692,7 @@ static void on_accept(rpc_server *s, rpc_tag *t, int ok) {
   c->send_tag.fn = on_sent;
   atomic_init(&c->gone, 0);
   atomic_init(&c->refs, 2);
-  pthread_mutex_lock(&s->mu);
-  s->live++;
-  pthread_mutex_unlock(&s->mu);
+  live_add(s, 1);
 
   grpc_op op;
   memset(&op, 0, sizeof op);
@@ -696,6 +716,78 @@ static void request_next(rpc_server *s, rpc_accept *a) {
                                           &a->payload, s->cq, s->cq, &a->tag) != GRPC_CALL_OK) {
     grpc_metadata_array_destroy(&a->md);
     free(a);
+  }
+}
+
+/* ---- methods not registered ------------------------------------------------- */
+
+static void request_unknown(rpc_server *s, rpc_unknown *u);
+
+/* The UNIMPLEMENTED batch completed: the call is released. */
+static void on_unknown_done(rpc_server *s, rpc_tag *t, int ok) {
+  rpc_unknown *u = (rpc_unknown *)((char *)t - offsetof(rpc_unknown, done_tag));
+  grpc_call_unref(u->call);
+  grpc_slice_unref(u->details);
+  free(u);
+  live_add(s, -1);
+}
+
+/* A call of a method not registered: a fresh standing request takes this
+ * one's place, and the call is answered UNIMPLEMENTED (its message, never
+ * read, is dropped by gRPC) and counted in s->live until the batch ends. */
+static void on_unknown(rpc_server *s, rpc_tag *t, int ok) {
+  rpc_unknown *u = (rpc_unknown *)t;
+  if (!ok) { /* the server is shutting down */
+    grpc_call_details_destroy(&u->cd);
+    grpc_metadata_array_destroy(&u->md);
+    free(u);
+    return;
+  }
+  /* The method's name in the reply: at most 128 bytes of it, printable
+   * ASCII only (it is the caller's text). */
+  char name[129];
+  size_t n = GRPC_SLICE_LENGTH(u->cd.method);
+  const uint8_t *p = GRPC_SLICE_START_PTR(u->cd.method);
+  if (n > sizeof name - 1)
+    n = sizeof name - 1;
+  for (size_t i = 0; i < n; i++)
+    name[i] = p[i] >= 0x20 && p[i] < 0x7f ? (char)p[i] : '?';
+  name[n] = 0;
+  char details[256];
+  snprintf(details, sizeof details, "unimplemented: no method '%s' (the service is cuzk.v1.ProvingEngine)",
+           name);
+  grpc_call_details_destroy(&u->cd);
+  grpc_metadata_array_destroy(&u->md);
+
+  rpc_unknown *next = calloc(1, sizeof *next);
+  if (next) { /* else one standing request fewer; the others still serve */
+    next->tag.fn = on_unknown;
+    request_unknown(s, next);
+  }
+  u->done_tag.fn = on_unknown_done;
+  u->details = grpc_slice_from_copied_string(details);
+  live_add(s, 1);
+  atomic_fetch_add(&s->unknown, 1);
+  grpc_op ops[3];
+  memset(ops, 0, sizeof ops);
+  ops[0].op = GRPC_OP_SEND_INITIAL_METADATA;
+  ops[1].op = GRPC_OP_SEND_STATUS_FROM_SERVER;
+  ops[1].data.send_status_from_server.status = GRPC_STATUS_UNIMPLEMENTED;
+  ops[1].data.send_status_from_server.status_details = &u->details;
+  ops[2].op = GRPC_OP_RECV_CLOSE_ON_SERVER;
+  ops[2].data.recv_close_on_server.cancelled = &u->cancelled;
+  if (grpc_call_start_batch(u->call, ops, 3, &u->done_tag, NULL) != GRPC_CALL_OK)
+    on_unknown_done(s, &u->done_tag, 0);
+}
+
+static void request_unknown(rpc_server *s, rpc_unknown *u) {
+  u->call = NULL;
+  grpc_call_details_init(&u->cd);
+  grpc_metadata_array_init(&u->md);
+  if (grpc_server_request_call(s->srv, &u->call, &u->cd, &u->md, s->cq, s->cq, &u->tag) != GRPC_CALL_OK) {
+    grpc_call_details_destroy(&u->cd);
+    grpc_metadata_array_destroy(&u->md);
+    free(u);
   }
 }
 
@@ -726,7 +818,7 @@ char *rpc_server_metrics_text(rpc_server *s) {
   char *base = engine_metrics_text(s->e);
   if (!base)
     return NULL;
-  size_t n = strlen(base), cap = n + 256 + (size_t)RPC_NMETHODS * 17 * 96;
+  size_t n = strlen(base), cap = n + 256 + ((size_t)RPC_NMETHODS * 17 + 1) * 96;
   char *out = realloc(base, cap);
   if (!out) {
     free(base);
@@ -744,6 +836,10 @@ char *rpc_server_metrics_text(rpc_server *s) {
         at += (size_t)snprintf(out + at, cap - at, "cuzk_rpc_calls_total{method=\"%s\",code=\"%s\"} %llu\n",
                                rpc_methods[m].name, rpc_code_name(code), v);
     }
+  unsigned long long unknown = atomic_load(&s->unknown);
+  if (unknown && at < cap)
+    at += (size_t)snprintf(out + at, cap - at,
+                           "cuzk_rpc_calls_total{method=\"unknown\",code=\"UNIMPLEMENTED\"} %llu\n", unknown);
   out[cap - 1] = 0;
   return out;
 }
@@ -897,6 +993,13 @@ cuzk_status rpc_server_start_tls(rpc_server **out, engine *e, const char *listen
       a->m = (rpc_method)m;
       request_next(s, a);
     }
+  for (int i = 0; i < RPC_ACCEPTS_PER_METHOD; i++) {
+    rpc_unknown *u = calloc(1, sizeof *u);
+    if (!u)
+      continue;
+    u->tag.fn = on_unknown;
+    request_unknown(s, u);
+  }
   *out = s;
   return CUZK_OK;
 }

@@ -43,14 +43,19 @@ cuzk_status rpc_server_start_tls(rpc_server **out, engine *e, const char *listen
 int rpc_server_port(const rpc_server *s);
 
 /* The engine's metrics (engine_metrics_text) followed by the server's
- * own: cuzk_rpc_calls_total{method,code}, the calls answered.  malloc'd;
+ * own: cuzk_rpc_calls_total{method,code}, the calls answered (method
+ * "unknown": calls of a method the service does not have, each answered
+ * UNIMPLEMENTED at once).  malloc'd;
  * NULL when out of memory or built without gRPC. */
 char *rpc_server_metrics_text(rpc_server *s);
 
-/* Stops accepting calls (new ones get UNAVAILABLE) and answers those in
- * hand: a call whose result is there gets it, one still waiting on a job
- * gets UNAVAILABLE (the job goes on; shut the engine down first to have
- * its jobs finish and their waiters get the results).  The replies get up
+/* Stops accepting calls (new ones get UNAVAILABLE, or are reset by gRPC
+ * when they arrive as it closes) and answers those in hand: a call whose
+ * result is there gets it, one still waiting on a job gets UNAVAILABLE
+ * (the job goes on).  A daemon first shuts the engine down, so that its
+ * jobs finish and their waiters get the results, and gives the clients
+ * that come back for results a grace (engine_wait_collected) while the
+ * server still serves.  The replies get up
  * to 2 s to go out; what is left then is cancelled.  Joins the server's
  * threads and frees it.  NULL is a no-op. */
 void rpc_server_shutdown(rpc_server *s);

@@ -83,6 +83,7 @@ TEST(config_defaults) {
   CHECK(c.engine.pin_keys == e.pin_keys && c.engine.keys_on_device == e.keys_on_device);
   CHECK(!c.engine.ntt_pass1_table && !e.ntt_pass1_table);
   CHECK(!c.engine.cancel_on_shutdown);
+  CHECK(c.shutdown_grace_ms == 10000);
   CHECK(c.engine.param_dir == NULL && c.engine.ncircuits == 0 && c.engine.ngpus == 0);
   CHECK(c.source == NULL);
   daemon_config_free(&c);
@@ -134,6 +135,7 @@ static const char full_doc[] =
     "max_finished = 77\n"
     "[shutdown]\n"
     "cancel_running = true\n"
+    "grace = \"1m30s\"\n"
     "[logging]\n"
     "level = \"debug\"\n";
 
@@ -168,6 +170,7 @@ static void check_full(const daemon_config *c) {
   CHECK(c->engine.finished_ttl_ms == 30000);
   CHECK_EQ_INT(c->engine.max_finished, 77);
   CHECK(c->engine.cancel_on_shutdown);
+  CHECK(c->shutdown_grace_ms == 90000);
   CHECK_EQ_INT(c->log_level, DAEMON_LOG_DEBUG);
 }
 
@@ -415,6 +418,8 @@ TEST(config_each_key_validated) {
       {"jobs", "max_finished", "0", "expected an integer from 1 to 10000000, found 0"},
       {"jobs", "max_finished", "10000001", "found 10000001"},
       {"shutdown", "cancel_running", "\"false\"", "expected true or false"},
+      {"shutdown", "grace", "\"61m\"", "at most 1h"},
+      {"shutdown", "grace", "10", "expected a duration like"},
       {"logging", "level", "\"verbose\"", "expected \"error\", \"warn\", \"info\" or \"debug\", found string \"verbose\""},
       {"logging", "level", "\"INFO\"", "found string \"INFO\""},
   };

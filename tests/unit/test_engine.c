@@ -29,6 +29,7 @@
 
 #include "backend/backend.h"
 #include "backend/device.h"
+#include "base/clock.h"
 #include "backend/store.h"
 #include "ec/encode.h"
 #include "engine/engine.h"
@@ -2432,4 +2433,160 @@ ETEST(engine_device_lost_status_maps) {
                CUZK_UNAVAILABLE);
   CHECK_EQ_STR(engine_gpu_state_name(ENGINE_GPU_UP), "up");
   CHECK_EQ_STR(engine_gpu_state_name(ENGINE_GPU_FAILED), "failed");
+}
+
+/* ------------------------------------------------------------ request content */
+
+ETEST(engine_empty_witness_refused) {
+  env v;
+  env_init(&v, 4, 40, 1, false);
+  engine *e = env_start(&v);
+  const fixture *f = &v.f;
+  engine_ticket t;
+  cuzk_err err = {0};
+  /* protobuf-c hands an empty bytes field over as (NULL, 0) */
+  const uint8_t *w[2] = {NULL, f->wtns};
+  size_t wl[2] = {0, f->wtns_len};
+  CHECK_EQ_INT(submit_full(e, "e0", "k", 2, w, wl, 1, false, &t, &err), CUZK_INVALID_ARGUMENT);
+  CHECK_MSG(strstr(err.msg, "witness 0 is empty"), "message: %s", err.msg);
+  const uint8_t *w2[2] = {f->wtns, f->wtns};
+  size_t wl2[2] = {f->wtns_len, 0}; /* a zero length with a pointer: empty all the same */
+  CHECK_EQ_INT(submit_full(e, "e1", "k", 2, w2, wl2, 2, false, &t, &err), CUZK_INVALID_ARGUMENT);
+  CHECK_MSG(strstr(err.msg, "witness 1 is empty"), "message: %s", err.msg);
+  check_status(e, 0, 0, 0, 0);
+  env_fini(&v);
+}
+
+/* A 64-bit multiply-xorshift digest over the witnesses, block by block:
+ * the kind of non-cryptographic digest that cannot tell request contents
+ * apart, since each step h' = f(h ^ block) with f a bijection lets a
+ * second block cancel any change to the first. */
+#define MULXOR_M 0x9e3779b97f4a7c15ULL
+static uint64_t mulxor_step(uint64_t h, uint64_t v) {
+  h = (h ^ v) * MULXOR_M;
+  return h ^ h >> 31;
+}
+
+static uint64_t mulxor_digest(const uint8_t *const *w, const size_t *wl, size_t nparts) {
+  const uint64_t m = MULXOR_M;
+  uint64_t h = nparts * m;
+  for (size_t i = 0; i < nparts; i++) {
+    size_t n = wl[i], k = 0;
+    h = (h ^ n) * m;
+    for (; k + 8 <= n; k += 8) {
+      uint64_t b;
+      memcpy(&b, w[i] + k, 8);
+      h = mulxor_step(h, b);
+    }
+    uint64_t tail = 0;
+    if (n > k)
+      memcpy(&tail, w[i] + k, n - k);
+    h = (h ^ tail ^ (uint64_t)(n - k) << 56) * m;
+    h ^= h >> 29;
+  }
+  return h;
+}
+
+/* Two witnesses under one request id that such a digest cannot tell
+ * apart (9 bytes differ, inside one value's low 20 bytes) are two
+ * requests: the second is refused, never handed the first's proof. */
+ETEST(engine_request_id_colliding_witness_refused) {
+  env v;
+  env_init(&v, 4, 41, 1, false);
+  engine *e = env_start(&v);
+  const fixture *f = &v.f;
+  uint8_t *b = malloc(f->wtns_len);
+  CHECK(b);
+  memcpy(b, f->wtns, f->wtns_len);
+  wtns_file w;
+  cuzk_err err = {0};
+  CHECK(wtns_open_mem(&w, b, f->wtns_len, "w", &err) == CUZK_OK);
+  size_t off = (size_t)(wtns_value(&w, w.n_witness - 1) - b);
+  wtns_close(&w);
+  size_t k = (off + 7) / 8 * 8; /* the first whole 8-byte block in the last value */
+  CHECK(k + 16 <= off + 20 && k + 16 <= f->wtns_len);
+  /* the digest's state before block k, then the blocks k and k + 1 */
+  uint64_t h = (1 * MULXOR_M ^ f->wtns_len) * MULXOR_M; /* one partition of wtns_len bytes */
+  for (size_t i = 0; i < k; i += 8) {
+    uint64_t x;
+    memcpy(&x, f->wtns + i, 8);
+    h = mulxor_step(h, x);
+  }
+  uint64_t a0, a1;
+  memcpy(&a0, f->wtns + k, 8);
+  memcpy(&a1, f->wtns + k + 8, 8);
+  uint64_t b0 = a0 ^ 1, b1 = a1 ^ mulxor_step(h, a0) ^ mulxor_step(h, b0);
+  memcpy(b + k, &b0, 8);
+  memcpy(b + k + 8, &b1, 8);
+  const uint8_t *wa[1] = {f->wtns}, *wb[1] = {b};
+  size_t wl[1] = {f->wtns_len};
+  CHECK(memcmp(f->wtns, b, f->wtns_len) != 0);
+  CHECK_MSG(mulxor_digest(wa, wl, 1) == mulxor_digest(wb, wl, 1), "the two witnesses must collide");
+
+  engine_ticket t;
+  CHECK(submit_full(e, "dup", "k", 2, wa, wl, 1, false, &t, &err) == CUZK_OK);
+  check_done_and_valid(e, "dup", f);
+  cuzk_status st = submit_full(e, "dup", "k", 3, wb, wl, 1, false, &t, &err);
+  CHECK_MSG(st == CUZK_INVALID_ARGUMENT, "the colliding witness: %s%s (%s)", cuzk_status_name(st),
+            st == CUZK_OK && t.attached ? ", attached to the first one's proof" : "", err.msg);
+  CHECK_MSG(strstr(err.msg, "already used"), "message: %s", err.msg);
+  /* the first witness, at another priority, still attaches */
+  CHECK(submit_full(e, "dup", "k", 4, wa, wl, 1, false, &t, &err) == CUZK_OK && t.attached);
+  free(b);
+  env_fini(&v);
+}
+
+/* ------------------------------------------------------------ shutdown's grace */
+
+static void *await_later(void *arg) {
+  engine *e = arg;
+  struct timespec ts = {0, 50 * 1000000L};
+  nanosleep(&ts, NULL);
+  engine_result r;
+  await_state(e, "c2", &r);
+  engine_result_free(&r);
+  return NULL;
+}
+
+/* engine_wait_collected counts the jobs whose final result no await has
+ * returned (a TIMEOUT is not one; a second await of a result is not
+ * counted again), ends as soon as the last one is collected, and at its
+ * bound otherwise. */
+ETEST(engine_wait_collected_counts_results) {
+  env v;
+  env_init(&v, 4, 42, 1, true);
+  engine *e = env_start(&v);
+  engine_ticket t;
+  CHECK_EQ_INT(engine_wait_collected(e, 0), 0);
+  submit_held(&v, "c1", ENGINE_JOB_PROVING);
+  submit_ok(e, "c2", "k", ENGINE_PRI_NORMAL, &v.f, &t);
+  submit_ok(e, "c3", "k", ENGINE_PRI_NORMAL, &v.f, &t);
+  engine_result r;
+  cuzk_err err = {0};
+  CHECK_EQ_INT(engine_await(e, "c1", 10, &r, &err), CUZK_TIMEOUT);
+  engine_result_free(&r);
+  CHECK_EQ_INT(engine_wait_collected(e, 0), 3); /* unfinished ones count too */
+  hook_release();
+  engine_shutdown(e);
+  CHECK_EQ_INT(engine_wait_collected(e, 0), 3);
+  CHECK_EQ_INT(await_state(e, "c1", &r), ENGINE_JOB_DONE);
+  engine_result_free(&r);
+  CHECK_EQ_INT(await_state(e, "c1", &r), ENGINE_JOB_DONE); /* twice: counted once */
+  engine_result_free(&r);
+  CHECK_EQ_INT(engine_wait_collected(e, 0), 2);
+  /* bounded: c2 and c3 uncollected, 50 ms */
+  double t0 = cuzk_now_s();
+  CHECK_EQ_INT(engine_wait_collected(e, 50), 2);
+  CHECK(cuzk_now_s() - t0 >= 0.045);
+  CHECK_EQ_INT(await_state(e, "c3", &r), ENGINE_JOB_DONE);
+  engine_result_free(&r);
+  /* the last one, collected by another thread while the grace waits: the
+   * wait ends then, far before its 60 s */
+  pthread_t th;
+  CHECK(pthread_create(&th, NULL, await_later, e) == 0);
+  t0 = cuzk_now_s();
+  CHECK_EQ_INT(engine_wait_collected(e, 60000), 0);
+  CHECK(cuzk_now_s() - t0 < 30);
+  pthread_join(th, NULL);
+  env_fini(&v);
 }
