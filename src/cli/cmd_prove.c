@@ -72,24 +72,6 @@ static int parse_scalar(const char *s, size_t len, limb_t out[4]) {
   return ok && limbs_lt(out, bls12_381_fr_modulus, 4);
 }
 
-/* Writes with `write` to path.tmp, then renames it over path. */
-static cuzk_status write_atomic(const char *path, cuzk_status (*write)(const char *, const void *, cuzk_err *),
-                                const void *arg, cuzk_err *err) {
-  char tmp[4096];
-  if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
-    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "%s: path too long", path);
-  CUZK_TRY(write(tmp, arg, err));
-  if (rename(tmp, path) != 0) {
-    remove(tmp);
-    return cuzk_err_set(err, CUZK_IO, "%s: cannot rename %s into place", path, tmp);
-  }
-  return CUZK_OK;
-}
-
-static cuzk_status write_text_cb(const char *path, const void *arg, cuzk_err *err) {
-  return json_write_text(path, arg, err);
-}
-
 /* The value of the option at argv[*i] (and steps over it): non-empty and
  * not an option itself, so that `--remote --circuit ID` does not take
  * "--circuit" for an address; NULL after saying what is missing. */
@@ -222,8 +204,7 @@ int cmd_prove(int argc, char **argv) {
   }
   char *pj = NULL, *pub = NULL;
   if (groth16_proof_json(&pj, &pub, &proof, &w, zk.n_public, &err) != CUZK_OK ||
-      write_atomic(pos[2], write_text_cb, pj, &err) != CUZK_OK ||
-      write_atomic(pos[3], write_text_cb, pub, &err) != CUZK_OK) {
+      json_write_text(pos[2], pj, &err) != CUZK_OK || json_write_text(pos[3], pub, &err) != CUZK_OK) {
     fprintf(stderr, "cuzk prove: %s\n", err.msg);
     free(pj), free(pub);
     goto done;
