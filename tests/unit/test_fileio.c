@@ -3,7 +3,6 @@
  * FIFOs written in place; links followed; nothing left behind on error). */
 #include "harness.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -37,26 +36,13 @@ static void spit(const char *path, const char *text) {
   CHECK(fclose(f) == 0);
 }
 
-/* path's content, read whole (small files). */
+/* path's content (small files; the buffer is reused by the next call). */
 static const char *slurp(const char *path) {
-  static char buf[4096];
-  FILE *f = fopen(path, "rb");
-  CHECK_MSG(f != NULL, "cannot open %s", path);
-  size_t n = fread(buf, 1, sizeof buf - 1, f);
-  fclose(f);
-  buf[n] = 0;
-  return buf;
-}
-
-/* The number of entries of d besides "." and ".." (so: no temporary left). */
-static int entries(const char *d) {
-  DIR *dp = opendir(d);
-  CHECK(dp != NULL);
-  int n = 0;
-  for (struct dirent *e; (e = readdir(dp));)
-    n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-  closedir(dp);
-  return n;
+  static char *last;
+  free(last);
+  last = test_read_file(path, NULL);
+  CHECK_MSG(last != NULL, "cannot open %s", path);
+  return last;
 }
 
 static void done(void) {
@@ -140,12 +126,12 @@ TEST(write_new_and_replace) {
   CHECK_EQ_INT(st.st_mode & 0777, 0604); /* the old file's bits, not the umask's */
   CHECK_EQ_STR(slurp(at("new")), "two!");
   umask(old);
-  CHECK_EQ_INT(entries(dir), 1);
+  CHECK_EQ_INT(test_dir_entries(dir), 1);
   /* a relative name, in the current directory */
   CHECK(chdir(dir) == 0);
   CHECK_EQ_INT(fileio_write("rel", "r", 1, &e), CUZK_OK);
   CHECK_EQ_STR(slurp(at("rel")), "r");
-  CHECK_EQ_INT(entries(dir), 2);
+  CHECK_EQ_INT(test_dir_entries(dir), 2);
   done();
 }
 
@@ -160,7 +146,7 @@ TEST(planted_names_not_followed) {
   CHECK_EQ_STR(slurp(at("out")), "proof");
   struct stat st;
   CHECK(lstat(at("out"), &st) == 0 && S_ISREG(st.st_mode));
-  CHECK_EQ_INT(entries(dir), 4); /* victim, the two links, out */
+  CHECK_EQ_INT(test_dir_entries(dir), 4); /* victim, the two links, out */
   done();
 }
 
@@ -178,8 +164,8 @@ TEST(links_followed) {
   char l[PATH_MAX];
   ssize_t n = readlink(at("a"), l, sizeof l - 1);
   CHECK(n == 5 && !memcmp(l, "sub/b", 5));
-  CHECK_EQ_INT(entries(dir), 2);
-  CHECK_EQ_INT(entries(at("sub")), 2);
+  CHECK_EQ_INT(test_dir_entries(dir), 2);
+  CHECK_EQ_INT(test_dir_entries(at("sub")), 2);
   /* a dangling link names the file to create */
   CHECK(symlink(at("sub/made"), at("dangling")) == 0);
   CHECK_EQ_INT(fileio_write(at("dangling"), "made", 4, &e), CUZK_OK);
@@ -207,7 +193,7 @@ TEST(protected_symlink_rule) {
   CHECK_EQ_INT(fileio_write(at("sticky/out.json"), "proof", 5, &e), CUZK_IO);
   CHECK_MSG(strstr(e.msg, "sticky world-writable directory"), "%s", e.msg);
   CHECK_EQ_STR(slurp(at("victim")), "victim");
-  CHECK_EQ_INT(entries(at("sticky")), 1);
+  CHECK_EQ_INT(test_dir_entries(at("sticky")), 1);
   /* the same link owned by us is followed */
   CHECK(lchown(at("sticky/out.json"), 0, 0) == 0);
   CHECK_EQ_INT(fileio_write(at("sticky/out.json"), "proof", 5, &e), CUZK_OK);
@@ -227,7 +213,7 @@ TEST_TIMEOUT(devices_and_fifos_in_place, 10) {
   CHECK(lstat(at("null"), &after) == 0 && S_ISLNK(after.st_mode));
   CHECK(stat("/dev/null", &after) == 0 && S_ISCHR(after.st_mode) && after.st_rdev == before.st_rdev &&
         after.st_ino == before.st_ino);
-  CHECK_EQ_INT(entries(dir), 1);
+  CHECK_EQ_INT(test_dir_entries(dir), 1);
   /* a seeking writer refuses a device */
   fileio_out o;
   CHECK_EQ_INT(fileio_out_open(&o, at("null"), FILEIO_OUT_REGULAR, &e), CUZK_IO);
@@ -243,7 +229,7 @@ TEST_TIMEOUT(devices_and_fifos_in_place, 10) {
   CHECK_EQ_STR(buf, "piped");
   close(rd);
   CHECK(lstat(at("fifo"), &after) == 0 && S_ISFIFO(after.st_mode));
-  CHECK_EQ_INT(entries(dir), 2);
+  CHECK_EQ_INT(test_dir_entries(dir), 2);
   done();
 }
 
@@ -270,9 +256,9 @@ TEST(refusals) {
   /* a missing directory: the temporary cannot be made; nothing is left */
   CHECK_EQ_INT(fileio_write(at("no/such/file"), "x", 1, &e), CUZK_IO);
   CHECK_MSG(strstr(e.msg, "cannot create a temporary file in"), "%s", e.msg);
-  CHECK_EQ_INT(entries(dir), 1);
+  CHECK_EQ_INT(test_dir_entries(dir), 1);
   CHECK_EQ_INT(fileio_out_check(at("fine"), 0, &e), CUZK_OK);
-  CHECK_EQ_INT(entries(dir), 1); /* the check creates nothing */
+  CHECK_EQ_INT(test_dir_entries(dir), 1); /* the check creates nothing */
   done();
 }
 
@@ -284,9 +270,9 @@ TEST(nothing_left_on_error) {
   fileio_out o;
   CHECK_EQ_INT(fileio_out_open(&o, at("out"), 0, &e), CUZK_OK);
   CHECK_EQ_INT(fileio_write_fd(o.fd, "partial", 7, o.tmp, &e), CUZK_OK);
-  CHECK_EQ_INT(entries(dir), 2);
+  CHECK_EQ_INT(test_dir_entries(dir), 2);
   fileio_out_abort(&o);
-  CHECK_EQ_INT(entries(dir), 1);
+  CHECK_EQ_INT(test_dir_entries(dir), 1);
   CHECK_EQ_STR(slurp(at("out")), "old");
   fileio_out_abort(&o); /* twice is harmless */
   /* a rename that fails (the target became a non-empty directory): an
@@ -297,7 +283,7 @@ TEST(nothing_left_on_error) {
   spit(at("out/x"), "x");
   CHECK_EQ_INT(fileio_out_commit(&o, &e), CUZK_IO);
   CHECK_MSG(strstr(e.msg, "cannot rename"), "%s", e.msg);
-  CHECK_EQ_INT(entries(dir), 1);
-  CHECK_EQ_INT(entries(at("out")), 1);
+  CHECK_EQ_INT(test_dir_entries(dir), 1);
+  CHECK_EQ_INT(test_dir_entries(at("out")), 1);
   done();
 }

@@ -527,17 +527,6 @@ TEST(key_independent_of_threads_and_windows) {
   for (int i = 0; i < 4; i++) tmpdir_free(d[i]);
 }
 
-/* The entries of directory d besides "." and "..": nothing left behind. */
-static int dir_entries(const char *d) {
-  DIR *dh = opendir(d);
-  CHECK(dh != NULL);
-  int n = 0;
-  for (struct dirent *e; (e = readdir(dh));)
-    n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-  closedir(dh);
-  return n;
-}
-
 /* Errors: an unwritable destination leaves nothing behind (no file under
  * either name, no temporary). */
 TEST(keygen_write_errors) {
@@ -554,7 +543,7 @@ TEST(keygen_write_errors) {
   snprintf(w, sizeof w, "%s/nodir/witness.wtns", dir);
   CHECK(keygen_chain_write(&c, z, w, NULL, NULL, &err) == CUZK_IO);
   CHECK(access(z, F_OK) != 0);
-  CHECK_EQ_INT(dir_entries(dir), 0);
+  CHECK_EQ_INT(test_dir_entries(dir), 0);
   /* A file size limit (this test runs in its own process): EFBIG, and no
    * file left under either name. */
   snprintf(z, sizeof z, "%s/circuit.zkey", dir);
@@ -569,7 +558,7 @@ TEST(keygen_write_errors) {
   CHECK(keygen_chain_write(&c, z, w, NULL, NULL, &err) == CUZK_IO);
   CHECK_MSG(strstr(err.msg, "/.circuit.zkey.") && strstr(err.msg, "too large"), "%s", err.msg);
   CHECK(access(z, F_OK) != 0 && access(w, F_OK) != 0);
-  CHECK_EQ_INT(dir_entries(dir), 0);
+  CHECK_EQ_INT(test_dir_entries(dir), 0);
   CHECK(setrlimit(RLIMIT_FSIZE, &old) == 0);
   keygen_chain bad = c;
   memset(bad.tau, 0, sizeof bad.tau);
