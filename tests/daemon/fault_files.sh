@@ -184,6 +184,21 @@ if [ "$rc" -eq 0 ] && [ "$(cat "$d/victim")" = victim ] && [ -L "$d/q.json" ] &&
 else fail "remote prove: planted OUT.tmp not followed, output link followed" "exit $rc: $(cat "$d/err")" "$(ls -l "$d")"; fi
 no_temporaries "remote prove" "$d"
 no_temporaries "remote prove (link target)" "$d/real"
+# await's outputs too: --proof-out into a FIFO with a reader (192 bytes,
+# the FIFO stays), the JSON files past planted OUT.tmp links.
+d=$out/await; mkdir -p "$d"
+printf 'victim\n' >"$d/victim"
+ln -s "$d/victim" "$d/p.json.tmp"; ln -s "$d/victim" "$d/q.json.tmp"
+mkfifo "$d/raw"
+timeout 60 cat "$d/raw" >"$d/raw.got" &
+reader=$!
+job=$(timeout 30 "$CUZK" submit --addr "unix://$sock" mul "$WT" 2>"$d/err")
+timeout 60 "$CUZK" await --addr "unix://$sock" --proof-out "$d/raw" "$job" "$d/p.json" "$d/q.json" 2>>"$d/err"; rc=$?
+wait "$reader"
+if [ "$rc" -eq 0 ] && [ "$(cat "$d/victim")" = victim ] && [ -p "$d/raw" ] && [ "$(stat -c %s "$d/raw.got")" = 192 ] &&
+   proof_ok "$d/p.json" "$d/q.json"; then pass "await: planted OUT.tmp links not followed, a FIFO --proof-out written into"
+else fail "await: planted OUT.tmp links not followed, a FIFO --proof-out written into" "job '$job', exit $rc: $(cat "$d/err")" "$(ls -l "$d")"; fi
+no_temporaries "await" "$d"
 kill -TERM "$pid" 2>/dev/null
 wait_for 30 exited "$pid" || fail "daemon stop" "still running after SIGTERM"
 finish
