@@ -8,8 +8,8 @@
  * unreachable daemon, a refused request or a failed job.  Output files are
  * written by fileio_write (base/fileio.h: a new file renamed into place, so
  * a failure never leaves a partial file; a device or FIFO written in place;
- * a symbolic link followed), and never over one another (cli_outputs_ok).  Built without gRPC, each
- * command says so and exits 2. */
+ * a symbolic link followed), and never over one another (cli_outputs_ok).
+ * Built without gRPC, each command says so and exits 2. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
