@@ -2,6 +2,7 @@
 
 #include "seed.h"
 
+#include <dirent.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -36,6 +37,16 @@ void test_check_mem(const char *file, int line, const char *an, const char *bn, 
 const char *test_srcdir(void) {
   const char *d = getenv("CUZK_SRCDIR");
   return d && *d ? d : ".";
+}
+
+int test_dir_entries(const char *dir) {
+  DIR *d = opendir(dir);
+  CHECK_MSG(d != NULL, "cannot read the directory %s", dir);
+  int n = 0;
+  for (struct dirent *e; (e = readdir(d));)
+    n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+  closedir(d);
+  return n;
 }
 
 char *test_read_file(const char *path, size_t *len) {

@@ -103,5 +103,8 @@ const char *test_srcdir(void);
  * frees it); *len (if non-NULL) gets its size.  NULL when it cannot be
  * opened; a read error fails the test. */
 char *test_read_file(const char *path, size_t *len);
+/* The number of entries of directory dir besides "." and ".." (a test that
+ * nothing was left behind); a directory that cannot be read fails the test. */
+int test_dir_entries(const char *dir);
 
 #endif

@@ -1,5 +1,7 @@
 #include "base/mapfile.h"
 
+#include "base/fileio.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -11,19 +13,9 @@
 cuzk_status mapfile_open(mapfile *m, const char *path, cuzk_err *err) {
   memset(m, 0, sizeof *m);
   snprintf(m->path, sizeof m->path, "%s", path);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return cuzk_err_set(err, CUZK_IO, "%s: cannot open: %s", path, strerror(errno));
+  int fd;
   struct stat st;
-  if (fstat(fd, &st) != 0) {
-    int e = errno;
-    close(fd);
-    return cuzk_err_set(err, CUZK_IO, "%s: cannot stat: %s", path, strerror(e));
-  }
-  if (!S_ISREG(st.st_mode)) {
-    close(fd);
-    return cuzk_err_set(err, CUZK_IO, "%s: not a regular file", path);
-  }
+  CUZK_TRY(fileio_open_read(&fd, &st, path, err)); /* a regular file; a FIFO does not block */
   m->size = (uint64_t)st.st_size;
   if (m->size > 0) {
     void *p = mmap(NULL, (size_t)m->size, PROT_READ, MAP_PRIVATE, fd, 0);

@@ -64,14 +64,20 @@ int bench_keygen(int argc, char **argv);
 int bench_daemon(int argc, char **argv); /* load on a running daemon (bench_daemon.c) */
 
 /* Files (cli_files.c). */
-/* Whether writing the nout outputs can harm nothing: no output is one of
- * the nin inputs, nor is the PATH.tmp it is written through, and no two
- * outputs are one file.  "The same file" is the same device and inode, or
- * for a file not there yet the same path once links are resolved.  Prints
- * why and returns 0 otherwise. */
+/* Whether writing the nout outputs can harm nothing: each is a name
+ * fileio_out_check accepts (not a directory or socket), no output is one
+ * of the nin inputs, and no two outputs are one file unless it is a
+ * character device (/dev/null twice is fine).  "The same file" is the
+ * same device and inode, or for a file not there yet the same path once
+ * links are resolved.  (The temporary an output is written through is a
+ * new file, base/fileio.h, so it cannot be an input.)  Prints why and
+ * returns 0 otherwise. */
 int cli_outputs_ok(const char *cmd, const char *const *in, size_t nin, const char *const *out, size_t nout);
-/* A text file read whole (at most 64 MiB), NUL-terminated, malloc'd;
- * NULL after a message naming cmd and the file (none when cmd is NULL). */
+/* A regular file read whole (at most CLI_TEXT_MAX bytes) by
+ * fileio_read_all, NUL-terminated, malloc'd; NULL after a message naming
+ * cmd and the file (none when cmd is NULL).  A FIFO or device is refused
+ * at once, not waited on. */
+#define CLI_TEXT_MAX ((size_t)64 << 20)
 char *cli_read_text(const char *cmd, const char *path, size_t *len);
 /* Which snarkjs JSON file text claims to be, from its first character and
  * its keys (the parser of that kind then checks it fully). */

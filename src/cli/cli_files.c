@@ -1,7 +1,6 @@
 /* The files the commands name (cli.h): outputs checked against inputs and
- * each other before anything is written; snarkjs JSON files read whole and
- * told apart by their content. */
-#include <errno.h>
+ * each other before anything is written (then written by base/fileio.h's
+ * writers); snarkjs JSON files read whole and told apart by their content. */
 #include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -9,6 +8,8 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
+
+#include "base/fileio.h"
 
 /* A file as the system sees it: its device and inode when it exists, and
  * its absolute path with every symbolic link resolved (for one that does
@@ -52,24 +53,28 @@ static bool same_path(const char *a, const char *b) {
   return same_file(&x, &y);
 }
 
+/* Whether path is now a character device (/dev/null, a terminal): one
+ * that two outputs may share, since writing it replaces nothing. */
+static bool is_char_device(const char *path) {
+  struct stat sb;
+  return stat(path, &sb) == 0 && S_ISCHR(sb.st_mode);
+}
+
 int cli_outputs_ok(const char *cmd, const char *const *in, size_t nin, const char *const *out, size_t nout) {
   for (size_t o = 0; o < nout; o++) {
-    char tmp[PATH_MAX + 8];
-    snprintf(tmp, sizeof tmp, "%s.tmp", out[o]);
-    for (size_t i = 0; i < nin; i++) {
+    cuzk_err err = {0};
+    if (fileio_out_check(out[o], 0, &err) != CUZK_OK) {
+      fprintf(stderr, "cuzk %s: %s\n", cmd, err.msg);
+      return 0;
+    }
+    for (size_t i = 0; i < nin; i++)
       if (same_path(out[o], in[i])) {
         fprintf(stderr, "cuzk %s: the output %s is the input %s (the same file); refusing to overwrite an input\n",
                 cmd, out[o], in[i]);
         return 0;
       }
-      if (same_path(tmp, in[i])) {
-        fprintf(stderr, "cuzk %s: the output %s is written through %s, which is the input %s; refusing to overwrite an input\n",
-                cmd, out[o], tmp, in[i]);
-        return 0;
-      }
-    }
     for (size_t p = 0; p < o; p++)
-      if (same_path(out[o], out[p])) {
+      if (same_path(out[o], out[p]) && !is_char_device(out[o])) {
         fprintf(stderr, "cuzk %s: the outputs %s and %s are the same file; each output needs its own\n", cmd,
                 out[p], out[o]);
         return 0;
@@ -79,35 +84,13 @@ int cli_outputs_ok(const char *cmd, const char *const *in, size_t nin, const cha
 }
 
 char *cli_read_text(const char *cmd, const char *path, size_t *len) {
-  enum { MAX_TEXT = 64 << 20 };
-  FILE *f = fopen(path, "rb");
-  struct stat sb;
-  if (!f || fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
-    if (cmd)
-      fprintf(stderr, "cuzk %s: io: %s: cannot read: %s\n", cmd, path, f ? "not a regular file" : strerror(errno));
-    if (f)
-      fclose(f);
-    return NULL;
-  }
-  if (sb.st_size > MAX_TEXT) {
-    if (cmd)
-      fprintf(stderr, "cuzk %s: %s: JSON file over 64 MiB: not a snarkjs proof, key or public file\n", cmd, path);
-    fclose(f);
-    return NULL;
-  }
-  size_t size = (size_t)sb.st_size;
-  char *buf = malloc(size + 1);
-  size_t n = buf ? fread(buf, 1, size, f) : 0;
-  fclose(f);
-  if (!buf || n != size) {
-    if (cmd)
-      fprintf(stderr, "cuzk %s: %s: %s\n", cmd, path, buf ? "cannot read it whole" : "no memory");
-    free(buf);
-    return NULL;
-  }
-  buf[n] = 0;
-  *len = n;
-  return buf;
+  char *text;
+  cuzk_err err = {0};
+  if (fileio_read_all(&text, len, path, CLI_TEXT_MAX, &err) == CUZK_OK)
+    return text;
+  if (cmd)
+    fprintf(stderr, "cuzk %s: %s%s\n", cmd, err.status == CUZK_IO ? "io: " : "", err.msg);
+  return NULL;
 }
 
 cli_json_kind cli_json_kind_of(const char *text, size_t len) {

@@ -6,7 +6,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "base/fileio.h"
 #include "cli/cli.h"
 #include "groth16/json.h"
 #include "groth16/verify.h"
@@ -260,13 +262,16 @@ int cmd_info(int argc, char **argv) {
   }
 
   uint8_t magic[4] = {0};
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    fprintf(stderr, "cuzk info: io: %s: cannot open: %s\n", path, strerror(errno));
+  int fd;
+  cuzk_err oe = {0};
+  if (fileio_open_read(&fd, NULL, path, &oe) != CUZK_OK) {
+    fprintf(stderr, "cuzk info: io: %s\n", oe.msg);
     return CLI_USAGE;
   }
-  size_t got = fread(magic, 1, 4, f);
-  fclose(f);
+  ssize_t got;
+  while ((got = read(fd, magic, 4)) < 0 && errno == EINTR) {
+  }
+  close(fd);
   if (got == 4 && !memcmp(magic, "r1cs", 4))
     return info_r1cs(path);
   if (got == 4 && !memcmp(magic, "wtns", 4))

@@ -45,7 +45,9 @@ static void prove_usage(FILE *f) {
           "  --priority P, --request-id ID\n"
           "                with --circuit, as for `cuzk submit`\n"
           "\n"
-          "No output may name an input file, nor two outputs the same file.\n"
+          "No output may name an input file, nor two outputs the same file.  An output\n"
+          "that is a symbolic link is written through it; a device or FIFO (/dev/null,\n"
+          "/dev/stdout) is written in place.  Inputs must be regular files.\n"
           "\n"
           "exit status: 0 proof written; 2 bad usage, unreadable or malformed input, or a\n"
           "proof that fails verification: a key with an invalid point (named: section,\n"
@@ -71,24 +73,6 @@ static int parse_scalar(const char *s, size_t len, limb_t out[4]) {
   int ok = len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') ? limbs_from_hex(out, 4, s, len)
                                                                    : limbs_from_dec(out, 4, s, len);
   return ok && limbs_lt(out, bls12_381_fr_modulus, 4);
-}
-
-/* Writes with `write` to path.tmp, then renames it over path. */
-static cuzk_status write_atomic(const char *path, cuzk_status (*write)(const char *, const void *, cuzk_err *),
-                                const void *arg, cuzk_err *err) {
-  char tmp[4096];
-  if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
-    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "%s: path too long", path);
-  CUZK_TRY(write(tmp, arg, err));
-  if (rename(tmp, path) != 0) {
-    remove(tmp);
-    return cuzk_err_set(err, CUZK_IO, "%s: cannot rename %s into place", path, tmp);
-  }
-  return CUZK_OK;
-}
-
-static cuzk_status write_text_cb(const char *path, const void *arg, cuzk_err *err) {
-  return json_write_text(path, arg, err);
 }
 
 /* The value of the option at argv[*i] (and steps over it): non-empty and
@@ -230,8 +214,7 @@ int cmd_prove(int argc, char **argv) {
   }
   char *pj = NULL, *pub = NULL;
   if (groth16_proof_json(&pj, &pub, &proof, &w, zk.n_public, &err) != CUZK_OK ||
-      write_atomic(pos[2], write_text_cb, pj, &err) != CUZK_OK ||
-      write_atomic(pos[3], write_text_cb, pub, &err) != CUZK_OK) {
+      json_write_text(pos[2], pj, &err) != CUZK_OK || json_write_text(pos[3], pub, &err) != CUZK_OK) {
     fprintf(stderr, "cuzk prove: %s\n", err.msg);
     free(pj), free(pub);
     goto done;

@@ -7,9 +7,10 @@
  * is tls://host:port or a --tls-* option is given.  Exit status: 0 success; 1 a negative answer
  * (await: the job is still running at its timeout); 2 bad usage, an
  * unreachable daemon, a refused request or a failed job.  Output files are
- * written to PATH.tmp and renamed, so a failure never leaves a partial file,
- * and never over one another (cli_outputs_ok).  Built without gRPC, each
- * command says so and exits 2. */
+ * written by fileio_write (base/fileio.h: a new file renamed into place, so
+ * a failure never leaves a partial file; a device or FIFO written in place;
+ * a symbolic link followed), and never over one another (cli_outputs_ok).
+ * Built without gRPC, each command says so and exits 2. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -147,6 +148,7 @@ int cli_take_conn(int argc, char **argv, int *i, cli_conn *conn, int *bad) {
 
 #include <cjson/cJSON.h>
 
+#include "base/fileio.h"
 #include "base/mapfile.h"
 #include "server/rpc_client.h"
 #include "server/rpc_status.h"
@@ -157,23 +159,6 @@ static const char *default_addr(void) {
 }
 
 /* ---- small helpers ------------------------------------------------------------ */
-
-/* Writes data to path.tmp, then renames it over path. */
-static cuzk_status write_file(const char *path, const void *data, size_t len, cuzk_err *err) {
-  char tmp[4096];
-  if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
-    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "%s: path too long", path);
-  FILE *f = fopen(tmp, "wb");
-  if (!f)
-    return cuzk_err_set(err, CUZK_IO, "%s: cannot create", tmp);
-  int ok = fwrite(data, 1, len, f) == len;
-  ok = (fclose(f) == 0) && ok;
-  if (!ok || rename(tmp, path) != 0) {
-    remove(tmp);
-    return cuzk_err_set(err, CUZK_IO, "%s: cannot write", path);
-  }
-  return CUZK_OK;
-}
 
 /* path for partition i of n: path itself when n == 1, else "x.json" ->
  * "x.<i>.json" (or "path.<i>" without a .json suffix). */
@@ -252,7 +237,7 @@ static void print_timings(FILE *f, const Cuzk__V1__AwaitProofResponse *r) {
 /* Writes one output file; prints and returns the exit status. */
 static int put_file(const char *cmd, const char *path, const void *data, size_t len) {
   cuzk_err err = {0};
-  if (write_file(path, data, len, &err) == CUZK_OK)
+  if (fileio_write(path, data, len, &err) == CUZK_OK)
     return CLI_OK;
   fprintf(stderr, "cuzk %s: %s\n", cmd, err.msg);
   return CLI_USAGE;

@@ -34,6 +34,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/fileio.h"
 #include "engine/engine_impl.h"
 
 typedef unsigned long long ull;
@@ -179,10 +180,17 @@ cuzk_status keys_lookup(engine *e, const char *id, ekey **out, cuzk_err *err) {
     return cuzk_err_set(err, CUZK_NOT_FOUND, "unknown circuit '%s' (path too long)", id);
   }
   struct stat sb;
-  if (stat(n->path, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+  bool found = stat(n->path, &sb) == 0;
+  if (!found || !S_ISREG(sb.st_mode)) {
+    if (found) /* a FIFO or the like: said in fileio_open_read's words */
+      cuzk_err_set(err, CUZK_NOT_FOUND,
+                   "unknown circuit '%s' (not registered; %s: is %s, expected a regular file)", id,
+                   n->path, fileio_kind(sb.st_mode));
+    else
+      cuzk_err_set(err, CUZK_NOT_FOUND, "unknown circuit '%s' (not registered, no %s/%s.zkey)", id,
+                   e->param_dir, id);
     free(n);
-    return cuzk_err_set(err, CUZK_NOT_FOUND, "unknown circuit '%s' (not registered, no %s/%s.zkey)",
-                        id, e->param_dir, id);
+    return CUZK_NOT_FOUND;
   }
   cuzk_status st = read_shape(n, err);
   if (st != CUZK_OK) {
@@ -213,11 +221,10 @@ cuzk_status keys_lookup(engine *e, const char *id, ekey **out, cuzk_err *err) {
 static cuzk_status load_pinned(ekey *k, const backend_devices *devs, zkey_file *zk, void **pinned,
                                bool *dev, bool *locked, cuzk_err *err) {
   *pinned = NULL, *dev = *locked = false;
-  int fd = open(k->path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return cuzk_err_set(err, CUZK_IO, "%s: cannot open: %s", k->path, strerror(errno));
+  int fd;
   struct stat sb;
-  if (fstat(fd, &sb) != 0 || (uint64_t)sb.st_size != k->file_bytes) {
+  CUZK_TRY(fileio_open_read(&fd, &sb, k->path, err));
+  if ((uint64_t)sb.st_size != k->file_bytes) {
     close(fd);
     return cuzk_err_set(err, CUZK_IO, "%s: the file changed size since it was registered",
                         k->path);

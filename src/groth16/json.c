@@ -11,14 +11,14 @@
  * failed parse; nothing here reads it). */
 #include "groth16/json.h"
 
+#include "base/fileio.h"
+
 #include <cjson/cJSON.h>
-#include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #define FP_DEC_MAX (20 * 6 + 1) /* limbs_to_dec's bound for 6 limbs */
 
@@ -217,19 +217,7 @@ char *json_vk_string(const groth16_vk *vk) {
 }
 
 cuzk_status json_write_text(const char *path, const char *text, cuzk_err *err) {
-  size_t n = strlen(text);
-  FILE *f = fopen(path, "wb");
-  if (!f)
-    return cuzk_err_set(err, CUZK_IO, "%s: cannot create: %s", path, strerror(errno));
-  bool ok = fwrite(text, 1, n, f) == n;
-  int e = errno;
-  if (fclose(f) != 0 && ok) {
-    ok = false;
-    e = errno;
-  }
-  if (!ok)
-    return cuzk_err_set(err, CUZK_IO, "%s: write failed: %s", path, strerror(e));
-  return CUZK_OK;
+  return fileio_write(path, text, strlen(text), err);
 }
 
 /* Writes text (or reports the writer's out-of-memory) to path, and frees it. */
@@ -280,71 +268,6 @@ static cuzk_status jr_fail(const jr *r, cuzk_status s, const char *path, const c
   if (path && *path)
     return cuzk_err_set(r->err, s, "%s: %s: %s", r->name, path, what);
   return cuzk_err_set(r->err, s, "%s: %s", r->name, what);
-}
-
-/* Reads a whole file of at most cap bytes into a NUL-terminated malloc'd
- * buffer.  Reads up to cap + 1 bytes rather than trusting st_size, so pipes
- * and files that grow are capped too. */
-static cuzk_status read_capped(const char *path, size_t cap, char **out, size_t *len,
-                               cuzk_err *err) {
-  *out = NULL;
-  *len = 0;
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return cuzk_err_set(err, CUZK_IO, "%s: cannot open: %s", path, strerror(errno));
-  struct stat st;
-  size_t size = 16384; /* first allocation: the file's size when known */
-  if (fstat(fileno(f), &st) == 0) {
-    if (S_ISDIR(st.st_mode)) {
-      fclose(f);
-      return cuzk_err_set(err, CUZK_IO, "%s: is a directory", path);
-    }
-    if (S_ISREG(st.st_mode) && (uintmax_t)st.st_size > cap) {
-      fclose(f);
-      return cuzk_err_set(err, CUZK_FORMAT, "%s: file is %jd bytes, over the %zu-byte limit",
-                          path, (intmax_t)st.st_size, cap);
-    }
-    if (S_ISREG(st.st_mode) && (size_t)st.st_size + 1 > size)
-      size = (size_t)st.st_size + 1;
-  }
-  char *buf = NULL;
-  size_t have = 0, alloc = 0;
-  for (;;) {
-    if (have == alloc) {
-      if (alloc == cap + 1)
-        break; /* cap + 1 bytes read: over the limit */
-      size_t ns = alloc ? 2 * alloc : size;
-      if (ns > cap + 1)
-        ns = cap + 1;
-      char *nb = realloc(buf, ns + 1);
-      if (!nb) {
-        free(buf);
-        fclose(f);
-        return cuzk_err_set(err, CUZK_NO_MEMORY, "%s: out of memory reading", path);
-      }
-      buf = nb;
-      alloc = ns;
-    }
-    size_t got = fread(buf + have, 1, alloc - have, f);
-    have += got;
-    if (got == 0)
-      break;
-  }
-  bool bad = ferror(f);
-  int e = errno;
-  fclose(f);
-  if (bad) {
-    free(buf);
-    return cuzk_err_set(err, CUZK_IO, "%s: read failed: %s", path, strerror(e));
-  }
-  if (have > cap) {
-    free(buf);
-    return cuzk_err_set(err, CUZK_FORMAT, "%s: file is over the %zu-byte limit", path, cap);
-  }
-  buf[have] = 0;
-  *out = buf;
-  *len = have;
-  return CUZK_OK;
 }
 
 /* cJSON decodes "\u0000" into a NUL inside valuestring, which would cut
@@ -746,7 +669,7 @@ cuzk_status json_parse_vk(const char *text, size_t len, const char *name, groth1
 cuzk_status json_read_proof(const char *path, groth16_proof *p, cuzk_err *err) {
   char *text;
   size_t len;
-  CUZK_TRY(read_capped(path, JSON_PROOF_MAX_BYTES, &text, &len, err));
+  CUZK_TRY(fileio_read_all(&text, &len, path, JSON_PROOF_MAX_BYTES, err));
   cuzk_status s = json_parse_proof(text, len, path, p, err);
   free(text);
   return s;
@@ -757,7 +680,7 @@ cuzk_status json_read_public(const char *path, limb_t (**values)[4], size_t *n, 
   size_t len;
   *values = NULL;
   *n = 0;
-  CUZK_TRY(read_capped(path, JSON_PUBLIC_MAX_BYTES, &text, &len, err));
+  CUZK_TRY(fileio_read_all(&text, &len, path, JSON_PUBLIC_MAX_BYTES, err));
   cuzk_status s = json_parse_public(text, len, path, values, n, err);
   free(text);
   return s;
@@ -767,7 +690,7 @@ cuzk_status json_read_vk(const char *path, groth16_vk *vk, cuzk_err *err) {
   char *text;
   size_t len;
   memset(vk, 0, sizeof *vk);
-  CUZK_TRY(read_capped(path, JSON_VK_MAX_BYTES, &text, &len, err));
+  CUZK_TRY(fileio_read_all(&text, &len, path, JSON_VK_MAX_BYTES, err));
   cuzk_status s = json_parse_vk(text, len, path, vk, err);
   free(text);
   return s;

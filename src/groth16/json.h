@@ -63,7 +63,9 @@
 
 /* ---- writers.  The _string variants return a malloc'd NUL-terminated
  * string the caller frees, or NULL when out of memory.  The file variants
- * create or truncate path and return CUZK_IO on a write error. */
+ * replace path's content through fileio_write (base/fileio.h: a new file
+ * renamed into place, a device or FIFO written in place, a symbolic link
+ * followed) and return CUZK_IO on a write error, leaving path as it was. */
 
 cuzk_status json_write_proof(const char *path, const groth16_proof *p, cuzk_err *err);
 char *json_proof_string(const groth16_proof *p);
@@ -82,7 +84,8 @@ cuzk_status json_write_text(const char *path, const char *text, cuzk_err *err);
 cuzk_status json_write_vk(const char *path, const groth16_vk *vk, cuzk_err *err);
 char *json_vk_string(const groth16_vk *vk);
 
-/* ---- readers.  Return CUZK_IO when the file cannot be read, CUZK_FORMAT
+/* ---- readers.  Return CUZK_IO when the file cannot be read or is not a
+ * regular file (fileio_open_read: a FIFO is refused, not waited on), CUZK_FORMAT
  * or CUZK_UNSUPPORTED as described above, CUZK_NO_MEMORY.  The _parse
  * variants read len bytes of text (no NUL needed) and use `name` in place of
  * the file name in messages (the daemon passes "proof" or the like). */

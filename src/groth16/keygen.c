@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "base/clock.h"
+#include "base/fileio.h"
 #include "base/par.h"
 #include "msm/window.h"
 #include "poly/ntt.h"
@@ -860,30 +861,16 @@ static cuzk_status write_witness(int fd, const char *path, const keygen_chain *c
   return CUZK_OK;
 }
 
-/* PATH.tmp, created and sized (zeros), or -1 with err set. */
-static int open_tmp(char *tmp, size_t cap, const char *path, uint64_t size, cuzk_err *err) {
-  if ((size_t)snprintf(tmp, cap, "%s.tmp", path) >= cap) {
-    cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "%s: path too long", path);
-    return -1;
+/* The output path opened (fileio.h: a new temporary in its directory, read
+ * and write, since B1 reads A back) and sized (zeros). */
+static cuzk_status open_out(fileio_out *out, const char *path, uint64_t size, cuzk_err *err) {
+  CUZK_TRY(fileio_out_open(out, path, FILEIO_OUT_REGULAR, err));
+  if (ftruncate(out->fd, (off_t)size) != 0) {
+    cuzk_status st = cuzk_err_set(err, CUZK_IO, "%s: cannot size to %llu bytes: %s", out->tmp,
+                                  (unsigned long long)size, strerror(errno));
+    fileio_out_abort(out);
+    return st;
   }
-  int fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644); /* B1 reads A back */
-  if (fd < 0) {
-    cuzk_err_set(err, CUZK_IO, "%s: cannot create: %s", tmp, strerror(errno));
-    return -1;
-  }
-  if (ftruncate(fd, (off_t)size) != 0) {
-    cuzk_err_set(err, CUZK_IO, "%s: cannot size to %llu bytes: %s", tmp, (unsigned long long)size,
-                 strerror(errno));
-    close(fd);
-    unlink(tmp);
-    return -1;
-  }
-  return fd;
-}
-
-static cuzk_status close_file(int fd, const char *tmp, cuzk_err *err) {
-  if (close(fd) != 0)
-    return cuzk_err_set(err, CUZK_IO, "%s: close: %s", tmp, strerror(errno));
   return CUZK_OK;
 }
 
@@ -908,23 +895,20 @@ cuzk_status keygen_chain_write(const keygen_chain *c, const char *zkey_path, con
   tm.zkey_bytes = pos;
   tm.wtns_bytes = keygen_chain_wtns_bytes(N);
 
-  char ztmp[4096], wtmp[4096];
+  fileio_out zo = {.fd = -1}, wo = {.fd = -1};
   bls12_381_g1_comb c1 = {0};
   bls12_381_g2_comb c2 = {0};
   kg_ctx kc;
   cuzk_status st;
-  int zfd = -1, wfd = -1;
   double t;
 
-  zfd = open_tmp(ztmp, sizeof ztmp, zkey_path, tm.zkey_bytes, err);
-  if (zfd < 0)
-    return err ? err->status : CUZK_IO;
-  wfd = open_tmp(wtmp, sizeof wtmp, wtns_path, tm.wtns_bytes, err);
-  if (wfd < 0) {
-    close(zfd);
-    unlink(ztmp);
-    return err ? err->status : CUZK_IO;
+  CUZK_TRY(open_out(&zo, zkey_path, tm.zkey_bytes, err));
+  if ((st = open_out(&wo, wtns_path, tm.wtns_bytes, err)) != CUZK_OK) {
+    fileio_out_abort(&zo);
+    return st;
   }
+  const int zfd = zo.fd, wfd = wo.fd;
+  const char *ztmp = zo.tmp, *wtmp = wo.tmp;
 
   /* Tables: G1 serves ~4n points, G2 n. */
   t = cuzk_now_s();
@@ -975,20 +959,10 @@ cuzk_status keygen_chain_write(const keygen_chain *c, const char *zkey_path, con
     goto fail;
   tm.stage_s[KEYGEN_STAGE_WITNESS] = cuzk_now_s() - t;
 
-  st = close_file(zfd, ztmp, err);
-  zfd = -1;
-  if (st == CUZK_OK)
-    st = close_file(wfd, wtmp, err);
-  wfd = -1;
-  if (st != CUZK_OK)
+  if ((st = fileio_out_commit(&zo, err)) != CUZK_OK)
     goto fail;
-  if (rename(ztmp, zkey_path) != 0) {
-    st = cuzk_err_set(err, CUZK_IO, "rename %s -> %s: %s", ztmp, zkey_path, strerror(errno));
-    goto fail;
-  }
-  if (rename(wtmp, wtns_path) != 0) {
-    st = cuzk_err_set(err, CUZK_IO, "rename %s -> %s: %s", wtmp, wtns_path, strerror(errno));
-    unlink(zkey_path); /* a key without its witness is no use to a benchmark */
+  if ((st = fileio_out_commit(&wo, err)) != CUZK_OK) {
+    unlink(zo.path); /* a key without its witness is no use to a benchmark */
     goto fail;
   }
   tm.total_s = cuzk_now_s() - t_start;
@@ -999,11 +973,7 @@ cuzk_status keygen_chain_write(const keygen_chain *c, const char *zkey_path, con
 fail:
   bls12_381_g1_comb_fini(&c1);
   bls12_381_g2_comb_fini(&c2);
-  if (zfd >= 0)
-    close(zfd);
-  if (wfd >= 0)
-    close(wfd);
-  unlink(ztmp);
-  unlink(wtmp);
+  fileio_out_abort(&zo);
+  fileio_out_abort(&wo);
   return st;
 }

@@ -32,8 +32,10 @@
  * every row, are made once in the setup stage), its points go straight into
  * the output file with pwrite at their final offsets.  Memory is the comb
  * tables (~150 MiB at 16-bit windows) plus ~2 MiB per worker, whatever the
- * size.  Files are written as PATH.tmp and renamed only when complete; on
- * failure the .tmp files are removed.  The result does not depend on the
+ * size.  Files are written as new temporaries beside the targets and
+ * renamed over them only when complete (base/fileio.h; a symbolic link is
+ * followed, a device or FIFO refused: the writer reads back); on failure
+ * the temporaries are removed.  The result does not depend on the
  * thread count (exact arithmetic). */
 #ifndef CUZK_GROTH16_KEYGEN_H
 #define CUZK_GROTH16_KEYGEN_H
@@ -130,9 +132,10 @@ typedef struct {
   uint64_t zkey_bytes, wtns_bytes;
 } keygen_timings;
 
-/* Writes the key to zkey_path and the witness to wtns_path (each via
- * PATH.tmp, renamed at the end).  Errors: CUZK_IO naming the file, the
- * operation and the offset (nothing is left under either name, nor a .tmp);
+/* Writes the key to zkey_path and the witness to wtns_path (each via a
+ * temporary, renamed at the end).  Errors: CUZK_IO naming the file, the
+ * operation and the offset (nothing is left under either name, nor a
+ * temporary);
  * CUZK_NO_MEMORY; CUZK_INVALID_ARGUMENT for a chain c that from_seed would
  * not make.  o and tm may be NULL. */
 cuzk_status keygen_chain_write(const keygen_chain *c, const char *zkey_path, const char *wtns_path,

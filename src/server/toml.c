@@ -17,13 +17,14 @@
  *   header path passes through an array of tables by its last element. */
 #include "server/toml.h"
 
+#include "base/fileio.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 enum { ORIGIN_VALUE, ORIGIN_IMPLICIT, ORIGIN_HEADER, ORIGIN_DOTTED, ORIGIN_AOT, ORIGIN_ROOT };
 
@@ -939,39 +940,13 @@ cuzk_status toml_parse(toml_value **root, const char *text, size_t len, const ch
 }
 
 cuzk_status toml_read_file(const char *path, char **text, size_t *len, cuzk_err *err) {
-  *text = NULL;
-  *len = 0;
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return cuzk_err_set(err, errno == ENOENT ? CUZK_NOT_FOUND : CUZK_IO, "%s: cannot open: %s", path,
-                        strerror(errno));
-  struct stat st;
-  if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-    fclose(f);
-    return cuzk_err_set(err, CUZK_IO, "%s: not a regular file", path);
+  cuzk_status s = fileio_read_all(text, len, path, TOML_MAX_FILE, err);
+  if (s == CUZK_IO && errno == ENOENT) { /* fileio_open_read's contract */
+    if (err)
+      err->status = CUZK_NOT_FOUND;
+    return CUZK_NOT_FOUND;
   }
-  if ((uint64_t)st.st_size > TOML_MAX_FILE) {
-    fclose(f);
-    return cuzk_err_set(err, CUZK_FORMAT, "%s: %lld bytes; a config file is at most %u bytes", path,
-                        (long long)st.st_size, TOML_MAX_FILE);
-  }
-  size_t n = (size_t)st.st_size;
-  char *buf = malloc(n + 1);
-  if (!buf) {
-    fclose(f);
-    return cuzk_err_set(err, CUZK_NO_MEMORY, "%s: out of memory", path);
-  }
-  size_t got = fread(buf, 1, n, f);
-  int bad = ferror(f);
-  fclose(f);
-  if (bad || got != n) {
-    free(buf);
-    return cuzk_err_set(err, CUZK_IO, "%s: read error", path);
-  }
-  buf[n] = 0;
-  *text = buf;
-  *len = n;
-  return CUZK_OK;
+  return s;
 }
 
 cuzk_status toml_parse_file(toml_value **root, const char *path, cuzk_err *err) {
