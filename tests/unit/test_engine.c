@@ -1071,7 +1071,9 @@ ETEST(engine_bad_key_body_fails_job) {
   zkey_file zk;
   cuzk_err err = {0};
   CHECK(zkey_open(&zk, v.f.zkey, &err) == CUZK_OK);
-  size_t len, off = (size_t)(zk.coefs - zk.bf.map.data); /* the first entry's matrix */
+  const binfile_section *s4 = NULL;
+  CHECK(binfile_section_get(&zk.bf, 4, "coefficients", true, &s4, NULL) == CUZK_OK);
+  size_t len, off = (size_t)s4->offset + 4; /* the first entry's matrix */
   zkey_close(&zk);
   uint8_t *bytes = (uint8_t *)test_read_file(v.f.zkey, &len);
   CHECK(bytes);
