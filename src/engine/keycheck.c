@@ -7,7 +7,7 @@
  * second per million points per thread, too much for every failing job of
  * a large key, so its answer is kept in the key entry (ekey.points) until
  * the key is unloaded: one scan per residency.  The scan runs without the
- * lock on the mapping the caller's reference keeps alive; an asker that
+ * lock on the copy the caller's reference keeps alive; an asker that
  * finds a scan running waits on key_cv for its answer.  The unload that
  * resets the answer (keys.c) needs refs = 0, so it never meets a scan. */
 #include <stdio.h>
