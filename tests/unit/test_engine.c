@@ -2507,6 +2507,18 @@ static void prove_ok(engine *e, const char *id, const fixture *f) {
   check_done_and_valid(e, id, f);
 }
 
+/* Starts v's engine with its key loaded by a first job "a" (proved), the
+ * key file's bytes as loaded in *orig (*len bytes, the caller frees), and
+ * the pause that lets a change after it be seen. */
+static engine *env_start_loaded(env *v, uint8_t **orig, size_t *len) {
+  *orig = (uint8_t *)test_read_file(v->f.zkey, len);
+  CHECK(*orig);
+  engine *e = env_start(v);
+  prove_ok(e, "a", &v->f);
+  key_change_pause();
+  return e;
+}
+
 /* A coefficient row set to >= domainSize in place (same size, same
  * inode), then set back: the job between fails naming the file, the
  * change and the bad row, nothing is written out of bounds, and the job
@@ -2543,11 +2555,8 @@ ETEST(engine_key_truncated_in_place_between_jobs) {
   env v;
   env_init(&v, 5, 62, 1, false);
   size_t len;
-  uint8_t *orig = (uint8_t *)test_read_file(v.f.zkey, &len);
-  CHECK(orig);
-  engine *e = env_start(&v);
-  prove_ok(e, "a", &v.f);
-  key_change_pause();
+  uint8_t *orig;
+  engine *e = env_start_loaded(&v, &orig, &len);
   CHECK(truncate(v.f.zkey, (off_t)(len / 2)) == 0);
   char size[64];
   snprintf(size, sizeof size, "size %zu -> %zu", len, len / 2);
@@ -2573,11 +2582,8 @@ ETEST(engine_key_replaced_by_another_valid_key) {
   fixture f2; /* another key of the same circuit shape, not registered */
   fixture_make(&f2, v.dir, "k2", 5, 64);
   size_t len;
-  uint8_t *orig = (uint8_t *)test_read_file(v.f.zkey, &len);
-  CHECK(orig);
-  engine *e = env_start(&v);
-  prove_ok(e, "a", &v.f);
-  key_change_pause();
+  uint8_t *orig;
+  engine *e = env_start_loaded(&v, &orig, &len);
   CHECK(rename(f2.zkey, v.f.zkey) == 0);
   fixture now2 = f2; /* k2's witness, the key now at k's path */
   snprintf(now2.zkey, sizeof now2.zkey, "%s", v.f.zkey);
