@@ -224,16 +224,24 @@ bool mapfile_faulted(const mapfile *m) {
 cuzk_status mapfile_check(const mapfile *m, cuzk_err *err) {
   if (!m->has_fd)
     return CUZK_OK;
-  file_ident now;
+  struct stat sb;
   char what[160] = "";
-  if (file_ident_of_fd(&now, m->fd, m->path, NULL) != CUZK_OK)
-    snprintf(what, sizeof what, "cannot stat it again");
-  else
+  if (fstat(m->fd, &sb) != 0) {
+    snprintf(what, sizeof what, "cannot stat it again: %s", strerror(errno));
+  } else {
+    file_ident now;
+    file_ident_of_stat(&now, &sb);
+    /* Unlinked (replaced by a rename, or removed): its link count changed
+     * its ctime, but not its bytes, which the mapping still reads; size
+     * and mtime still tell a write. */
+    if (sb.st_nlink == 0)
+      now.ctime = m->id.ctime;
     file_ident_differs(&m->id, &now, what, sizeof what);
+  }
   bool faulted = mapfile_faulted(m);
   if (!faulted && !*what)
     return CUZK_OK;
-  return cuzk_err_set(err, CUZK_IO, "%s changed while being read (%s%s%s); nothing derived from it is used",
-                      m->path, faulted ? "truncated: read past its new end" : "",
+  return cuzk_err_set(err, CUZK_IO, "%s changed while being read (%s%s%s)", m->path,
+                      faulted ? "truncated: read past its new end" : "",
                       faulted && *what ? "; " : "", what);
 }

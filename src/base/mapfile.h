@@ -13,7 +13,9 @@
  * flags the mapping; the read then goes on and sees zeros, and the owner
  * learns of it from mapfile_check, which also compares the open file's
  * identity (inode, size, mtime, ctime: fstat of the descriptor kept open)
- * with the one at open, so a file rewritten in place is caught too.  So a
+ * with the one at open, so a file rewritten in place is caught too (the
+ * ctime of a file unlinked since - replaced by a rename, or removed - is
+ * not compared: unlinking changed it, not a write).  So a
  * reader of a mapping never faults, but what it read is only trusted when
  * mapfile_check passes after the last read: every result derived from a
  * mapped file (a proof, a verification key) is checked so before it is
