@@ -33,8 +33,8 @@ cuzk_status keys_check_points(void *ctx, const zkey_file *zk, cuzk_err *err) {
     first = !good;
     if (first)
       engine_log_queued(e, ENGINE_LOG_ERROR,
-                        "circuit %s: the proving key is corrupt: %s; replace the file, then "
-                        "evict the key (EvictSRS) or restart, so that it is loaded again",
+                        "circuit %s: the proving key is corrupt: %s; replace the file: the key "
+                        "is read again at its next job",
                         k->id, k->points_msg);
   }
   const bool bad = k->points == KEY_POINTS_BAD;
