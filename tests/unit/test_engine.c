@@ -2656,3 +2656,40 @@ ETEST(engine_key_changed_while_a_job_proves) {
   fixture_free(&f2);
   env_fini(&v);
 }
+
+/* The DEVICE tier: both slots of a stand-in GPU hold the key's copy when
+ * its file is replaced by another valid key (rename).  The next job's
+ * slots see the change, let go of their holds (the old device copy is
+ * freed, the old host copy unloaded) and prove with the new key: both of
+ * its partitions verify against it.  Without the slot's own check
+ * (keys_stale) its hold would keep the old copy referenced and the reload
+ * waiting for ever; and a device copy kept across the reload would be used
+ * for the new key's bases. */
+ETEST(engine_device_held_key_file_replaced) {
+  env v;
+  env_init(&v, 5, 67, 1, false);
+  fixture f2;
+  fixture_make(&f2, v.dir, "k2", 5, 68);
+  backend_devices t = fake_on(&v, 1, 2, 0);
+  v.c.devices = &t;
+  engine *e = env_start(&v);
+  submit_parts(&v, "a", 2);
+  check_done_and_valid(e, "a", &v.f);
+  wait_workers_idle(e);
+  CHECK_EQ_INT(tier_of(e, "k"), ENGINE_TIER_DEVICE);
+  key_change_pause();
+  CHECK(rename(f2.zkey, v.f.zkey) == 0);
+  fixture now2 = f2; /* k2's witness, the key now at k's path */
+  snprintf(now2.zkey, sizeof now2.zkey, "%s", v.f.zkey);
+  const uint8_t *w[2] = {f2.wtns, f2.wtns};
+  size_t wl[2] = {f2.wtns_len, f2.wtns_len};
+  engine_ticket tk;
+  cuzk_err err = {0};
+  CHECK_MSG(submit_full(e, "b", "k", ENGINE_PRI_NORMAL, w, wl, 2, false, &tk, &err) == CUZK_OK,
+            "%s", err.msg);
+  check_done_and_valid(e, "b", &now2);
+  const char *loads[] = {"cuzk_key_loads_total{circuit=\"k\"} 2", NULL};
+  check_metrics(e, loads);
+  fixture_free(&f2);
+  env_fini(&v);
+}
