@@ -145,10 +145,15 @@ TEST(mapfile_replaced_by_rename_keeps_the_old_file) {
 
 /* A SIGBUS outside every registered mapping (a mapping made without
  * mapfile_open) still kills the process by SIGBUS: the handler only
- * answers for its own mappings. */
+ * answers for its own mappings and passes the rest on - to the default
+ * action, or to the handler installed before it (a sanitizer's, which
+ * reports the fault and exits). */
 TEST(mapfile_foreign_sigbus_still_kills) {
   tmp t;
   tmp_make(&t, 3);
+  struct sigaction before;
+  CHECK(sigaction(SIGBUS, NULL, &before) == 0);
+  const bool dfl = !(before.sa_flags & SA_SIGINFO) && before.sa_handler == SIG_DFL;
   pid_t pid = fork();
   CHECK(pid >= 0);
   if (pid == 0) {
@@ -164,7 +169,12 @@ TEST(mapfile_foreign_sigbus_still_kills) {
   }
   int status = 0;
   CHECK(waitpid(pid, &status, 0) == pid);
-  CHECK_MSG(WIFSIGNALED(status) && WTERMSIG(status) == SIGBUS, "child status %#x", status);
+  if (dfl)
+    CHECK_MSG(WIFSIGNALED(status) && WTERMSIG(status) == SIGBUS, "child status %#x", status);
+  else /* the earlier handler's way out; 5: the read went on, 3-4: no setup */
+    CHECK_MSG(WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) != 5 &&
+                                      WEXITSTATUS(status) != 3 && WEXITSTATUS(status) != 4),
+              "child status %#x", status);
   tmp_free(&t);
 }
 
