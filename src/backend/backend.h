@@ -82,7 +82,12 @@ typedef struct {
   /* a[row] += c*w[wire] (m = 0) or b[row] += c*w[wire] (m = 1) for each
    * 44-byte zkey coefficient entry {u32 m, u32 row, u32 wire, 32-byte c*R^2};
    * a and b (n elements, Montgomery) are zeroed first.  Entries were
-   * validated by the reader (row < n, wire < n_witness, m in {0,1}).
+   * validated by the reader (row < n, wire < n_witness, m in {0,1}), in
+   * memory that stays unchanged (zkey.h: a mapped key's entries are a
+   * copy the zkey_file owns).  The CPU backend checks every entry again
+   * and fails with CUZK_FORMAT, writing nothing out of bounds, for one
+   * that is not (cpu.c ab_add); the CUDA copy checks the rows when it is
+   * made (cuda/ab_gpu.cu) and relies on the reader for the rest.
    * witness: n_witness canonical 32-byte little-endian values. */
   cuzk_status (*zkey_ab)(backend *b, bls12_381_fr *a, bls12_381_fr *bv, size_t n,
                          const void *entries, size_t n_entries, const void *witness,

@@ -40,6 +40,11 @@ int cmd_export_vk(int argc, char **argv) {
     goto done;
   }
   groth16_vk_compute_alphabeta(&vk);
+  /* The key changed under its mapping: the points read may be wrong. */
+  if (zkey_check_unchanged(&zk, &err) != CUZK_OK) {
+    fprintf(stderr, "cuzk export-vk: %s; nothing written\n", err.msg);
+    goto done;
+  }
   if (json_write_vk(argv[2], &vk, &err) != CUZK_OK) {
     fprintf(stderr, "cuzk export-vk: %s\n", err.msg);
     goto done;

@@ -76,6 +76,13 @@ static int fail(const cuzk_err *e) {
   return CLI_USAGE;
 }
 
+/* rc, unless f changed while it was read (mapfile.h): then what was
+ * printed from it may be wrong, and the change is reported. */
+static int unchanged(const binfile *f, int rc) {
+  cuzk_err e = {0};
+  return binfile_check(f, &e) == CUZK_OK ? rc : fail(&e);
+}
+
 static int info_r1cs(const char *path) {
   r1cs_file r;
   cuzk_err e = {0};
@@ -99,8 +106,9 @@ static int info_r1cs(const char *path) {
            "custom gates:", r.n_custom_gates, r.n_custom_gate_uses);
   else
     printf("  %-16snone\n", "custom gates:");
+  int rc = unchanged(&r.bf, CLI_OK);
   r1cs_close(&r);
-  return CLI_OK;
+  return rc;
 }
 
 static int info_wtns(const char *path, const char *r1cs_path) {
@@ -129,9 +137,11 @@ static int info_wtns(const char *path, const char *r1cs_path) {
       } else {
         rc = fail(&e);
       }
+      rc = unchanged(&r.bf, rc);
       r1cs_close(&r);
     }
   }
+  rc = unchanged(&w.bf, rc);
   wtns_close(&w);
   return rc;
 }
@@ -160,6 +170,7 @@ static int info_zkey(const char *path, bool check_points, unsigned threads) {
     else
       printf("  %-16severy point on its curve, header points in their subgroups\n", "points ok:");
   }
+  rc = unchanged(&z.bf, rc);
   zkey_close(&z);
   return rc;
 }

@@ -208,7 +208,15 @@ int cmd_prove(int argc, char **argv) {
                              .progress_ctx = &pr};
   groth16_timings tm;
   groth16_proof proof;
-  if (groth16_prove_zkey(&proof, &zk, &w, be, &opts, &tm, &err) != CUZK_OK) {
+  cuzk_status pst = groth16_prove_zkey(&proof, &zk, &w, be, &opts, &tm, &err);
+  /* An input changed under its mapping (mapfile.h): whatever the prover
+   * made of it is not used, and the change is the error to report. */
+  cuzk_err cerr = {0};
+  if (zkey_check_unchanged(&zk, &cerr) != CUZK_OK || binfile_check(&w.bf, &cerr) != CUZK_OK) {
+    fprintf(stderr, "cuzk prove: %s; no proof written\n", cerr.msg);
+    goto done;
+  }
+  if (pst != CUZK_OK) {
     fprintf(stderr, "cuzk prove: %s\n", err.msg);
     goto done;
   }

@@ -387,6 +387,16 @@ int cmd_submit(int argc, char **argv) {
   rq.want_json = 1;
   ProtobufCMessage *resp;
   rc = call("submit", c, RPC_SUBMIT, &rq.base, &resp, 0);
+  /* A witness changed while it was read and sent (mapfile.h): the job
+   * has bytes that are not the file's; say so, and fail. */
+  for (size_t i = 0; rc == CLI_OK && i < nmapped; i++)
+    if (mapfile_check(&mf[i], &err) != CUZK_OK) {
+      Cuzk__V1__SubmitProofResponse *r = (Cuzk__V1__SubmitProofResponse *)resp;
+      fprintf(stderr, "cuzk submit: %s: cancel job %s, which was sent what was read\n", err.msg,
+              r->job_id);
+      protobuf_c_message_free_unpacked(resp, NULL);
+      rc = CLI_USAGE;
+    }
   if (rc == CLI_OK) {
     Cuzk__V1__SubmitProofResponse *r = (Cuzk__V1__SubmitProofResponse *)resp;
     printf("%s\n", r->job_id);
@@ -489,6 +499,11 @@ int cli_remote_prove(const cli_conn *conn, const char *circuit, int priority, co
   rq.submit = &sub;
   ProtobufCMessage *resp;
   int rc = call("prove", c, RPC_PROVE, &rq.base, &resp, 0);
+  if (rc == CLI_OK && mapfile_check(&mf, &err) != CUZK_OK) { /* the witness changed as it was sent */
+    fprintf(stderr, "cuzk prove: %s; no proof written\n", err.msg);
+    protobuf_c_message_free_unpacked(resp, NULL);
+    rc = CLI_USAGE;
+  }
   mapfile_close(&mf);
   if (rc == CLI_OK) {
     Cuzk__V1__ProveResponse *pr = (Cuzk__V1__ProveResponse *)resp;

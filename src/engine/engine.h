@@ -26,9 +26,11 @@
  *
  *   Keys: a circuit id names a snarkjs .zkey: registered in the config, or
  *   found as <param_dir>/<id>.zkey.  Each key sits in a tier: DISK (known,
- *   not open; only its header was read), MAPPED (file mapped and fully
- *   checked by zkey_open), PINNED (the file copied to page-locked host
- *   memory), DEVICE (bases resident on a GPU).  One byte budget for the
+ *   not open; only its header was read), MAPPED (the file read into the
+ *   engine's own anonymous memory and fully checked there: the name is
+ *   historical, nothing is mapped), PINNED (the same copy in page-locked
+ *   host memory), DEVICE (bases resident on a GPU).  A key whose file
+ *   changes is read and checked again at its next job (keys.c).  One byte budget for the
  *   host (mapped and pinned keys at their file size, plus the witnesses of
  *   unfinished jobs) and one per device; a key in use by a job
  *   is referenced and never evicted; an idle key (no references for at

@@ -25,7 +25,7 @@
  * Lifetimes: a job is owned by its references: the table's (from submit to
  * expiry), one per awaiter while it waits, one per worker while it proves
  * one of its partitions; the last unref frees it.  A key entry lives as
- * long as the engine; what it holds (a mapping, a pinned copy) lives while
+ * long as the engine; what it holds (its copy of the file) lives while
  * its tier is above DISK, and is never dropped while refs > 0 (partitions
  * proving with it) or while it is loading. */
 #ifndef CUZK_ENGINE_ENGINE_IMPL_H
@@ -61,10 +61,17 @@ struct ekey {
 
   engine_tier tier; /* DISK, MAPPED or PINNED: the host tier (device holds aside) */
   bool loading;     /* a thread is loading it: its bytes are reserved */
-  zkey_file zk;     /* open when tier >= MAPPED */
-  void *pinned;     /* PINNED: the file's bytes, zk points into them */
-  bool pinned_dev;  /* pinned came from backend_device_host_alloc (else mmap) */
-  bool locked;      /* PINNED on the CPU: mlock succeeded */
+  zkey_file zk;     /* open when tier >= MAPPED, over mem (zkey_open_mem) */
+  void *mem;        /* tier >= MAPPED: the engine's own copy of the file's bytes */
+  bool mem_dev;     /* mem came from backend_device_host_alloc (else mmap) */
+  bool locked;      /* mem is mlock'ed */
+  /* The file the copy was read from, as it was when read (tier >= MAPPED);
+   * a key whose file no longer matches is stale: new users wait until the
+   * old copy's users are done, then it is unloaded and read again.
+   * stale_why says what changed (for the log and a failed reload). */
+  file_ident ident;
+  bool stale;
+  char stale_why[192];
   uint32_t refs;    /* partitions proving with it now, plus one per hold */
   uint32_t holds;   /* GPU slots holding it (all devices; a device's slots share one copy) */
   uint64_t device_bytes; /* what its resident copy costs a device's budget (once per device) */
@@ -324,18 +331,28 @@ cuzk_status keys_init(engine *e, cuzk_err *err);
  * its header read now.  Takes and drops the lock itself. */
 cuzk_status keys_lookup(engine *e, const char *id, ekey **out, cuzk_err *err);
 /* Makes the key usable (loads it when at DISK, evicting idle keys LRU
- * first, waiting for keys in use to be released when that makes room) and
+ * first, waiting for keys in use to be released when that makes room;
+ * reloads it when its file changed since it was loaded - keys.c) and
  * takes a reference.  Called without the lock.  `job`, when non-NULL, is
  * watched: its stop flag ends the wait with CUZK_CANCELLED.  *load_s: time
  * spent loading (0 when it was loaded already). */
-cuzk_status keys_acquire(engine *e, ekey *k, ejob *job, bool wait, double *load_s,
+cuzk_status keys_acquire(engine *e, ekey *k, ejob *job, bool wait, bool held, double *load_s,
                          cuzk_err *err);
+/* Whether k's file no longer matches its loaded copy (stat of its path,
+ * without the lock; marks k stale when so).  A GPU slot that holds k asks
+ * this before it proves with k again, and drops its hold when true, so that
+ * the stale copy can be unloaded; it then calls keys_acquire with held =
+ * false.  held = true (the slot holds k and was just told its file is
+ * unchanged): k's copy is taken as it is, stale or not (the change raced
+ * with the job's start), since the slot's own hold would keep a reload
+ * waiting for ever. */
+bool keys_stale(engine *e, ekey *k);
 /* Drops the reference (without the lock); an evict_pending key is unloaded
  * when its last reference goes. */
 void keys_release(engine *e, ekey *k);
 /* Unloads every key (engine_free). */
 void keys_free_all(engine *e);
-/* Host bytes the key's loaded form costs (its file size). */
+/* Host bytes the key's loaded form costs (its file size when loaded). */
 static inline uint64_t keys_bytes(const ekey *k) { return k->file_bytes; }
 
 /* ---- worker.c */

@@ -7,7 +7,7 @@
  * second per million points per thread, too much for every failing job of
  * a large key, so its answer is kept in the key entry (ekey.points) until
  * the key is unloaded: one scan per residency.  The scan runs without the
- * lock on the mapping the caller's reference keeps alive; an asker that
+ * lock on the copy the caller's reference keeps alive; an asker that
  * finds a scan running waits on key_cv for its answer.  The unload that
  * resets the answer (keys.c) needs refs = 0, so it never meets a scan. */
 #include <stdio.h>
@@ -33,8 +33,8 @@ cuzk_status keys_check_points(void *ctx, const zkey_file *zk, cuzk_err *err) {
     first = !good;
     if (first)
       engine_log_queued(e, ENGINE_LOG_ERROR,
-                        "circuit %s: the proving key is corrupt: %s; replace the file, then "
-                        "evict the key (EvictSRS) or restart, so that it is loaded again",
+                        "circuit %s: the proving key is corrupt: %s; replace the file: the key "
+                        "is read again at its next job",
                         k->id, k->points_msg);
   }
   const bool bad = k->points == KEY_POINTS_BAD;

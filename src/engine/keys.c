@@ -6,25 +6,44 @@
  * header alone (zkey_read_header: cheap for a 47 GiB key); the full checks
  * of zkey_open run at each load, and a key that fails them fails the job
  * that loaded it.  The entry lives until engine_free.
- * Tiers: DISK (nothing held), MAPPED (zkey_open: the file mapped, page
- * cache), PINNED (the file's bytes copied into page-locked memory: the
- * devices' (backend_device_host_alloc, CUDA host memory) on a GPU engine
- * whose devices have it, else anonymous memory mlock'ed when the limit
- * allows - also on a GPU engine once one of its GPUs is lost - and
- * zkey_open_mem over it), DEVICE (GPU slots hold the
- * bases, one copy per GPU shared by its slots, counted once per GPU
- * against that GPU's budget: worker.c; holds are counted here because a
- * held key must stay mapped).  Budget: every key above DISK, or loading, costs its
- * file size against keys_budget (the host budget less the queue budget);
+ * Ownership: every byte of a loaded key that a job reads (the coefficient
+ * rows and wires it indexes by, the points, the header) is in memory the
+ * engine owns: a load reads the whole file (pread) into a buffer of its
+ * own and checks it there (zkey_open_mem), and the prover reads only that
+ * buffer; the file is never mapped, so nothing done to the file afterwards
+ * - a rewrite in place, a truncation - can reach a job.  Tiers: DISK
+ * (nothing held), MAPPED (the copy in anonymous pageable memory; the name
+ * is the API's), PINNED (the copy in page-locked memory: the devices'
+ * (backend_device_host_alloc, CUDA host memory) on a GPU engine whose
+ * devices have it, else anonymous memory mlock'ed when the limit allows -
+ * also on a GPU engine once one of its GPUs is lost), DEVICE (GPU slots
+ * hold the bases, one copy per GPU shared by its slots, counted once per
+ * GPU against that GPU's budget: worker.c; holds are counted here because
+ * a held key must stay loaded).
+ * Changed files: a load records the file's identity (file_ident: device,
+ * inode, size, mtime, ctime) from the descriptor it read, before and after
+ * the read, and fails ("changed while being read") when they differ or the
+ * file ends early.  Each keys_acquire of a loaded key (each partition's
+ * start, each preload) stats the path and compares: a key whose file
+ * changed (rewritten, truncated, replaced, removed) is marked stale and
+ * evict_pending; partitions already proving with the old copy finish on it
+ * (they read only the copy), new ones wait until its users are done, then
+ * it is unloaded and read again, checked again like a first load; a reload
+ * that fails fails the job with the load's error, prefixed with what
+ * changed.  A replacement must keep the key's shape (nVars, nPublic,
+ * domainSize: jobs were checked against it at submit); its size may
+ * differ (the budget charges the new size).  Budget: every key above DISK,
+ * or loading, costs its file size against keys_budget (the host budget
+ * less the queue budget) - the size of its copy, which is what it holds;
  * keys_used is the sum.  A load that finds no room evicts, least recently
  * used first, keys that are idle (refs = 0, no GPU hold, not loading, last
  * used at least eviction_min_idle_ms ago); if that is not enough it waits
  * on key_cv for keys in use to be released (a timed wait when a key will
  * become old enough), or fails EXHAUSTED when the key could never fit or
  * the caller cannot wait (preload).  Loading and unloading (file reads,
- * munmap, the devices' host free) run without the lock: the bytes are reserved
- * first and the entry marked `loading`; an unload takes the entry's
- * objects out under the lock and frees them after. */
+ * munmap, the devices' host free) run without the lock: the bytes are
+ * reserved first and the entry marked `loading`; an unload takes the
+ * entry's objects out under the lock and frees them after. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -42,14 +61,14 @@ typedef unsigned long long ull;
 /* What an unload frees, taken out of an entry under the lock. */
 typedef struct {
   zkey_file zk;
-  void *pinned;
+  void *mem;
   size_t len;
-  const backend_devices *devs; /* pinned came from their host_alloc, else mmap */
+  const backend_devices *devs; /* mem came from their host_alloc, else mmap */
   bool locked, open;
 } unload_item;
 
 /* devs: the provider whose backend_device_host_alloc made p, or NULL (mmap). */
-static void free_pinned(void *p, size_t len, const backend_devices *devs, bool locked) {
+static void free_copy(void *p, size_t len, const backend_devices *devs, bool locked) {
   if (!p)
     return;
   if (devs) {
@@ -64,7 +83,7 @@ static void free_pinned(void *p, size_t len, const backend_devices *devs, bool l
 static void unload_run(unload_item *u) {
   if (u->open)
     zkey_close(&u->zk);
-  free_pinned(u->pinned, u->len, u->devs, u->locked);
+  free_copy(u->mem, u->len, u->devs, u->locked);
   memset(u, 0, sizeof *u);
 }
 
@@ -75,22 +94,32 @@ static void unload_take(engine *e, ekey *k, unload_item *u) {
     return;
   u->zk = k->zk;
   u->open = true;
-  u->pinned = k->pinned;
+  u->mem = k->mem;
   u->len = (size_t)k->file_bytes;
-  u->devs = k->pinned_dev ? e->devs : NULL;
+  u->devs = k->mem_dev ? e->devs : NULL;
   u->locked = k->locked;
   memset(&k->zk, 0, sizeof k->zk);
-  k->pinned = NULL;
-  k->pinned_dev = k->locked = false;
+  k->mem = NULL;
+  k->mem_dev = k->locked = false;
   k->tier = ENGINE_TIER_DISK;
   k->evict_pending = false;
-  k->points = KEY_POINTS_UNCHECKED; /* the next load may map another file */
+  k->stale = false; /* stale_why stays until a load succeeds: a failed reload names it */
+  k->points = KEY_POINTS_UNCHECKED; /* the next load may read another file */
   k->evictions++;
   e->keys_used -= k->file_bytes;
   pthread_cond_broadcast(&e->key_cv);
 }
 
 /* ------------------------------------------------------------ entries */
+
+/* A GPU's resident copy (shared by its slots): the base and coefficient
+ * sections as the file holds them (at most the file), plus what the
+ * coefficients' copy adds (cuda/ab_gpu.h: a row index of n + 1 words and
+ * its run's witness, a and b, 32 bytes an element).  Changes only while
+ * no slot holds k (at registration, at a load). */
+static void set_device_bytes(ekey *k) {
+  k->device_bytes = k->file_bytes + 4 * (k->domain_size + 1) + 32 * (k->n_vars + 2 * k->domain_size);
+}
 
 /* The shape of the key at path, from its header only (cheap for a large
  * key: the full checks of zkey_open run when it is loaded). */
@@ -105,11 +134,7 @@ static cuzk_status read_shape(ekey *k, cuzk_err *err) {
   k->n_public = z.n_public;
   k->domain_size = z.domain_size;
   k->lg_domain = z.lg_domain;
-  /* A GPU's resident copy (shared by its slots): the base and coefficient
-   * sections as the file holds them (at most the file), plus what the
-   * coefficients' copy adds (cuda/ab_gpu.h: a row index of n + 1 words and
-   * its run's witness, a and b, 32 bytes an element). */
-  k->device_bytes = k->file_bytes + 4 * (k->domain_size + 1) + 32 * (k->n_vars + 2 * k->domain_size);
+  set_device_bytes(k);
   return CUZK_OK;
 }
 
@@ -212,27 +237,38 @@ cuzk_status keys_lookup(engine *e, const char *id, ekey **out, cuzk_err *err) {
 
 /* ------------------------------------------------------------ loading */
 
-/* A copy of the file in page-locked memory, and zkey_open_mem over it:
- * the page-locked host memory of devs when it is not NULL (a GPU engine
- * with BACKEND_CAP_HOST_PINNED none of whose GPUs is lost: CUDA's
+/* The engine's copy of k's file, `size` bytes (the room reserved for
+ * it), and zkey_open_mem over it.  pin: page-locked memory - the
+ * devices' when devs is not NULL (a GPU engine with
+ * BACKEND_CAP_HOST_PINNED none of whose GPUs is lost: CUDA's
  * cudaMallocHost acts in the calling thread's current context, which may
- * be a lost GPU's), else an anonymous mlock'ed copy.  *dev: it came from
- * devs. */
-static cuzk_status load_pinned(ekey *k, const backend_devices *devs, zkey_file *zk, void **pinned,
-                               bool *dev, bool *locked, cuzk_err *err) {
-  *pinned = NULL, *dev = *locked = false;
+ * be a lost GPU's), else anonymous memory mlock'ed when the limit allows;
+ * !pin: anonymous pageable memory.  *dev: it came from devs.  *id: the
+ * file's identity, the same before and after the read (else the file was
+ * changing under it: CUZK_IO).  The key's shape must be the registered one
+ * (a replacement of another shape: CUZK_FORMAT). */
+static cuzk_status load_copy(ekey *k, bool pin, const backend_devices *devs, uint64_t size,
+                             zkey_file *zk, void **mem, bool *dev, bool *locked, file_ident *id,
+                             cuzk_err *err) {
+  *mem = NULL, *dev = *locked = false;
   int fd;
   struct stat sb;
+  /* a regular file; a FIFO put in the key's place does not block */
   CUZK_TRY(fileio_open_read(&fd, &sb, k->path, err));
-  if ((uint64_t)sb.st_size != k->file_bytes) {
+  cuzk_status st = CUZK_OK;
+  if ((uint64_t)sb.st_size != size || size > SIZE_MAX / 2)
+    st = cuzk_err_set(err, CUZK_IO,
+                      "%s changed while being loaded (%llu bytes, %llu when its room was "
+                      "reserved)",
+                      k->path, (ull)sb.st_size, (ull)size);
+  if (st != CUZK_OK) {
     close(fd);
-    return cuzk_err_set(err, CUZK_IO, "%s: the file changed size since it was registered",
-                        k->path);
+    return st;
   }
-  size_t len = (size_t)k->file_bytes;
+  file_ident_of_stat(id, &sb);
+  size_t len = (size_t)size;
   void *p = NULL;
-  cuzk_status st;
-  if (devs) {
+  if (pin && devs) {
     if ((st = backend_device_host_alloc(devs, &p, len, err)) != CUZK_OK) {
       close(fd);
       return cuzk_err_prefix(err, st, "%s: page-locked copy of %zu bytes", k->path, len);
@@ -244,28 +280,92 @@ static cuzk_status load_pinned(ekey *k, const backend_devices *devs, zkey_file *
       close(fd);
       return cuzk_err_set(err, CUZK_NO_MEMORY, "%s: no memory for a %zu-byte copy", k->path, len);
     }
-    *locked = mlock(p, len) == 0; /* best effort: RLIMIT_MEMLOCK is often small */
+    if (pin)
+      *locked = mlock(p, len) == 0; /* best effort: RLIMIT_MEMLOCK is often small */
   }
-  for (size_t got = 0; got < len;) {
+  for (size_t got = 0; got < len && st == CUZK_OK;) {
     ssize_t r = pread(fd, (uint8_t *)p + got, len - got, (off_t)got);
     if (r < 0 && errno == EINTR)
       continue;
-    if (r <= 0) {
+    if (r < 0)
       st = cuzk_err_set(err, CUZK_IO, "%s: read failed at offset %zu: %s", k->path, got,
-                        r < 0 ? strerror(errno) : "unexpected end of file");
-      close(fd);
-      free_pinned(p, len, *dev ? devs : NULL, *locked);
-      return st;
-    }
-    got += (size_t)r;
+                        strerror(errno));
+    else if (r == 0)
+      st = cuzk_err_set(err, CUZK_IO,
+                        "%s changed while being read (it ends at offset %zu now, %zu expected)",
+                        k->path, got, len);
+    else
+      got += (size_t)r;
   }
+  file_ident now;
+  char what[160];
+  if (st == CUZK_OK && (st = file_ident_of_fd(&now, fd, k->path, err)) == CUZK_OK &&
+      file_ident_differs(id, &now, what, sizeof what))
+    st = cuzk_err_set(err, CUZK_IO, "%s changed while being read (%s)", k->path, what);
   close(fd);
-  if ((st = zkey_open_mem(zk, p, len, k->path, err)) != CUZK_OK) {
-    free_pinned(p, len, *dev ? devs : NULL, *locked);
+  if (st == CUZK_OK && (st = zkey_open_mem(zk, p, len, k->path, err)) == CUZK_OK &&
+      (zk->n_vars != k->n_vars || zk->n_public != k->n_public ||
+       zk->domain_size != k->domain_size)) {
+    st = cuzk_err_set(err, CUZK_FORMAT,
+                      "%s was replaced by a key of another shape (nVars %u, nPublic %u, "
+                      "domainSize %u; circuit %s has nVars %llu, nPublic %llu, domainSize %llu): "
+                      "serve it under a new circuit id, or restart the daemon",
+                      k->path, zk->n_vars, zk->n_public, zk->domain_size, k->id,
+                      (ull)k->n_vars, (ull)k->n_public, (ull)k->domain_size);
+    zkey_close(zk);
+  }
+  if (st != CUZK_OK) {
+    free_copy(p, len, *dev ? devs : NULL, *locked);
+    *dev = *locked = false;
     return st;
   }
-  *pinned = p;
+  *mem = p;
   return CUZK_OK;
+}
+
+/* Marks a loaded k stale when its file, as stat'ed now (sb, or NULL when
+ * the stat failed with errno stat_errno), is not the one its copy was
+ * read from; logs it once (e->mu held; the caller flushes the log). */
+static void mark_if_changed(engine *e, ekey *k, const struct stat *sb, int stat_errno) {
+  if (k->tier < ENGINE_TIER_MAPPED || k->loading || k->stale)
+    return;
+  char what[160];
+  if (sb) {
+    file_ident now;
+    file_ident_of_stat(&now, sb);
+    if (!file_ident_differs(&k->ident, &now, what, sizeof what))
+      return;
+  } else {
+    snprintf(what, sizeof what, "it cannot be read: %s", strerror(stat_errno));
+  }
+  k->stale = true;
+  k->evict_pending = true;            /* unloaded when its users are done */
+  pthread_cond_broadcast(&e->work_cv); /* GPU slots holding it let go */
+  snprintf(k->stale_why, sizeof k->stale_why, "%s", what);
+  engine_log_queued(e, ENGINE_LOG_WARN,
+                    "circuit %s: the key file %s changed since it was loaded (%s): it is read "
+                    "again once the old copy's %u users are done",
+                    k->id, k->path, what, k->refs);
+}
+
+/* stat of k's path (without the lock): *sb, or false with *stat_errno. */
+static bool stat_key(const ekey *k, struct stat *sb, int *stat_errno) {
+  if (stat(k->path, sb) == 0)
+    return true;
+  *stat_errno = errno;
+  return false;
+}
+
+bool keys_stale(engine *e, ekey *k) {
+  struct stat sb;
+  int serr = 0;
+  bool have = stat_key(k, &sb, &serr);
+  pthread_mutex_lock(&e->mu);
+  mark_if_changed(e, k, have ? &sb : NULL, serr);
+  bool stale = k->stale;
+  pthread_mutex_unlock(&e->mu);
+  joblog_flush(e);
+  return stale;
 }
 
 /* The LRU idle key that may be evicted now, or NULL; *soonest: seconds
@@ -301,26 +401,64 @@ static ekey *lru_held(engine *e, double now) {
   return best;
 }
 
-cuzk_status keys_acquire(engine *e, ekey *k, ejob *job, bool wait, double *load_s,
+cuzk_status keys_acquire(engine *e, ekey *k, ejob *job, bool wait, bool held, double *load_s,
                          cuzk_err *err) {
   *load_s = 0;
   cuzk_status st = CUZK_OK;
   unload_item u;
+  /* The file as it is now: says whether a loaded copy is stale and what a
+   * load reserves.  Taken again (fresh) after any wait, before a load. */
+  struct stat sb;
+  int serr = 0;
+  bool have = stat_key(k, &sb, &serr), fresh = true;
   pthread_mutex_lock(&e->mu);
+  if (!held)
+    mark_if_changed(e, k, have ? &sb : NULL, serr);
   for (;;) {
     if (job && job->stop) {
       st = cuzk_err_set(err, CUZK_CANCELLED, "cancelled while waiting for key %s", k->id);
       break;
     }
-    if (k->tier >= ENGINE_TIER_MAPPED && !k->loading) {
+    if (k->tier >= ENGINE_TIER_MAPPED && !k->loading && (!k->stale || held)) {
       k->refs++;
       break;
     }
     if (k->loading) {
       pthread_cond_wait(&e->key_cv, &e->mu);
+      fresh = false;
       continue;
     }
-    const uint64_t size = k->file_bytes;
+    if (k->tier >= ENGINE_TIER_MAPPED) { /* stale: its copy goes once its users are done */
+      if (!k->refs) { /* holds count in refs */
+        unload_take(e, k, &u);
+        pthread_mutex_unlock(&e->mu);
+        unload_run(&u);
+        pthread_mutex_lock(&e->mu);
+        fresh = false;
+        continue;
+      }
+      if (!wait) {
+        st = cuzk_err_set(err, CUZK_UNAVAILABLE,
+                          "key %s: its file %s changed since it was loaded (%s); the old copy "
+                          "is in use by %u partitions, and the key is read again when they "
+                          "are done",
+                          k->id, k->path, k->stale_why, k->refs);
+        break;
+      }
+      k->evict_pending = true;
+      pthread_cond_broadcast(&e->work_cv);
+      pthread_cond_wait(&e->key_cv, &e->mu);
+      fresh = false;
+      continue;
+    }
+    if (!fresh) { /* the file's size now, for the room to reserve */
+      pthread_mutex_unlock(&e->mu);
+      have = stat_key(k, &sb, &serr);
+      pthread_mutex_lock(&e->mu);
+      fresh = true;
+      continue;
+    }
+    const uint64_t size = have ? (uint64_t)sb.st_size : k->file_bytes;
     if (size > e->keys_budget) {
       st = cuzk_err_set(err, CUZK_EXHAUSTED,
                         "key %s needs %llu bytes, more than the keys' share of the host budget "
@@ -337,6 +475,7 @@ cuzk_status keys_acquire(engine *e, ekey *k, ejob *job, bool wait, double *load_
         pthread_mutex_unlock(&e->mu);
         unload_run(&u);
         pthread_mutex_lock(&e->mu);
+        fresh = false;
         continue;
       }
       ekey *h = wait ? lru_held(e, engine_now()) : NULL;
@@ -361,39 +500,45 @@ cuzk_status keys_acquire(engine *e, ekey *k, ejob *job, bool wait, double *load_
       } else {
         pthread_cond_wait(&e->key_cv, &e->mu);
       }
+      fresh = false;
       continue;
     }
     /* Reserve, then load without the lock. */
     e->keys_used += size;
     k->loading = true;
+    const bool pin = e->cfg.pin_keys;
     const backend_devices *pin_devs = e->host_pinned && !e->ngpus_lost ? e->devs : NULL;
     pthread_mutex_unlock(&e->mu);
     double t0 = engine_now();
     zkey_file zk;
-    void *pinned = NULL;
+    void *mem = NULL;
     bool dev = false, locked = false;
-    st = e->cfg.pin_keys ? load_pinned(k, pin_devs, &zk, &pinned, &dev, &locked, err)
-                         : zkey_open(&zk, k->path, err);
-    if (st == CUZK_OK && (zk.n_vars != k->n_vars || zk.domain_size != k->domain_size ||
-                          zk.n_public != k->n_public || zk.bf.map.size != k->file_bytes)) {
-      st = cuzk_err_set(err, CUZK_FORMAT, "%s: the key changed on disk since it was registered",
-                        k->path);
-      zkey_close(&zk);
-      free_pinned(pinned, (size_t)k->file_bytes, dev ? pin_devs : NULL, locked);
-    }
+    file_ident id;
+    st = load_copy(k, pin, pin_devs, size, &zk, &mem, &dev, &locked, &id, err);
     double dt = engine_now() - t0;
     pthread_mutex_lock(&e->mu);
     k->loading = false;
     pthread_cond_broadcast(&e->key_cv);
     if (st != CUZK_OK) {
       e->keys_used -= size;
+      if (k->stale_why[0])
+        cuzk_err_prefix(err, st, "circuit %s: the key file changed since it was loaded (%s), "
+                        "and reading it again failed", k->id, k->stale_why);
       break;
     }
+    if (k->stale_why[0])
+      engine_log_queued(e, ENGINE_LOG_INFO,
+                        "circuit %s: %s read again and checked after it changed (%s)", k->id,
+                        k->path, k->stale_why);
+    k->stale_why[0] = 0;
     k->zk = zk;
-    k->pinned = pinned;
-    k->pinned_dev = dev;
+    k->mem = mem;
+    k->mem_dev = dev;
     k->locked = locked;
-    k->tier = pinned ? ENGINE_TIER_PINNED : ENGINE_TIER_MAPPED;
+    k->ident = id;
+    k->file_bytes = size;
+    set_device_bytes(k); /* no slot holds k: it was at DISK */
+    k->tier = pin ? ENGINE_TIER_PINNED : ENGINE_TIER_MAPPED;
     k->loads++;
     k->load_s += dt;
     k->refs++;
@@ -403,6 +548,7 @@ cuzk_status keys_acquire(engine *e, ekey *k, ejob *job, bool wait, double *load_
   if (st == CUZK_OK)
     k->last_used = engine_now();
   pthread_mutex_unlock(&e->mu);
+  joblog_flush(e); /* the stale and reload lines */
   return st;
 }
 
@@ -455,7 +601,7 @@ cuzk_status engine_preload(engine *e, const char *circuit_id, bool *already_load
   bool already = k->tier >= ENGINE_TIER_MAPPED && !k->loading;
   pthread_mutex_unlock(&e->mu);
   double s;
-  cuzk_status st = keys_acquire(e, k, NULL, false, &s, err);
+  cuzk_status st = keys_acquire(e, k, NULL, false, false, &s, err);
   if (st != CUZK_OK)
     return st;
   keys_release(e, k);

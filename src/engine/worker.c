@@ -67,7 +67,7 @@
  *
  * DEVICE tier (GPU slots with keys_on_device): a slot keeps the bases of
  * the key it last proved resident (backend hold_bases) and counts a hold
- * on the key (so the key stays mapped, as hold_bases requires).  The slots
+ * on the key (so the key stays loaded, as hold_bases requires).  The slots
  * of one GPU share one copy (their backends share the device's store), so
  * the key's device_bytes count against the device's budget once: when
  * the first slot of the device takes a hold on it, given back when the
@@ -417,9 +417,11 @@ static void run_partition(eworker *w, ejob *j, size_t p) {
   groth16_proof proof;
   groth16_timings tm = {0};
   double load_s = 0;
-  if (w->held && w->held != k)
-    hold_drop(w); /* before a load that may need its room */
-  cuzk_status st = keys_acquire(e, k, j, true, &load_s, &err);
+  /* A hold on k is kept only while k's file is unchanged (keys_stale). */
+  bool held = w->held == k && !keys_stale(e, k);
+  if (w->held && !held)
+    hold_drop(w); /* before a load that may need its room, or k's reload */
+  cuzk_status st = keys_acquire(e, k, j, true, held, &load_s, &err);
   bool not_run = false; /* taken just before its GPU was lost: handed back unrun */
   if (st == CUZK_OK && w->gpu && (not_run = device_lost_before(w, &err))) {
     st = CUZK_DEVICE_LOST; /* no CUDA call on it: the partition goes elsewhere */

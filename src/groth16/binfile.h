@@ -65,6 +65,13 @@ cuzk_status binfile_open_mem(binfile *f, const void *data, uint64_t len, const c
 void binfile_close(binfile *f);
 
 static inline const char *binfile_path(const binfile *f) { return f->map.path; }
+/* CUZK_OK when the mapped file is unchanged since the open and no read of
+ * it faulted (mapfile_check), else CUZK_IO naming it: what was read from
+ * it may be wrong, so nothing derived from it is used.  A binfile over
+ * borrowed memory always passes (its owner vouches for it). */
+static inline cuzk_status binfile_check(const binfile *f, cuzk_err *err) {
+  return f->borrowed ? CUZK_OK : mapfile_check(&f->map, err);
+}
 static inline const uint8_t *binfile_data(const binfile *f, const binfile_section *s) {
   return f->map.data + s->offset;
 }

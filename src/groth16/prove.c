@@ -9,8 +9,10 @@
  * then are the key's points checked (a scan of every point: too slow to
  * run on every proof of a large key), so that a corrupt key is reported as
  * such and not blamed on the witness (blame).  Memory: 3 n Fr elements (a, b, c; h reuses c) on the
- * host besides the mapped key and witness; the bases are read from the
- * mapping in place. */
+ * host besides the key and witness; the bases are read in place from the
+ * key's bytes (the CLI's mapping, the engine's own copy), the coefficient
+ * entries from memory that stays unchanged (zkey.h: a copy of a mapped
+ * key's). */
 #include "groth16/prove.h"
 
 #include <errno.h>

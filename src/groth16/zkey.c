@@ -264,6 +264,14 @@ static cuzk_status read_coefs(zkey_file *z, cuzk_err *err) {
                         (ull)want, n, ZKEY_COEF_BYTES);
   z->n_coefs = n;
   z->coefs = binfile_data(f, s) + 4;
+  if (!f->borrowed) { /* mapped: check, and later read, a copy of our own (zkey.h) */
+    size_t bytes = (size_t)n * ZKEY_COEF_BYTES; /* <= the file's size: checked above */
+    if (!(z->coefs_owned = malloc(bytes ? bytes : 1)))
+      return cuzk_err_set(err, CUZK_NO_MEMORY, "%s: no memory for a copy of the %u coefficients "
+                          "(%zu bytes)", binfile_path(f), n, bytes);
+    memcpy(z->coefs_owned, z->coefs, bytes);
+    z->coefs = z->coefs_owned;
+  }
   coef_ctx cc = {z->coefs, z->domain_size, z->n_vars};
   int why = 0;
   uint64_t i = scan_first_bad(n, 0, scan_coef, &cc, &why);
@@ -355,6 +363,8 @@ cuzk_status zkey_read_header(zkey_file *z, const char *path, cuzk_err *err) {
   cuzk_status st = read_protocol(z, err);
   if (st == CUZK_OK)
     st = read_header(z, err);
+  if (st == CUZK_OK)
+    st = zkey_check_unchanged(z, err);
   binfile_close(&z->bf);
   return st;
 }
@@ -389,7 +399,8 @@ static cuzk_status zkey_parse(zkey_file *z, cuzk_err *err) {
       (st = sized_section(z, 8, z->n_c, ZKEY_G1_BYTES, "nVars-nPublic-1", &z->c, err)) !=
           CUZK_OK ||
       (st = sized_section(z, 9, z->n_h, ZKEY_G1_BYTES, "domainSize", &z->h, err)) != CUZK_OK ||
-      (st = check_ic(z, err)) != CUZK_OK || (st = read_contributions(z, err)) != CUZK_OK)
+      (st = check_ic(z, err)) != CUZK_OK || (st = read_contributions(z, err)) != CUZK_OK ||
+      (st = zkey_check_unchanged(z, err)) != CUZK_OK)
     goto fail;
   return CUZK_OK;
 fail:
@@ -399,6 +410,8 @@ fail:
 
 void zkey_close(zkey_file *z) {
   binfile_close(&z->bf);
+  free(z->coefs_owned);
+  z->coefs_owned = NULL;
   z->ic = z->a = z->b1 = z->b2 = z->c = z->h = z->coefs = z->cs_hash = NULL;
 }
 

@@ -24,7 +24,18 @@
  * Points in the file are little-endian Montgomery with R = 2^384, the same
  * form as bls12_381_fp: decoding is a copy of limbs (zkey_g1_decode).
  * Ownership: the zkey_file owns the mapping; every section pointer points
- * into it (unaligned) and lives until zkey_close. */
+ * into it (unaligned) and lives until zkey_close - except the coefficient
+ * entries of a mapped key (zkey_open): they are copied out of the mapping
+ * into memory the zkey_file owns (coefs_owned) and checked there, once, so
+ * that the rows and wires the prover indexes by (a write a[row], a read
+ * w[wire]) are the ones checked, whatever happens to the file afterwards.
+ * The points are still read from the mapping: a file changed under it
+ * gives wrong points (and so a proof that fails verification), never an
+ * access out of bounds, and a file truncated under it reads as zeros
+ * (mapfile.h); zkey_check_unchanged says whether the file is as it was
+ * opened, and a caller checks it before it uses a result.  zkey_open_mem's
+ * caller owns the bytes and keeps them unchanged, so its entries are
+ * checked in place. */
 #ifndef CUZK_GROTH16_ZKEY_H
 #define CUZK_GROTH16_ZKEY_H
 
@@ -54,6 +65,7 @@ typedef struct {
   const uint8_t *c;     /* n_vars - n_public - 1 G1 (wires n_public+1 ...) */
   const uint8_t *h;     /* domain_size G1 */
   const uint8_t *coefs; /* n_coefs entries of ZKEY_COEF_BYTES (after the count) */
+  uint8_t *coefs_owned; /* zkey_open: the copy coefs points to (freed by zkey_close) */
   uint64_t n_ic, n_a, n_c, n_h, n_coefs;
   /* Section 10 (optional): the phase-2 transcript. */
   bool has_contributions;
@@ -75,6 +87,12 @@ cuzk_status zkey_read_header(zkey_file *z, const char *path, cuzk_err *err);
 cuzk_status zkey_open_mem(zkey_file *z, const void *data, size_t len, const char *name,
                           cuzk_err *err);
 void zkey_close(zkey_file *z);
+/* CUZK_OK when the key's file is unchanged since zkey_open and no read of
+ * it faulted, else CUZK_IO "PATH changed while being read (...)"
+ * (binfile_check).  Always CUZK_OK after zkey_open_mem. */
+static inline cuzk_status zkey_check_unchanged(const zkey_file *z, cuzk_err *err) {
+  return binfile_check(&z->bf, err);
+}
 
 /* The verification key: alpha1, beta2, gamma2, delta2, n_public and a
  * malloc'd copy of IC (the caller frees it with groth16_vk_fini).

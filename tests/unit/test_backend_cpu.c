@@ -108,3 +108,49 @@ TEST(zkey_ab_snarkjs_order) {
   backend_free(be);
   free(ent), free(wit), free(a0), free(b0), free(a), free(b);
 }
+
+/* The bounds contract of zkey_ab (cpu.c ab_add): an entry whose row is not
+ * below n, whose wire is not below n_witness or whose matrix is not 0/1
+ * (a key changed after its reader checked it) writes nothing outside a and
+ * b - the guard elements after them keep their bytes - and the call fails
+ * with FORMAT naming the entry; sorted (the sliced pass) and unsorted (the
+ * row-owner pass), every thread count from 1 to 4. */
+TEST(zkey_ab_entry_out_of_range_writes_nothing_outside) {
+  test_rng g = {test_seed()};
+  const size_t n = 64, nw = 9, ne = 200, guard = 4096;
+  uint8_t *ent = malloc(44 * ne), *wit = malloc(32 * nw);
+  fr *buf = malloc((2 * n + 2 * guard) * sizeof *buf);
+  CHECK(ent && wit && buf);
+  fr *a = buf, *ga = buf + n, *b = ga + guard, *gb = b + n;
+  for (size_t i = 0; i < nw; i++) rand_canon(wit + 32 * i, &g);
+  /* bad: 0 row n + 100 (inside a's guard or b's), 1 row 2^31, 2 wire nw,
+   * 3 matrix 2 */
+  for (int bad = 0; bad < 4; bad++) {
+    for (int sorted = 0; sorted < 2; sorted++) {
+      for (size_t i = 0; i < ne; i++)
+        put_entry(ent + 44 * i, (uint32_t)(i & 1), (uint32_t)(sorted ? i * n / ne : (i * 37) % n),
+                  (uint32_t)(i % nw), &g);
+      const size_t at = ne / 2;
+      uint32_t v = bad == 0 ? (uint32_t)n + 100 : bad == 1 ? 1u << 31 : bad == 2 ? (uint32_t)nw : 2;
+      memcpy(ent + 44 * at + (bad == 2 ? 8 : bad == 3 ? 0 : 4), &v, 4);
+      for (unsigned t = 1; t <= 4; t++) {
+        backend *be = backend_cpu_new(t);
+        CHECK(be != NULL);
+        memset(ga, 0xa5, guard * sizeof *ga), memset(gb, 0x5a, guard * sizeof *gb);
+        cuzk_err err = {0};
+        cuzk_status st = be->ops->zkey_ab(be, a, b, n, ent, ne, wit, nw, &err);
+        CHECK_MSG(st == CUZK_FORMAT, "bad %d, %s, %u threads: %s (%s)", bad,
+                  sorted ? "sorted" : "unsorted", t, cuzk_status_name(st), err.msg);
+        CHECK_MSG(strstr(err.msg, "coefficient entry") && strstr(err.msg, "out of bounds"), "%s",
+                  err.msg);
+        for (size_t k = 0; k < guard * sizeof *ga; k++) {
+          CHECK_MSG(((uint8_t *)ga)[k] == 0xa5 && ((uint8_t *)gb)[k] == 0x5a,
+                    "bad %d, %s, %u threads: guard byte %zu written", bad,
+                    sorted ? "sorted" : "unsorted", t, k);
+        }
+        backend_free(be);
+      }
+    }
+  }
+  free(ent), free(wit), free(buf);
+}

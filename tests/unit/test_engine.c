@@ -22,6 +22,7 @@
  * wakes it; nothing else says when). */
 #include "harness.h"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -1072,7 +1073,9 @@ ETEST(engine_bad_key_body_fails_job) {
   zkey_file zk;
   cuzk_err err = {0};
   CHECK(zkey_open(&zk, v.f.zkey, &err) == CUZK_OK);
-  size_t len, off = (size_t)(zk.coefs - zk.bf.map.data); /* the first entry's matrix */
+  const binfile_section *s4 = NULL;
+  CHECK(binfile_section_get(&zk.bf, 4, "coefficients", true, &s4, NULL) == CUZK_OK);
+  size_t len, off = (size_t)s4->offset + 4; /* the first entry's matrix */
   zkey_close(&zk);
   uint8_t *bytes = (uint8_t *)test_read_file(v.f.zkey, &len);
   CHECK(bytes);
@@ -2588,5 +2591,262 @@ ETEST(engine_wait_collected_counts_results) {
   CHECK_EQ_INT(engine_wait_collected(e, 60000), 0);
   CHECK(cuzk_now_s() - t0 < 30);
   pthread_join(th, NULL);
+  env_fini(&v);
+}
+
+/* ------------------------------------------------------------ key files changed under the engine */
+
+/* The engine owns the bytes of a loaded key (keys.c): a key file rewritten
+ * in place, truncated or replaced while the key is loaded never reaches a
+ * job proving with the old copy, and the next job finds the change (the
+ * file's identity), reads the key again and checks it: an error naming the
+ * file and what changed when the new file is bad, a proof with the new key
+ * when it is good.  Timestamps: a change is seen by its mtime/ctime, so the
+ * tests let a few milliseconds pass (more than a timestamp tick) between a
+ * load and the change. */
+
+static void key_change_pause(void) {
+  struct timespec ts = {0, 20 * 1000000};
+  nanosleep(&ts, NULL);
+}
+
+/* len bytes at off into path, in place (same inode, no truncation). */
+static void write_in_place(const char *path, size_t off, const void *b, size_t len) {
+  int fd = open(path, O_WRONLY | O_CLOEXEC);
+  CHECK(fd >= 0);
+  CHECK(pwrite(fd, b, len, (off_t)off) == (ssize_t)len);
+  CHECK(close(fd) == 0);
+}
+
+/* path's contents replaced in place the way `cp new path` does it: the
+ * same inode truncated, then written. */
+static void cp_in_place(const char *path, const void *b, size_t len) {
+  int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+  CHECK(fd >= 0);
+  CHECK(write(fd, b, len) == (ssize_t)len);
+  CHECK(close(fd) == 0);
+}
+
+/* The file offset of coefficient entry i's row in the key at path. */
+static size_t coef_row_offset(const char *path, uint64_t i) {
+  zkey_file zk;
+  cuzk_err err = {0};
+  CHECK_MSG(zkey_open(&zk, path, &err) == CUZK_OK, "%s", err.msg);
+  const binfile_section *s4 = NULL;
+  CHECK(binfile_section_get(&zk.bf, 4, "coefficients", true, &s4, NULL) == CUZK_OK);
+  CHECK(i < zk.n_coefs);
+  size_t off = (size_t)s4->offset + 4 + (size_t)i * ZKEY_COEF_BYTES + 4;
+  zkey_close(&zk);
+  return off;
+}
+
+/* Job `id` on "k" fails (any status) with an error holding each of the
+ * NULL-terminated strings `what`. */
+static void submit_fails_naming(engine *e, const char *id, const fixture *f,
+                                const char *const *what) {
+  engine_ticket t;
+  submit_ok(e, id, "k", ENGINE_PRI_NORMAL, f, &t);
+  engine_result r;
+  engine_job_state s = await_state(e, id, &r);
+  CHECK_MSG(s == ENGINE_JOB_FAILED, "job %s: %s, expected FAILED", id, engine_job_state_name(s));
+  for (; *what; what++)
+    CHECK_MSG(strstr(r.error, *what), "job %s: no '%s' in: %s", id, *what, r.error);
+  CHECK(r.proof == NULL);
+  printf("  %s: %s: %s\n", id, cuzk_status_name(r.job_status), r.error);
+  engine_result_free(&r);
+}
+
+/* Job `id` on "k" with f's witness ends DONE with a proof that verifies
+ * against f's key. */
+static void prove_ok(engine *e, const char *id, const fixture *f) {
+  engine_ticket t;
+  submit_ok(e, id, "k", ENGINE_PRI_NORMAL, f, &t);
+  check_done_and_valid(e, id, f);
+}
+
+/* Starts v's engine with its key loaded by a first job "a" (proved), the
+ * key file's bytes as loaded in *orig (*len bytes, the caller frees), and
+ * the pause that lets a change after it be seen. */
+static engine *env_start_loaded(env *v, uint8_t **orig, size_t *len) {
+  *orig = (uint8_t *)test_read_file(v->f.zkey, len);
+  CHECK(*orig);
+  engine *e = env_start(v);
+  prove_ok(e, "a", &v->f);
+  key_change_pause();
+  return e;
+}
+
+/* A coefficient row set to >= domainSize in place (same size, same
+ * inode), then set back: the job between fails naming the file, the
+ * change and the bad row, nothing is written out of bounds, and the job
+ * after proves again.  Before the engine owned its keys, that job's a/b
+ * pass indexed the mapped file's new row and wrote far out of bounds. */
+ETEST(engine_key_rewritten_in_place_between_jobs) {
+  env v;
+  env_init(&v, 5, 61, 1, false);
+  engine *e = env_start(&v);
+  prove_ok(e, "a", &v.f);
+  size_t off = coef_row_offset(v.f.zkey, 3);
+  uint8_t was[4];
+  int fd = open(v.f.zkey, O_RDONLY | O_CLOEXEC);
+  CHECK(fd >= 0 && pread(fd, was, 4, (off_t)off) == 4 && close(fd) == 0);
+  key_change_pause();
+  const uint8_t bad[4] = {0xf0, 0xff, 0xff, 0x7f}; /* row 0x7ffffff0 */
+  write_in_place(v.f.zkey, off, bad, 4);
+  const char *want[] = {v.f.zkey, "changed since it was loaded", "row 2147483632",
+                        "expected < domainSize", NULL};
+  submit_fails_naming(e, "b", &v.f, want);
+  submit_fails_naming(e, "b2", &v.f, want); /* still bad: refused again, read again */
+  key_change_pause();
+  write_in_place(v.f.zkey, off, was, 4);
+  prove_ok(e, "c", &v.f);
+  check_status(e, 2, 2, 0, 0);
+  env_fini(&v);
+}
+
+/* The key file truncated in place between jobs (what `cp` does first),
+ * then written back whole: the job between fails naming the file and the
+ * new size, the engine keeps serving, and the job after proves.  Before,
+ * the job read the mapping past the file's new end: SIGBUS. */
+ETEST(engine_key_truncated_in_place_between_jobs) {
+  env v;
+  env_init(&v, 5, 62, 1, false);
+  size_t len;
+  uint8_t *orig;
+  engine *e = env_start_loaded(&v, &orig, &len);
+  CHECK(truncate(v.f.zkey, (off_t)(len / 2)) == 0);
+  char size[64];
+  snprintf(size, sizeof size, "size %zu -> %zu", len, len / 2);
+  const char *want[] = {v.f.zkey, "changed since it was loaded", size, NULL};
+  submit_fails_naming(e, "b", &v.f, want);
+  key_change_pause();
+  cp_in_place(v.f.zkey, orig, len);
+  prove_ok(e, "c", &v.f);
+  CHECK(tier_of(e, "k") == ENGINE_TIER_MAPPED);
+  check_status(e, 2, 1, 0, 0);
+  free(orig);
+  env_fini(&v);
+}
+
+/* The key file replaced by another valid key of the same shape, by rename
+ * (an atomic replacement) and then in place (`cp`): each later job proves
+ * with the key the file holds now (its proof verifies against that key).
+ * Before, the engine went on proving with the copy mapped at the first
+ * load, whatever the file had become. */
+ETEST(engine_key_replaced_by_another_valid_key) {
+  env v;
+  env_init(&v, 5, 63, 1, false);
+  fixture f2; /* another key of the same circuit shape, not registered */
+  fixture_make(&f2, v.dir, "k2", 5, 64);
+  size_t len;
+  uint8_t *orig;
+  engine *e = env_start_loaded(&v, &orig, &len);
+  CHECK(rename(f2.zkey, v.f.zkey) == 0);
+  fixture now2 = f2; /* k2's witness, the key now at k's path */
+  snprintf(now2.zkey, sizeof now2.zkey, "%s", v.f.zkey);
+  prove_ok(e, "b", &now2);
+  key_change_pause();
+  cp_in_place(v.f.zkey, orig, len);
+  prove_ok(e, "c", &v.f);
+  const char *loads[] = {"cuzk_key_loads_total{circuit=\"k\"} 3", NULL};
+  check_metrics(e, loads);
+  check_status(e, 3, 0, 0, 0);
+  free(orig);
+  fixture_free(&f2);
+  env_fini(&v);
+}
+
+/* Changes while a job proves with the loaded copy: the job finishes on
+ * the copy (its proof verifies against the key as it was loaded); a job
+ * submitted meanwhile waits for the old copy's user, then proves with the
+ * new key (two workers: it is taken while the first one proves); after a
+ * truncation, the next job fails naming the change.  Before, the first
+ * job read the mapping after the file had changed under it. */
+ETEST(engine_key_changed_while_a_job_proves) {
+  env v;
+  env_init(&v, 5, 65, 2, true);
+  fixture f2;
+  fixture_make(&f2, v.dir, "k2", 5, 66);
+  size_t len;
+  uint8_t *orig = (uint8_t *)test_read_file(v.f.zkey, &len);
+  CHECK(orig);
+  fixture was = v.f; /* the first key, kept beside it to verify against */
+  snprintf(was.zkey, sizeof was.zkey, "%s/was.zkey", v.dir);
+  FILE *fp = fopen(was.zkey, "wb");
+  CHECK(fp && fwrite(orig, 1, len, fp) == len && fclose(fp) == 0);
+  fixture was2 = f2; /* the second key, kept beside it likewise */
+  snprintf(was2.zkey, sizeof was2.zkey, "%s/was2.zkey", v.dir);
+  size_t len2;
+  uint8_t *k2 = (uint8_t *)test_read_file(f2.zkey, &len2);
+  CHECK(k2 && (fp = fopen(was2.zkey, "wb")) && fwrite(k2, 1, len2, fp) == len2 && fclose(fp) == 0);
+  free(k2);
+  engine *e = env_start(&v);
+  submit_held(&v, "a", ENGINE_JOB_PROVING); /* a, b computed; the MSMs to come */
+  key_change_pause();
+  CHECK(rename(f2.zkey, v.f.zkey) == 0);
+  fixture now2 = f2;
+  snprintf(now2.zkey, sizeof now2.zkey, "%s", v.f.zkey);
+  engine_ticket t;
+  submit_ok(e, "b", "k", ENGINE_PRI_NORMAL, &now2, &t);
+  hook_wait_taken(2); /* b is taken: it waits for a's copy to go (or, when a is done
+                      * first, reads the new key at once: the same result) */
+  hook_release();
+  check_done_and_valid(e, "a", &was);
+  check_done_and_valid(e, "b", &now2);
+  /* In flight again, now truncated under it. */
+  submit_held(&v, "c", ENGINE_JOB_PROVING);
+  key_change_pause();
+  CHECK(truncate(v.f.zkey, 100) == 0);
+  hook_release();
+  fixture c_chk = was2; /* c: k's witness on the second key, as loaded */
+  c_chk.wtns = v.f.wtns, c_chk.wtns_len = v.f.wtns_len;
+  check_done_and_valid(e, "c", &c_chk);
+  const char *want[] = {v.f.zkey, "changed since it was loaded", "-> 100", NULL};
+  submit_fails_naming(e, "d", &v.f, want);
+  key_change_pause();
+  cp_in_place(v.f.zkey, orig, len);
+  prove_ok(e, "e", &v.f);
+  check_status(e, 4, 1, 0, 0);
+  unlink(was.zkey);
+  unlink(was2.zkey);
+  free(orig);
+  fixture_free(&f2);
+  env_fini(&v);
+}
+
+/* The DEVICE tier: both slots of a stand-in GPU hold the key's copy when
+ * its file is replaced by another valid key (rename).  The next job's
+ * slots see the change, let go of their holds (the old device copy is
+ * freed, the old host copy unloaded) and prove with the new key: both of
+ * its partitions verify against it.  Without the slot's own check
+ * (keys_stale) its hold would keep the old copy referenced and the reload
+ * waiting for ever; and a device copy kept across the reload would be used
+ * for the new key's bases. */
+ETEST(engine_device_held_key_file_replaced) {
+  env v;
+  env_init(&v, 5, 67, 1, false);
+  fixture f2;
+  fixture_make(&f2, v.dir, "k2", 5, 68);
+  backend_devices t = fake_on(&v, 1, 2, 0);
+  v.c.devices = &t;
+  engine *e = env_start(&v);
+  submit_parts(&v, "a", 2);
+  check_done_and_valid(e, "a", &v.f);
+  wait_workers_idle(e);
+  CHECK_EQ_INT(tier_of(e, "k"), ENGINE_TIER_DEVICE);
+  key_change_pause();
+  CHECK(rename(f2.zkey, v.f.zkey) == 0);
+  fixture now2 = f2; /* k2's witness, the key now at k's path */
+  snprintf(now2.zkey, sizeof now2.zkey, "%s", v.f.zkey);
+  const uint8_t *w[2] = {f2.wtns, f2.wtns};
+  size_t wl[2] = {f2.wtns_len, f2.wtns_len};
+  engine_ticket tk;
+  cuzk_err err = {0};
+  CHECK_MSG(submit_full(e, "b", "k", ENGINE_PRI_NORMAL, w, wl, 2, false, &tk, &err) == CUZK_OK,
+            "%s", err.msg);
+  check_done_and_valid(e, "b", &now2);
+  const char *loads[] = {"cuzk_key_loads_total{circuit=\"k\"} 2", NULL};
+  check_metrics(e, loads);
+  fixture_free(&f2);
   env_fini(&v);
 }

@@ -552,7 +552,9 @@ TEST(zkey_reads_fields) {
   check_generator_g2(&z.delta2);
   /* section pointers land on the payloads */
   CHECK(z.ic == z.bf.map.data + tfile_payload_off(&f, 3));
-  CHECK(z.coefs == z.bf.map.data + tfile_payload_off(&f, 4) + 4);
+  /* the entries are a copy of the mapped ones, owned by z (zkey.h) */
+  CHECK(z.coefs == z.coefs_owned);
+  CHECK_EQ_MEM(z.coefs, z.bf.map.data + tfile_payload_off(&f, 4) + 4, 7 * ZKEY_COEF_BYTES);
   CHECK(z.a == z.bf.map.data + tfile_payload_off(&f, 5));
   CHECK(z.b1 == z.bf.map.data + tfile_payload_off(&f, 6));
   CHECK(z.b2 == z.bf.map.data + tfile_payload_off(&f, 7));

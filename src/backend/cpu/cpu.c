@@ -28,15 +28,33 @@ typedef struct {
   const uint8_t *entries;
   size_t n_entries;
   const uint8_t *witness;
+  size_t n_witness;
   atomic_bool unsorted; /* set by a sliced pass that met a row going down */
+  atomic_bool bad;      /* an entry out of range was met (bad_at: one such entry) */
+  atomic_size_t bad_at;
 } ab_ctx;
 
 static inline uint32_t ab_row(const ab_ctx *c, size_t i) { return rd_u32le(c->entries + 44 * i + 4); }
 
-/* Entry i into a or b. */
-static inline void ab_add(const ab_ctx *c, size_t i) {
+static void ab_flag(ab_ctx *c, size_t i) {
+  atomic_store_explicit(&c->bad_at, i, memory_order_relaxed);
+  atomic_store_explicit(&c->bad, true, memory_order_relaxed);
+}
+
+/* Entry i into a or b.  Bounds contract: nothing is read or written out
+ * of bounds whatever the entry holds - an entry with m > 1, row >= n or
+ * wire >= n_witness adds nothing, is flagged (c->bad) and returns false,
+ * and cpu_zkey_ab then fails.  The readers validate every entry at load
+ * (zkey.h), so this costs three compares that never fail on a key that
+ * was loaded into memory its owner keeps unchanged; it is what keeps a
+ * key changed behind its reader's back from writing outside a and b. */
+static inline bool ab_add(ab_ctx *c, size_t i) {
   const uint8_t *e = c->entries + 44 * i;
   uint32_t row = rd_u32le(e + 4), m = rd_u32le(e), wire = rd_u32le(e + 8);
+  if (m > 1 || row >= c->n || wire >= c->n_witness) {
+    ab_flag(c, i);
+    return false;
+  }
   bls12_381_fr coef, w, t;
   limbs_from_le(coef.l, e + 12, 4);
   limbs_from_le(w.l, c->witness + 32 * (size_t)wire, 4);
@@ -44,6 +62,7 @@ static inline void ab_add(const ab_ctx *c, size_t i) {
   bls12_381_fr_mul(&t, &coef, &w);
   bls12_381_fr *dst = m == 0 ? &c->a[row] : &c->b[row];
   bls12_381_fr_add(dst, dst, &t);
+  return true;
 }
 
 /* Entries sorted by row, as snarkjs writes them: worker k takes the k-th
@@ -64,7 +83,8 @@ static void ab_slice_worker(void *arg, unsigned idx, unsigned nw) {
       return;
     }
     prev = row;
-    ab_add(c, i);
+    if (!ab_add(c, i))
+      return;
   }
 }
 
@@ -76,24 +96,45 @@ static void ab_rows_worker(void *arg, unsigned idx, unsigned nw) {
   par_range(c->n, idx, nw, &lo, &hi);
   for (size_t i = 0; i < c->n_entries; i++) {
     uint32_t row = ab_row(c, i);
-    if (row >= lo && row < hi)
-      ab_add(c, i);
+    if (row >= lo && row < hi) {
+      if (!ab_add(c, i))
+        return;
+    } else if (row >= c->n && idx == 0) { /* no worker owns it: one reports it */
+      ab_flag(c, i);
+      return;
+    }
   }
 }
 
 static cuzk_status cpu_zkey_ab(backend *be, bls12_381_fr *a, bls12_381_fr *b, size_t n,
                                const void *entries, size_t n_entries, const void *witness,
                                size_t n_witness, cuzk_err *err) {
-  (void)n_witness;
   memset(a, 0, n * sizeof *a);
   memset(b, 0, n * sizeof *b);
-  ab_ctx c = {.a = a, .b = b, .n = n, .entries = entries, .n_entries = n_entries, .witness = witness};
+  ab_ctx c = {.a = a,
+              .b = b,
+              .n = n,
+              .entries = entries,
+              .n_entries = n_entries,
+              .witness = witness,
+              .n_witness = n_witness};
   atomic_init(&c.unsorted, false);
+  atomic_init(&c.bad, false);
+  atomic_init(&c.bad_at, 0);
   par_run(be->threads, ab_slice_worker, &c);
-  if (atomic_load(&c.unsorted)) { /* start again, row by row */
+  if (!atomic_load(&c.bad) && atomic_load(&c.unsorted)) { /* start again, row by row */
     memset(a, 0, n * sizeof *a);
     memset(b, 0, n * sizeof *b);
     par_run(be->threads, ab_rows_worker, &c);
+  }
+  if (atomic_load(&c.bad)) {
+    size_t i = atomic_load(&c.bad_at);
+    const uint8_t *e = (const uint8_t *)entries + 44 * i;
+    return cuzk_err_set(err, CUZK_FORMAT,
+                        "coefficient entry %zu: matrix %u, row %u, wire %u, expected matrix 0 or "
+                        "1, row < %zu and wire < %zu (the key changed after it was checked?); "
+                        "nothing written out of bounds",
+                        i, rd_u32le(e), rd_u32le(e + 4), rd_u32le(e + 8), n, n_witness);
   }
   return CUZK_OK;
 }
