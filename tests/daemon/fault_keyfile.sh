@@ -163,7 +163,7 @@ proves_with "put back as key 2: proves with key 2" b2 "$W2" "$VK2"
 
 tick
 mkfifo "$tmp/fifo" && mv "$tmp/fifo" "$K"
-refused "replaced by a FIFO: refused at once" f1 "$W1" "not a regular file"
+refused "replaced by a FIFO: refused at once" f1 "$W1" "is a FIFO, expected a regular file"
 rm -f "$K"
 cp "$tmp/10/k1/circuit.zkey" "$K"
 proves_with "a key file again after the FIFO: proves" a5 "$W1" "$VK1"
