@@ -267,7 +267,7 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(wildcard tests/fuzz/*.h) $(BUILD)/libcuzk_serv
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(GRPC_CFLAGS) -fsanitize=fuzzer -Itests -o $@ $< $(BUILD)/libcuzk_server.a \
 	  $(BUILD)/libcuzk.a $(if $(filter $@,$(BUILD)/fuzz/fuzz_rpc),$(FUZZ_PROTOBUF_C)) $(LDLIBS)
-FUZZ_PROTOBUF_C = $(if $(wildcard $(shell $(PKG_CONFIG) --variable=libdir libprotobuf-c 2>/dev/null)/libprotobuf-c.a),-Wl,-Bstatic -lprotobuf-c -Wl,-Bdynamic,-lprotobuf-c)
+FUZZ_PROTOBUF_C = $(if $(wildcard $(shell $(PKG_CONFIG) --variable=libdir libprotobuf-c 2>/dev/null)/libprotobuf-c.a),-l:libprotobuf-c.a,-lprotobuf-c)
 fuzz-run: fuzz
 	tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 

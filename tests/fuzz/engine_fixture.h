@@ -94,7 +94,7 @@ static void fx_init(void) {
 
 /* The circuit id of choice c: the four keys, unknown and unsafe ids, or
  * (c >= 12) up to 160 bytes of the input, cut at a NUL. */
-static const char *fx_circuit(fz_in *in, char *buf, size_t cap) {
+__attribute__((unused)) static const char *fx_circuit(fz_in *in, char *buf, size_t cap) {
   static const char *const ids[] = {"k", "bad", "p", "short", "", "nope", "../k", "k.zkey",
                                     ".p", "p/", "K", "k\n"};
   uint8_t c = fz_u8(in);

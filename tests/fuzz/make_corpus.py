@@ -175,3 +175,52 @@ put("engine", "paused.bin", bytes([0x01, 0x00, PAUSE | 8]) + submit(b"\x81", K, 
     submit(b"\x81", K, 1, [W_K]) + bytes([CANCEL]) + POOL0 + bytes([STATUS, PAUSE]))
 put("engine", "raw.bin", bytes([0x0F, 0x00]) + submit(b"\x40", SHORT, 1, [w_raw(b"")]) +
     submit(b"\x41", K, 3, [w_raw(b"wtns\x02\x00\x00\x00"), W_P, W_K]) + bytes([PRELOAD, P, EVICT, P]))
+
+# ---- the rpc harness's programs (fuzz_rpc.c): f, g, then {u8 method, u16 len, body}
+def varint(v):
+    out = b""
+    while True:
+        b = v & 0x7F
+        v >>= 7
+        if v:
+            out += bytes([b | 0x80])
+        else:
+            return out + bytes([b])
+
+
+def field(num, wt, payload):
+    key = varint(num << 3 | wt)
+    if wt == 0:
+        return key + varint(payload)
+    return key + varint(len(payload)) + payload
+
+
+def submit_msg(rid, circuit, witnesses, pri=0, json=False):
+    m = field(1, 2, rid) if rid else b""
+    if pri:
+        m += field(5, 0, pri)
+    m += field(100, 2, circuit)
+    for w in witnesses:
+        m += field(101, 2, w)
+    if json:
+        m += field(102, 0, 1)
+    return m
+
+
+def rec(method, body):
+    return bytes([method]) + struct.pack("<H", len(body)) + body
+
+
+GO = b"\x80"  # unpause
+put("rpc", "submit-await.bin", bytes([0x0F, 0x00]) + GO + rec(0, submit_msg(b"r", b"k", [b"K"], 3, True)) +
+    rec(1, field(1, 2, b"r") + field(2, 0, 2)) + rec(4, b"") + rec(5, b"") + rec(1, field(1, 2, b"r")))
+put("rpc", "prove.bin", bytes([0x0F, 0x20]) + GO + rec(2, field(1, 2, submit_msg(b"", b"p", [b"P"]))))
+put("rpc", "keys.bin", bytes([0x0F, 0x00]) + rec(6, field(1, 2, b"k")) + rec(6, field(1, 2, b"p")) +
+    rec(7, field(1, 2, b"k")) + rec(7, field(1, 2, b"short")) + rec(6, field(1, 2, b"bad")))
+put("rpc", "refusals.bin", bytes([0x0F, 0x00]) + rec(0, submit_msg(b"x", b"k", [])) +
+    rec(0, submit_msg(b"x", b"", [b"K"])) + rec(0, submit_msg(b"x", b"k", [b"K"], 9)) +
+    rec(0, submit_msg(b"x", b"k", [b""])) + rec(0, field(2, 0, 1)) + rec(2, b"") +
+    rec(3, field(1, 2, b"x")) + rec(3, b"") + rec(1, b""))
+put("rpc", "cancel.bin", bytes([0x03, 0x00]) + rec(0, submit_msg(b"c", b"k", [b"K", b"K"], 4)) +
+    rec(3, field(1, 2, b"c")) + rec(0, submit_msg(b"c", b"k", [b"K", b"K"], 4)) + GO +
+    rec(1, field(1, 2, b"c") + field(2, 0, 1)))
