@@ -20,7 +20,7 @@
 #include "engine_fixture.h"
 
 #define FUZZ_OPS 24
-#define FUZZ_PARTS 6
+#define FUZZ_PARTS 3
 #define FUZZ_IDS 8
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {

@@ -13,7 +13,7 @@
 #include "cuzk/v1/proving.pb-c.h"
 
 #define FUZZ_CALLS 16
-#define FUZZ_PARTS 6
+#define FUZZ_PARTS 3
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   fx_init();

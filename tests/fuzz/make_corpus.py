@@ -65,8 +65,6 @@ for _ in range(n):
     pos += 12 + size
 put("zkey_header", "mul-1-2.zkey", container(b"zkey", 1, [(1, secs[1]), (2, secs[2])]))
 put("zkey_header", "mul-2-1.zkey", container(b"zkey", 1, [(2, secs[2]), (1, secs[1])]))
-# The full key with its last byte set so that fuzz_zkey runs the point scan.
-put("zkey", "mul-scan.zkey", mul[:-1] + b"\x00")
 
 # ---- TOML: every construct the reader takes, and the config's sections
 put("toml", "all.toml", """# every construct toml.h reads
