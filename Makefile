@@ -245,7 +245,7 @@ asan:
 # runs each on its seed corpus (tests/fuzz/run.sh).  A new reader gets a
 # harness by adding tests/fuzz/fuzz_NAME.c (LLVMFuzzerTestOneInput), seeds
 # under tests/fuzz/corpus/NAME/ and optionally tests/fuzz/NAME.dict: no
-# edit here or in the scripts (tests/fuzz/README).  fuzz_rpc.c decodes
+# edit here or in the scripts (tests/fuzz/README.md).  fuzz_rpc.c decodes
 # requests with the generated protobuf-c code and is built only with GRPC=1.
 FUZZ_CC    ?= clang
 FUZZ_BUILD ?= build-fuzz
