@@ -259,7 +259,17 @@ FUZZ_SECONDS ?= 30
 .PHONY: fuzz fuzz-bins fuzz-run
 fuzz:
 	$(MAKE) BUILD=$(FUZZ_BUILD) CUDA=0 MHD=0 CC=$(FUZZ_CC) \
-	  OPT="-O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link $(FUZZ_SAN)" fuzz-bins
+	  OPT="-O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link $(FUZZ_SAN)" \
+	  FUZZ_ARITH_OPT="-O2 -fsanitize=fuzzer-no-link" fuzz-bins
+# The field, curve and pairing arithmetic (fixed-size limb vectors that no
+# input indexes; the unit tests and `make asan` run it sanitized) is built
+# at -O2 without the sanitizers here: the engine harnesses' proofs and
+# verifications spend most of their time in it.
+FUZZ_ARITH := src/ff/bls12_381.c src/ff/mont_x86.c src/ec/bls12_381.c src/ec/ec_batch.c \
+              src/pairing/fp12.c src/pairing/pairing.c
+ifneq ($(FUZZ_ARITH_OPT),)
+$(FUZZ_ARITH:%.c=$(BUILD)/%.o): override OPT = $(FUZZ_ARITH_OPT)
+endif
 fuzz-bins: $(FUZZ_BIN)
 # The protobuf-c runtime is linked statically where the archive exists, so
 # the harnesses need only libcjson beside glibc (tests/fuzz/campaign.sh pack).
