@@ -6,17 +6,20 @@
 # scratch corpus under BUILD/fuzz-run/, never into the tree; a failing
 # target's input and log are kept there.  A harness of tests/fuzz that was
 # not built (fuzz_rpc without gRPC) is skipped.
-# Usage: tests/fuzz/run.sh [BUILD [SECONDS]]     (default build-fuzz 30)
+# Usage: tests/fuzz/run.sh [BUILD [SECONDS [TARGET...]]]  (default build-fuzz 30, all)
 # Prints "N passed, N failed, N skipped" (one per target).
 set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 b=${1:-build-fuzz} secs=${2:-30}
+shift 2 2>/dev/null
+only=" $* "
 cd "$here"
 P=0 F=0 S=0
 work="$b/fuzz-run"
 rm -rf "$work" && mkdir -p "$work"
 for src in tests/fuzz/fuzz_*.c; do
   t=$(basename "$src" .c) name=${t#fuzz_}
+  [ "$only" = "  " ] || [[ "$only" == *" $name "* ]] || continue
   bin="$b/fuzz/$t"
   if [ ! -x "$bin" ]; then
     echo "skip: $name: $bin was not built (make fuzz; fuzz_rpc needs gRPC)"; S=$((S+1)); continue
@@ -30,7 +33,9 @@ for src in tests/fuzz/fuzz_*.c; do
   rc=$?
   runs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$')
   if [ $rc -eq 0 ] && ! ls "$work/$name/art/" | grep -q .; then
-    echo "pass: $name: ${runs:-?} executions in ${secs}s"; P=$((P+1))
+    cov=$(grep -oE ' cov: [0-9]+' "$log" | tail -n 1 | grep -oE '[0-9]+')
+    echo "pass: $name: ${runs:-?} executions in ${secs}s ($(( ${runs:-0} / secs ))/s), cov ${cov:-?}," \
+      "corpus $(ls "$work/$name/corpus" | wc -l)"; P=$((P+1))
   else
     echo "FAIL: $name (exit $rc): input and log under $work/$name/"
     grep -E 'ERROR|SUMMARY|invariant failed|runtime error' "$log" | head -n 5
