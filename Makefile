@@ -243,7 +243,50 @@ endif
 asan:
 	$(MAKE) BUILD=build-asan CUDA=0 OPT="-O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined" all
 
+# ---- fuzzing -----------------------------------------------------------------
+# `make fuzz` builds one libFuzzer harness per tests/fuzz/fuzz_*.c into
+# build-fuzz/fuzz/ with clang (Debian: clang, libclang-rt-dev), everything
+# under ASan+UBSan and the fuzzer's coverage; `make fuzz-run FUZZ_SECONDS=30`
+# runs each on its seed corpus (tests/fuzz/run.sh).  A new reader gets a
+# harness by adding tests/fuzz/fuzz_NAME.c (LLVMFuzzerTestOneInput), seeds
+# under tests/fuzz/corpus/NAME/ and optionally tests/fuzz/NAME.dict: no
+# edit here or in the scripts (tests/fuzz/README.md).  fuzz_rpc.c decodes
+# requests with the generated protobuf-c code and is built only with GRPC=1.
+FUZZ_CC    ?= clang
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SAN   := -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_SRC   := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+ifneq ($(GRPC),1)
+FUZZ_SRC   := $(filter-out tests/fuzz/fuzz_rpc.c,$(FUZZ_SRC))
+endif
+FUZZ_BIN   := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
+FUZZ_SECONDS ?= 30
+.PHONY: fuzz fuzz-bins fuzz-run
+fuzz:
+	$(MAKE) BUILD=$(FUZZ_BUILD) CUDA=0 MHD=0 CC=$(FUZZ_CC) \
+	  OPT="-O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link $(FUZZ_SAN)" \
+	  FUZZ_ARITH_OPT="-O2 -fsanitize=fuzzer-no-link" fuzz-bins
+# The field, curve and pairing arithmetic (fixed-size limb vectors that no
+# input indexes; the unit tests and `make asan` run it sanitized) is built
+# at -O2 without the sanitizers here: the engine harnesses' proofs and
+# verifications spend most of their time in it.
+FUZZ_ARITH := src/ff/bls12_381.c src/ff/mont_x86.c src/ec/bls12_381.c src/ec/ec_batch.c \
+              src/pairing/fp12.c src/pairing/pairing.c
+ifneq ($(FUZZ_ARITH_OPT),)
+$(FUZZ_ARITH:%.c=$(BUILD)/%.o): override OPT = $(FUZZ_ARITH_OPT)
+endif
+fuzz-bins: $(FUZZ_BIN)
+# The protobuf-c runtime is linked statically where the archive exists, so
+# the harnesses need only libcjson beside glibc (tests/fuzz/campaign.sh pack).
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(wildcard tests/fuzz/*.h) $(BUILD)/libcuzk_server.a $(BUILD)/libcuzk.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(GRPC_CFLAGS) -fsanitize=fuzzer -Itests -o $@ $< $(BUILD)/libcuzk_server.a \
+	  $(BUILD)/libcuzk.a $(if $(filter $@,$(BUILD)/fuzz/fuzz_rpc),$(FUZZ_PROTOBUF_C)) $(LDLIBS)
+FUZZ_PROTOBUF_C = $(if $(wildcard $(shell $(PKG_CONFIG) --variable=libdir libprotobuf-c 2>/dev/null)/libprotobuf-c.a),-l:libprotobuf-c.a,-lprotobuf-c)
+fuzz-run: fuzz
+	tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
 clean:
-	rm -rf build build-asan build-nocuda
+	rm -rf build build-asan build-nocuda build-fuzz
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

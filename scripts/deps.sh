@@ -7,6 +7,9 @@
 #           daemon's HTTP /status and /metrics (make MHD=1): libmicrohttpd-dev
 #   tests:  nodejs + npm (the snarkjs/circom/noble oracles, pinned by
 #           tests/oracle/package-lock.json), installed with `npm ci`;
+#           for `make fuzz`: clang and libclang-rt-dev (libFuzzer's
+#           runtime, libclang_rt.fuzzer-x86_64.a, which clang's packages
+#           only recommend);
 #           the daemon tests' independent client: python3-grpcio,
 #           python3-protobuf, protobuf-compiler; openssl (the CLI: the
 #           access tests' throwaway CA and certificates)
@@ -14,7 +17,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 pkgs=(gcc make libcjson-dev libssl-dev pkg-config libgrpc-dev libprotobuf-c-dev protobuf-c-compiler libmicrohttpd-dev)
-[ "${1:-}" = "--build-only" ] || pkgs+=(python3-grpcio python3-protobuf protobuf-compiler openssl)
+[ "${1:-}" = "--build-only" ] || pkgs+=(python3-grpcio python3-protobuf protobuf-compiler openssl clang libclang-rt-dev)
 [ "${1:-}" = "--build-only" ] || command -v node >/dev/null 2>&1 || pkgs+=(nodejs npm)
 missing=()
 for p in "${pkgs[@]}"; do

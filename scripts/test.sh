@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every test of cuzk, as CI runs it (.ci/run calls exactly this):
 #   1. installs what is missing (apt: gcc, make, libcjson-dev, gRPC and
-#      protobuf-c, Python grpcio and protobuf, nodejs/npm;
+#      protobuf-c, clang and its libFuzzer, Python grpcio and protobuf, nodejs/npm;
 #      npm ci of the pinned oracles: snarkjs, circom2, @noble/curves)
 #   2. builds; the oracle suite: circuits compiled by circom, keys and proofs
 #      made by snarkjs, cross-checked with cuzk in both directions
@@ -12,6 +12,8 @@
 #      build without CUDA has none, and this says they are skipped)
 #   6. rebuilds under AddressSanitizer/UBSan and runs the reader and
 #      malformed-input tests there, and the engine's submit-path tests
+#   7. builds the libFuzzer harnesses (make fuzz, clang) and runs each for
+#      30 s on its seed corpus (tests/fuzz/run.sh)
 # Prints one closing line "N passed, N failed, N skipped" over all of it.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -93,6 +95,15 @@ if make -s -j"$jobs" asan >build/logs/asan-build.log 2>&1; then
   tally build/logs/asan-cli.log
 else
   cat build/logs/asan-build.log; F=$((F+1))
+fi
+
+# 30 s per target (about 6 minutes for all), one job at a time.
+echo "== fuzzing: every reader and the request paths, 30 s each under ASan+UBSan"
+if make -s -j"$jobs" fuzz >build/logs/fuzz-build.log 2>&1; then
+  tests/fuzz/run.sh build-fuzz 30 2>&1 | tee build/logs/fuzz.log
+  tally build/logs/fuzz.log
+else
+  cat build/logs/fuzz-build.log; F=$((F+1))
 fi
 
 

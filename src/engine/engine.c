@@ -321,7 +321,8 @@ static cuzk_status parse_witnesses(const ekey *k, const engine_request *rq, epar
       st = cuzk_err_set(err, CUZK_NO_MEMORY, "witness %zu: no memory for %zu bytes", i, len);
       break;
     }
-    memcpy(p->wit, rq->witness[i], len);
+    if (len) /* an empty witness may come as NULL (protobuf-c's empty bytes) */
+      memcpy(p->wit, rq->witness[i], len);
     p->wit_len = len;
     char name[64];
     snprintf(name, sizeof name, "witness %zu", i);

@@ -103,9 +103,23 @@ static cuzk_status walk_gate_uses(r1cs_file *r, const binfile_section *s, cuzk_e
   return binfile_cur_end(&c, err);
 }
 
+static cuzk_status r1cs_parse(r1cs_file *r, cuzk_err *err);
+
 cuzk_status r1cs_open(r1cs_file *r, const char *path, cuzk_err *err) {
   memset(r, 0, sizeof *r);
   CUZK_TRY(binfile_open(&r->bf, path, "r1cs", 1, 1, err));
+  return r1cs_parse(r, err);
+}
+
+cuzk_status r1cs_open_mem(r1cs_file *r, const void *data, size_t len, const char *name,
+                          cuzk_err *err) {
+  memset(r, 0, sizeof *r);
+  CUZK_TRY(binfile_open_mem(&r->bf, data, len, name, "r1cs", 1, 1, err));
+  return r1cs_parse(r, err);
+}
+
+/* Every check of r1cs.h over the opened container; closes it on failure. */
+static cuzk_status r1cs_parse(r1cs_file *r, cuzk_err *err) {
   const binfile *f = &r->bf;
   const binfile_section *s1, *s2, *s3, *s4, *s5;
   cuzk_status st;

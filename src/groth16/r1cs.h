@@ -38,6 +38,10 @@ typedef struct {
 /* Errors: CUZK_IO, CUZK_FORMAT, CUZK_UNSUPPORTED (version other than 1,
  * fs > 64). */
 cuzk_status r1cs_open(r1cs_file *r, const char *path, cuzk_err *err);
+/* The same checks over len bytes in memory that the caller keeps unchanged
+ * until r1cs_close; `name` stands for the path in messages. */
+cuzk_status r1cs_open_mem(r1cs_file *r, const void *data, size_t len, const char *name,
+                          cuzk_err *err);
 void r1cs_close(r1cs_file *r);
 
 /* nPublic for Groth16: nPubOut + nPubIn. */

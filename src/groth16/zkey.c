@@ -357,9 +357,8 @@ static cuzk_status read_contributions(zkey_file *z, cuzk_err *err) {
 
 static cuzk_status zkey_parse(zkey_file *z, cuzk_err *err);
 
-cuzk_status zkey_read_header(zkey_file *z, const char *path, cuzk_err *err) {
-  memset(z, 0, sizeof *z);
-  CUZK_TRY(binfile_open(&z->bf, path, "zkey", 1, 2, err));
+/* Sections 1 and 2 of the opened container, which it then closes. */
+static cuzk_status header_only(zkey_file *z, cuzk_err *err) {
   cuzk_status st = read_protocol(z, err);
   if (st == CUZK_OK)
     st = read_header(z, err);
@@ -367,6 +366,19 @@ cuzk_status zkey_read_header(zkey_file *z, const char *path, cuzk_err *err) {
     st = zkey_check_unchanged(z, err);
   binfile_close(&z->bf);
   return st;
+}
+
+cuzk_status zkey_read_header(zkey_file *z, const char *path, cuzk_err *err) {
+  memset(z, 0, sizeof *z);
+  CUZK_TRY(binfile_open(&z->bf, path, "zkey", 1, 2, err));
+  return header_only(z, err);
+}
+
+cuzk_status zkey_read_header_mem(zkey_file *z, const void *data, size_t len, const char *name,
+                                 cuzk_err *err) {
+  memset(z, 0, sizeof *z);
+  CUZK_TRY(binfile_open_mem(&z->bf, data, len, name, "zkey", 1, 2, err));
+  return header_only(z, err);
 }
 
 cuzk_status zkey_open(zkey_file *z, const char *path, cuzk_err *err) {

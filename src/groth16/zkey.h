@@ -81,6 +81,10 @@ cuzk_status zkey_open(zkey_file *z, const char *path, cuzk_err *err);
  * that may be large.  The file is closed again: z holds the header fields
  * and no sections (every section pointer NULL). */
 cuzk_status zkey_read_header(zkey_file *z, const char *path, cuzk_err *err);
+/* The same over len bytes in memory (the fuzz harness's entry point);
+ * `name` stands for the path in messages. */
+cuzk_status zkey_read_header_mem(zkey_file *z, const void *data, size_t len, const char *name,
+                                 cuzk_err *err);
 /* The same over len bytes in memory (a key copied to page-locked memory)
  * that the caller keeps unchanged until zkey_close; `name` stands for the
  * path in messages. */

@@ -1,4 +1,5 @@
-/* The .wtns, .r1cs and .zkey readers against files built here, their
+/* The .wtns, .r1cs and .zkey readers against files built here (and their
+ * from-memory variants on the same bytes: the same status and message), their
  * malformed variants (each must fail with the right status and a message
  * naming the problem), every truncation, random corruption, a container
  * with sections beyond 4 GiB, and, when present, the snarkjs fixtures from
@@ -179,6 +180,34 @@ enum { K_WTNS, K_R1CS, K_ZKEY };
 static const char *const kind_file[3] = {"t.wtns", "t.r1cs", "t.zkey"};
 static cuzk_err g_err;
 
+/* The from-memory readers (the fuzz harnesses' entry points) on the same
+ * bytes under the file's name: the same status and message as the file
+ * reader's (st, g_err); for a .zkey, zkey_read_header_mem as
+ * zkey_read_header. */
+static void same_from_memory(int kind, const void *d, size_t n, const char *path, cuzk_status st) {
+  cuzk_err e = {0};
+  cuzk_status ms;
+  if (kind == K_WTNS) {
+    wtns_file w;
+    if ((ms = wtns_open_mem(&w, d, n, path, &e)) == CUZK_OK) wtns_close(&w);
+  } else if (kind == K_R1CS) {
+    r1cs_file r;
+    if ((ms = r1cs_open_mem(&r, d, n, path, &e)) == CUZK_OK) r1cs_close(&r);
+  } else {
+    zkey_file z;
+    if ((ms = zkey_open_mem(&z, d, n, path, &e)) == CUZK_OK) zkey_close(&z);
+    cuzk_err fe = {0}, he = {0};
+    cuzk_status fs = zkey_read_header(&z, path, &fe);
+    cuzk_status hs = zkey_read_header_mem(&z, d, n, path, &he);
+    CHECK_MSG(fs == hs && !strcmp(fe.msg, he.msg),
+              "zkey_read_header: %s \"%s\", from memory: %s \"%s\"", cuzk_status_name(fs),
+              fe.msg, cuzk_status_name(hs), he.msg);
+  }
+  CHECK_MSG(ms == st && (st == CUZK_OK || !strcmp(e.msg, g_err.msg)),
+            "from the file: %s \"%s\", from memory: %s \"%s\"", cuzk_status_name(st), g_err.msg,
+            cuzk_status_name(ms), e.msg);
+}
+
 /* Opens bytes as the given kind and closes again; g_err holds the message. */
 static cuzk_status open_bytes(int kind, const void *d, size_t n) {
   const char *path = tmp_file(kind_file[kind]);
@@ -200,6 +229,7 @@ static cuzk_status open_bytes(int kind, const void *d, size_t n) {
     CHECK_MSG(strstr(g_err.msg, kind_file[kind]), "message does not name the file: %s",
               g_err.msg);
   }
+  same_from_memory(kind, d, n, path, st);
   return st;
 }
 static cuzk_status open_tfile(int kind, const tfile *f) {
