@@ -833,13 +833,22 @@ cuzk_status rpc_server_start(rpc_server **out, engine *e, const char *listen, si
   s->shutdown_tag.fn = on_shutdown;
   grpc_init();
 
-  grpc_arg args[3];
+  grpc_arg args[4];
   rpc_wire_size_args(args, max_message_bytes);
   /* A second daemon on the same TCP port must fail, not share the port. */
   args[2].type = GRPC_ARG_INTEGER;
   args[2].key = GRPC_ARG_ALLOW_REUSEPORT;
   args[2].value.integer = 0;
-  grpc_channel_args ca = {3, args};
+  /* Identity encoding only: gRPC checks the receive limit on the bytes of
+   * the wire, so a compressed message would be inflated in full, past the
+   * limit and every budget, before any of it is seen here.  With the other
+   * algorithms disabled, gRPC refuses a compressed call (UNIMPLEMENTED,
+   * naming the algorithm) from its grpc-encoding header, without inflating
+   * its message. */
+  args[3].type = GRPC_ARG_INTEGER;
+  args[3].key = GRPC_COMPRESSION_CHANNEL_ENABLED_ALGORITHMS_BITSET;
+  args[3].value.integer = 1 << GRPC_COMPRESS_NONE;
+  grpc_channel_args ca = {4, args};
   s->srv = grpc_server_create(&ca, NULL);
   s->cq = grpc_completion_queue_create_for_next(NULL);
   grpc_server_register_completion_queue(s->srv, s->cq, NULL);

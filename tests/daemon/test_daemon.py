@@ -96,7 +96,7 @@ def wait_for(cond, what, timeout=60):
 class Daemon:
     n = 0
 
-    def __init__(self, circuits, workers=1, max_message=0, tcp=False, extra=()):
+    def __init__(self, circuits, workers=1, max_message=0, tcp=False, extra=(), budget=None):
         Daemon.n += 1
         self.dir = os.path.join(TMP, "d%d" % Daemon.n)
         os.makedirs(self.dir)
@@ -108,7 +108,7 @@ class Daemon:
             self.addr = "127.0.0.1:%d" % port
         else:
             self.addr = "unix://" + os.path.join(self.dir, "cuzk.sock")
-        self.cmd = daemon_cmd(self.dir, self.addr, circuits, workers, max_message) + list(extra)
+        self.cmd = daemon_cmd(self.dir, self.addr, circuits, workers, max_message, budget) + list(extra)
         self.log = open(os.path.join(self.dir, "log"), "w+")
         self.p = subprocess.Popen(self.cmd, stdout=self.log, stderr=subprocess.STDOUT)
         self.max_message = max_message or 256 * MB
@@ -174,14 +174,17 @@ class Daemon:
             check(rc == 0, "daemon exit status after SIGTERM", rc, self.tail())
 
 
-def daemon_cmd(dirname, addr, circuits, workers=1, max_message=0):
-    """The command line of a daemon of the current KIND on addr."""
+def daemon_cmd(dirname, addr, circuits, workers=1, max_message=0, budget=None):
+    """The command line of a daemon of the current KIND on addr; budget:
+    (host_budget, queue_budget) in bytes, or None for the defaults."""
     if KIND == "rpc_serve":
         cmd = [SERVE, "--listen", addr, "--cpu-workers", str(workers), "--threads", "1"]
         for cid, path in circuits.items():
             cmd += ["--circuit", "%s=%s" % (cid, path)]
         if max_message:
             cmd += ["--max-message", str(max_message)]
+        if budget:
+            cmd += ["--host-budget", str(budget[0]), "--queue-budget", str(budget[1])]
         return cmd
     os.makedirs(dirname, exist_ok=True)
     conf = os.path.join(dirname, "cuzk.toml")
@@ -191,6 +194,8 @@ def daemon_cmd(dirname, addr, circuits, workers=1, max_message=0):
             f.write("max_message_size = %d\n" % max_message)
         f.write('[gpus]\ndevice = "cpu"\n[cpu]\nworkers = %d\nthreads = 1\n' % workers)
         f.write("[shutdown]\ncancel_running = true\n")
+        if budget:
+            f.write("[memory]\nhost_budget = %d\nqueue_budget = %d\n" % budget)
         for cid, path in circuits.items():
             f.write('[[circuits]]\nid = "%s"\npath = "%s"\n' % (cid, path))
     return [DAEMON, "--config", conf]
@@ -833,6 +838,45 @@ def cli_unreachable():
     r = cli("prove", "--remote", "127.0.0.1:1", "--circuit", "mul", os.path.join(MUL, "witness.wtns"),
             os.path.join(TMP, "u.p"), os.path.join(TMP, "u.q"), check_rc=2)
     check("127.0.0.1:1" in r.stderr, "prove --remote names the address", r.stderr)
+
+
+# ---- memory: compressed floods, concurrent large submissions, many awaits (issue 14) ----
+
+
+def rss(d):
+    """The daemon's resident set (VmRSS of /proc/PID/status), in bytes."""
+    with open("/proc/%d/status" % d.p.pid) as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    raise Check("no VmRSS for pid %d" % d.p.pid)
+
+
+@test
+def compressed_flood():
+    """4 gzip-compressed SubmitProofs of 100 MiB of zeros (about 100 KiB on
+    the wire each): each refused with a definite status before it is
+    inflated, the daemon's RSS within 32 MiB of where it started, and the
+    daemon still serving."""
+    with Daemon(CIRCUITS) as d:
+        cl = Client(d.channel())
+        assert_serving(cl, "before the flood")
+        base = rss(d)
+        req = submit_req(wit=bytes(100 * MB))
+        peak = base
+        for i in range(4):
+            e = rpc_error(cl.SubmitProof, req, timeout=60, compression=grpc.Compression.Gzip)
+            check(e is not None, "compressed call %d refused" % i)
+            check(e.code() == grpc.StatusCode.UNIMPLEMENTED and "compression" in e.details().lower(),
+                  "compressed call %d: UNIMPLEMENTED naming compression" % i, e.code(), e.details())
+            peak = max(peak, rss(d))
+        del req
+        check(peak - base < 32 * MB, "RSS growth under 32 MiB", base, peak)
+        assert_serving(cl, "after the compressed flood")
+        # an uncompressed request on the same channel is still served
+        res = cl.Prove(pb.ProveRequest(submit=submit_req()), timeout=60,
+                       compression=grpc.Compression.NoCompression).result
+        check(res.status == ST.COMPLETED, "uncompressed Prove", ST.Status.Name(res.status))
 
 
 # ---- runner ----------------------------------------------------------------------------
