@@ -293,6 +293,8 @@ typedef struct {
   char error[CUZK_ERR_MSG_MAX];     /* FAILED: why (status name and message) */
   cuzk_status job_status;           /* FAILED: the failing partition's status */
   engine_timings timings;           /* sums over partitions, total = wall time of the job */
+  struct engine *owner;             /* the copies' charge to owner's queue budget, */
+  uint64_t charged;                 /* given back by engine_result_free */
 } engine_result;
 
 /* Waits until the job is finished or timeout_ms passes (0 = forever).
@@ -300,6 +302,20 @@ typedef struct {
  * CUZK_NOT_FOUND for an unknown (or expired) job id. */
 cuzk_status engine_await(engine *e, const char *job_id, uint64_t timeout_ms, engine_result *r,
                          cuzk_err *err);
+
+/* Memory the caller is about to allocate on behalf of a request (the
+ * server's calls, received messages and replies), charged to the queue
+ * budget before it is allocated, beside the witnesses and results the
+ * engine charges itself: CUZK_EXHAUSTED, nothing charged, unless the
+ * queue's charges stay within queue_budget_bytes + slack (slack lets small
+ * control calls through when witnesses fill the queue; the caller bounds
+ * what it charges with slack).  engine_uncharge gives bytes back. */
+cuzk_status engine_charge(engine *e, uint64_t bytes, uint64_t slack, cuzk_err *err);
+void engine_uncharge(engine *e, uint64_t bytes);
+/* queue_budget_bytes as resolved by engine_new. */
+uint64_t engine_queue_budget(const engine *e);
+/* Frees r's copies and gives their charge back (an await's result is
+ * charged to the queue budget until then: EXHAUSTED when it does not fit). */
 void engine_result_free(engine_result *r);
 
 /* Cancels a job in any state: queued partitions are dropped, a running one
@@ -363,6 +379,8 @@ typedef struct {
   uint64_t completed, failed, cancelled; /* jobs */
   uint64_t uptime_s;
   uint64_t host_budget, host_used, queue_budget, queue_used;
+  uint64_t queue_witness; /* of queue_used: witnesses of unfinished jobs (the rest: jobs
+                             known and their results, copies handed out, engine_charge) */
   unsigned cpu_workers, busy_workers;
   unsigned serving_workers; /* workers that can take a partition (0: submissions
                                fail with UNAVAILABLE) */

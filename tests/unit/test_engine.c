@@ -387,7 +387,7 @@ static void check_status(engine *e, uint64_t completed, uint64_t failed, uint64_
   CHECK_EQ_INT(s.completed, completed);
   CHECK_EQ_INT(s.failed, failed);
   CHECK_EQ_INT(s.cancelled, cancelled);
-  CHECK_EQ_INT(s.queue_used, queue_used);
+  CHECK_EQ_INT(s.queue_witness, queue_used);
   CHECK(s.host_used <= s.host_budget);
   engine_status_free(&s);
 }
@@ -740,7 +740,7 @@ static void budget_evicts(bool pin) {
   CHECK_EQ_INT(tier_of(e, "k2"), ENGINE_TIER_DISK);
   engine_status s;
   CHECK(engine_status_get(e, &s, NULL) == CUZK_OK);
-  CHECK_EQ_INT(s.host_used, v.f.zkey_bytes);
+  CHECK_EQ_INT(s.host_used - s.queue_used, v.f.zkey_bytes); /* the keys' share */
   engine_status_free(&s);
   static const char *const m[] = {
       "cuzk_key_loads_total{circuit=\"k\"} 2\n", "cuzk_key_evictions_total{circuit=\"k\"} 1\n",
@@ -816,10 +816,30 @@ ETEST(engine_evict_in_use_is_deferred) {
   env_fini(&v);
 }
 
-ETEST(engine_queue_budget_exhausted) {
+/* What one queued job of the fixture's key costs the queue budget: its
+ * witness and the job itself (measured on an engine of its own). */
+static uint64_t one_job_cost(void) {
   env v;
   env_init(&v, 4, 16, 1, false);
-  v.c.queue_budget_bytes = v.f.wtns_len * 2 + 10; /* two witnesses, not three */
+  engine *e = env_start(&v);
+  engine_set_paused(e, true);
+  engine_ticket t;
+  submit_ok(e, "a", "k", ENGINE_PRI_NORMAL, &v.f, &t);
+  engine_status s;
+  CHECK(engine_status_get(e, &s, NULL) == CUZK_OK);
+  uint64_t cost = s.queue_used;
+  CHECK(s.queue_witness == v.f.wtns_len && cost > v.f.wtns_len);
+  engine_status_free(&s);
+  engine_set_paused(e, false);
+  env_fini(&v);
+  return cost;
+}
+
+ETEST(engine_queue_budget_exhausted) {
+  uint64_t cost = one_job_cost();
+  env v;
+  env_init(&v, 4, 16, 1, false);
+  v.c.queue_budget_bytes = cost * 2 + 10; /* two jobs, not three */
   engine *e = env_start(&v);
   const fixture *f = &v.f;
   engine_set_paused(e, true);
@@ -839,6 +859,40 @@ ETEST(engine_queue_budget_exhausted) {
   check_done_and_valid(e, "c", f);
   static const char *const m[] = {"cuzk_requests_exhausted_total 1\n", NULL};
   check_metrics(e, m);
+  env_fini(&v);
+}
+
+/* Finished results hold their charge until an await has had them: two
+ * finished, unfetched jobs fill a budget of two, a third is refused; once
+ * one result is fetched, the third reclaims its room. */
+ETEST(engine_results_charged) {
+  uint64_t cost = one_job_cost();
+  env v;
+  env_init(&v, 4, 16, 1, false);
+  v.c.queue_budget_bytes = cost * 2 + 10;
+  engine *e = env_start(&v);
+  const fixture *f = &v.f;
+  engine_ticket t;
+  submit_ok(e, "a", "k", ENGINE_PRI_NORMAL, f, &t);
+  submit_ok(e, "b", "k", ENGINE_PRI_NORMAL, f, &t);
+  engine_status s;
+  for (int i = 0;; i++) { /* both finish (bounded: 60 s) */
+    CHECK(engine_status_get(e, &s, NULL) == CUZK_OK);
+    uint64_t done = s.completed;
+    engine_status_free(&s);
+    if (done == 2)
+      break;
+    CHECK(i < 6000);
+    usleep(10000);
+  }
+  const uint8_t *w[1] = {f->wtns};
+  size_t wl[1] = {f->wtns_len};
+  cuzk_err err = {0};
+  CHECK_EQ_INT(submit_full(e, "c", "k", 2, w, wl, 1, false, &t, &err), CUZK_EXHAUSTED);
+  check_done_and_valid(e, "a", f); /* fetched: its room can be reclaimed */
+  submit_ok(e, "c", "k", ENGINE_PRI_NORMAL, f, &t);
+  check_done_and_valid(e, "c", f);
+  check_done_and_valid(e, "b", f); /* b, never fetched, was kept */
   env_fini(&v);
 }
 
@@ -949,8 +1003,9 @@ ETEST(engine_status_and_metrics) {
   CHECK_EQ_STR(s.queues[0].circuit_id, "k");
   CHECK_EQ_INT(s.queues[0].proving, 1);
   CHECK_EQ_INT(key_status(&s, "k")->refcount, 1);
-  CHECK_EQ_INT(s.queue_used, v.f.wtns_len);
-  CHECK_EQ_INT(s.host_used, v.f.zkey_bytes + v.f.wtns_len);
+  CHECK_EQ_INT(s.queue_witness, v.f.wtns_len);
+  CHECK(s.queue_used > v.f.wtns_len); /* the job itself is charged too */
+  CHECK_EQ_INT(s.host_used, v.f.zkey_bytes + s.queue_used);
   CHECK_EQ_INT(s.host_budget, (uint64_t)1 << 30);
   engine_status_free(&s);
   static const char *const m1[] = {
@@ -2377,7 +2432,7 @@ ETEST(engine_device_lost_no_worker_left) {
   CHECK_EQ_INT(s.serving_workers, 0);
   CHECK_EQ_INT(s.failed, 2);
   CHECK_EQ_INT(s.retried, 0);
-  CHECK_EQ_INT(s.queue_used, 0); /* the witnesses were freed */
+  CHECK_EQ_INT(s.queue_witness, 0); /* the witnesses were freed */
   engine_status_free(&s);
   const char *m[] = {"cuzk_gpu_up{device=\"gpu0\"} 0\n", "cuzk_serving_workers 0\n",
                      "cuzk_errors_total{code=\"device_lost\"} 1\n",
