@@ -879,6 +879,122 @@ def compressed_flood():
         check(res.status == ST.COMPLETED, "uncompressed Prove", ST.Status.Name(res.status))
 
 
+# The daemon's memory past its host budget in these tests: the process
+# itself, gRPC's and the allocator's fixed costs, the control calls' slack
+# and the mapped keys' pages (docs/daemon.md, "Memory").
+FIXED_OVERHEAD = 48 * MB
+
+
+def rss_sampler(d):
+    """Samples the daemon's RSS every 5 ms on a thread until stopped;
+    returns (stop, peak) where peak() is the largest sample."""
+    box = {"peak": rss(d), "run": True}
+
+    def loop():
+        while box["run"]:
+            try:
+                box["peak"] = max(box["peak"], rss(d))
+            except (OSError, Check):
+                return
+            time.sleep(0.005)
+
+    th = threading.Thread(target=loop, daemon=True)
+    th.start()
+
+    def stop():
+        box["run"] = False
+        th.join()
+        return box["peak"]
+    return stop
+
+
+@test
+def await_flood():
+    """4,000 concurrent AwaitProofs on a queued job with a 16 MiB queue
+    budget: the calls past the budget are refused RESOURCE_EXHAUSTED at
+    once, the others get the proof, and the daemon's RSS stays under its
+    64 MiB host budget plus FIXED_OVERHEAD.  (rpc_serve: it pauses its
+    workers so the job waits.)"""
+    if KIND != "rpc_serve":
+        return
+    host, queue = 64 * MB, 16 * MB
+    with Daemon(CIRCUITS, max_message=1 * MB, budget=(host, queue)) as d:
+        cl = Client(d.channel())
+        assert_serving(cl, "before the flood")
+        d.pause(True)
+        job = cl.SubmitProof(submit_req(), timeout=30).job_id
+        stop = rss_sampler(d)
+        done = {}
+        futs = []
+        t0 = time.monotonic()
+        for i in range(4000):
+            f = cl.AwaitProof.future(pb.AwaitProofRequest(job_id=job), timeout=120)
+            futs.append(f)
+        st = cl.GetStatus(pb.GetStatusRequest(), timeout=30)  # answered after the awaits were read
+        check(st.queue_used_bytes <= st.queue_budget_bytes + 4 * MB, "queue charges within the budget",
+              st.queue_used_bytes, st.queue_budget_bytes)
+        refused = [f for f in futs if f.done() and f.exception() is not None]
+        d.pause(False)
+        codes = {}
+        for f in futs:
+            e = f.exception()
+            k = "ok" if e is None else e.code().name
+            codes[k] = codes.get(k, 0) + 1
+            if e is None:
+                check(f.result().status == ST.COMPLETED, "an admitted await gets the proof")
+            elif e.code() != grpc.StatusCode.RESOURCE_EXHAUSTED:
+                raise Check("await refused with %s: %s" % (e.code(), e.details()))
+        peak = stop()
+        check(codes.get("RESOURCE_EXHAUSTED", 0) > 0 and codes.get("ok", 0) > 0,
+              "some awaits refused, some served", codes)
+        check(len(refused) > 0 and "queue budget" in refused[0].exception().details(),
+              "refused at once, naming the queue budget", len(refused))
+        check(peak < host + FIXED_OVERHEAD, "peak RSS under host budget + fixed overhead",
+              peak, host + FIXED_OVERHEAD, codes, time.monotonic() - t0)
+        print("        await_flood: %s, peak RSS %.1f MiB" % (codes, peak / MB), flush=True)
+        assert_serving(cl, "after the await flood")
+
+
+@test
+def concurrent_large_submits():
+    """24 concurrent 3.5 MiB SubmitProofs (a witness that is not a .wtns:
+    each is received, unpacked and copied before it is found bad) against
+    a 24 MiB queue budget, twice: each answered INVALID_ARGUMENT or
+    RESOURCE_EXHAUSTED (some of those; or UNAVAILABLE with GOAWAY, when
+    gRPC's resource quota turns a connection away before its calls are
+    processed), and the daemon's RSS stays under its 64 MiB host budget
+    plus FIXED_OVERHEAD."""
+    host, queue = 64 * MB, 24 * MB
+    with Daemon(CIRCUITS, max_message=4 * MB, budget=(host, queue)) as d:
+        chans = [Client(d.channel()) for _ in range(24)]
+        assert_serving(chans[0], "before the flood")
+        req = submit_req(wit=b"\x01" * (3 * MB + MB // 2))
+        stop = rss_sampler(d)
+        codes, lock = {}, threading.Lock()
+
+        def one(cl):
+            for _ in range(2):
+                e = rpc_error(cl.SubmitProof, req, timeout=60)
+                k = "ok" if e is None else e.code().name
+                if e is not None and e.code() == grpc.StatusCode.UNAVAILABLE and "GOAWAY" in e.details():
+                    k = "GOAWAY"  # gRPC's quota turned the connection away: the call was not processed
+                with lock:
+                    codes[k] = codes.get(k, 0) + 1
+
+        ths = [threading.Thread(target=one, args=(c,)) for c in chans]
+        for t in ths:
+            t.start()
+        for t in ths:
+            t.join()
+        peak = stop()
+        check(set(codes) <= {"INVALID_ARGUMENT", "RESOURCE_EXHAUSTED", "GOAWAY"}, "answers", codes)
+        check(codes.get("RESOURCE_EXHAUSTED", 0) > 0, "some refused RESOURCE_EXHAUSTED", codes)
+        check(peak < host + FIXED_OVERHEAD, "peak RSS under host budget + fixed overhead",
+              peak, host + FIXED_OVERHEAD, codes)
+        print("        concurrent_large_submits: %s, peak RSS %.1f MiB" % (codes, peak / MB), flush=True)
+        assert_serving(chans[0], "after the flood")
+
+
 # ---- runner ----------------------------------------------------------------------------
 
 
