@@ -12,6 +12,7 @@
 
 #include "groth16/zkey.h"
 #include "server/listen.h"
+#include "server/rpc_server.h"
 #include "server/toml.h"
 
 #define KiB (UINT64_C(1) << 10)
@@ -862,6 +863,20 @@ cuzk_status daemon_config_finish(daemon_config *c, cuzk_err *err) {
     human_size(host, b, sizeof b);
     return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
                         "%s[memory] queue_budget (%s) must be below host_budget (%s): keys get what the queue leaves",
+                        key_where(c, "queue_budget", w, sizeof w), a, b);
+  }
+  /* The gRPC server's receive buffers are paid from the queue budget
+   * (rpc_server.h): an explicit queue_budget must hold them; "auto" grows
+   * from host_budget / 4 to hold them when the host budget allows. */
+  uint64_t need = c->max_message_size + RPC_SERVER_TRANSPORT_BYTES;
+  if (!queue && host / 4 < need && need < host)
+    queue = c->engine.queue_budget_bytes = need + (host - need) / 4;
+  if ((queue ? queue : host / 4) < need) {
+    config_format_size(queue ? queue : host / 4, a, sizeof a);
+    human_size(need, b, sizeof b);
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
+                        "%s[memory] queue_budget (%s) must hold gRPC's receive buffers, max_message_size "
+                        "plus 8 MiB (%s): raise queue_budget (or host_budget) or lower max_message_size",
                         key_where(c, "queue_budget", w, sizeof w), a, b);
   }
   c->engine.host_budget_bytes = host;

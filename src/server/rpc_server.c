@@ -91,10 +91,6 @@
 #define RPC_CONTROL_SLACK ((uint64_t)64 * RPC_CALL_BYTES)
 /* An unpacked request is charged in steps of at least this. */
 #define RPC_UNPACK_STEP ((uint64_t)64 << 10)
-/* gRPC's own memory (its resource quota: the transports' buffers and the
- * received messages it holds) is max_message_bytes plus this, charged to
- * the queue budget for the server's life. */
-#define RPC_TRANSPORT_BYTES ((uint64_t)8 << 20)
 
 typedef struct rpc_tag rpc_tag;
 struct rpc_tag {
@@ -945,9 +941,9 @@ cuzk_status rpc_server_start(rpc_server **out, engine *e, const char *listen, si
   s->shutdown_tag.fn = on_shutdown;
   /* gRPC's memory: what its transports buffer and the received messages
    * it holds, capped by its resource quota (one largest message and
-   * RPC_TRANSPORT_BYTES), which the queue budget pays for up front. */
+   * RPC_SERVER_TRANSPORT_BYTES), which the queue budget pays for up front. */
   size_t max_bytes = max_message_bytes ? max_message_bytes : RPC_DEFAULT_MAX_MESSAGE;
-  s->transport_bytes = (uint64_t)max_bytes + RPC_TRANSPORT_BYTES;
+  s->transport_bytes = (uint64_t)max_bytes + RPC_SERVER_TRANSPORT_BYTES;
   if (engine_charge(e, s->transport_bytes, 0, NULL) != CUZK_OK) {
     uint64_t q = engine_queue_budget(e);
     pthread_cond_destroy(&s->cv);
@@ -957,7 +953,7 @@ cuzk_status rpc_server_start(rpc_server **out, engine *e, const char *listen, si
                         "the queue budget (%llu bytes) cannot hold gRPC's receive buffers: the "
                         "largest message (%zu bytes) and %llu more; raise queue_budget or lower "
                         "max_message_size",
-                        (unsigned long long)q, max_bytes, (unsigned long long)RPC_TRANSPORT_BYTES);
+                        (unsigned long long)q, max_bytes, (unsigned long long)RPC_SERVER_TRANSPORT_BYTES);
   }
   grpc_init();
   s->quota = grpc_resource_quota_create("cuzk");

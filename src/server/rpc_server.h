@@ -13,6 +13,12 @@
 
 typedef struct rpc_server rpc_server;
 
+/* gRPC's own memory (its resource quota: the transports' buffers and the
+ * received messages it holds) is the largest message plus this; the
+ * server charges both to the engine's queue budget for its life, so the
+ * queue budget must hold them (rpc_server_start: INVALID_ARGUMENT). */
+#define RPC_SERVER_TRANSPORT_BYTES ((uint64_t)8 << 20)
+
 /* Listens on `listen`: "unix:///abs/path" or "unix://rel/path" (a stale
  * socket file there is replaced; CUZK_UNAVAILABLE when a process listens
  * on it) or "host:port" ("0.0.0.0:9820", "[::]:9820", "localhost:9820";
