@@ -184,6 +184,8 @@ typedef struct {
   int ordinal;          /* GPU ordinal, or -1 */
   unsigned slot;        /* GPU: its index among its device's slots */
   backend *be;          /* GPU: made by the slot's own thread at start */
+  uint64_t host_bytes;  /* GPU: its backend's page-locked vectors and staging, in keys_used
+                           while the backend lives (slot_plan, slot_host_release) */
   pthread_t thread;
   bool started;
   /* GPU start-up handshake (worker.c): the slot thread binds its device,
@@ -242,7 +244,8 @@ struct engine {
   /* Keys and budgets. */
   ekey *keys;
   uint64_t keys_budget; /* host budget less the queue budget */
-  uint64_t keys_used;   /* bytes of keys above DISK or loading */
+  uint64_t keys_used;   /* bytes of keys above DISK or loading, and the GPU slots'
+                           page-locked buffers (eworker.host_bytes) */
   uint64_t queue_used;  /* the queue budget's charges: witnesses of unfinished jobs,
                            every job's held_bytes, result copies handed out
                            (engine_result.charged) and the caller's engine_charge */

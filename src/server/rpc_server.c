@@ -119,10 +119,6 @@ typedef struct {
   grpc_byte_buffer *reply;
   grpc_slice details;
   uint64_t charged;          /* RPC_CALL_BYTES and the reply: given back when freed */
-  /* The request's unpacking (handle, one thread): bytes its allocations
-   * hold, and what is charged for them. */
-  uint64_t unpack_used, unpack_charged;
-  int unpack_refused; /* an allocation found no room */
 } rpc_call;
 
 typedef struct rpc_worker {
@@ -593,69 +589,80 @@ typedef union {
   max_align_t align;
 } rpc_alloc_hdr;
 
-/* protobuf-c's allocations for a call's request, each charged to the queue
- * budget before it is made (in steps of RPC_UNPACK_STEP): a request that
- * would unpack to more than there is room for fails to unpack, whatever
- * its size on the wire (a repeated field of empty elements unpacks to
- * several times its wire bytes). */
+/* One request's unpacking: protobuf-c's allocations, each charged to the
+ * queue budget before it is made (in steps of RPC_UNPACK_STEP), so that a
+ * request that would unpack to more than there is room for fails to
+ * unpack, whatever its size on the wire (a repeated field of empty
+ * elements unpacks to several times its wire bytes).  It lives on
+ * handle's stack, not in the rpc_call, which the reply's completion may
+ * free before the handler returns. */
+typedef struct {
+  engine *e;
+  uint64_t slack;
+  uint64_t used, charged; /* bytes the allocations hold; bytes charged for them */
+  int refused;            /* an allocation found no room */
+} rpc_unpack;
+
 static void *unpack_alloc(void *data, size_t n) {
-  rpc_call *c = data;
+  rpc_unpack *u = data;
   if (n > SIZE_MAX / 2)
     return NULL;
-  uint64_t need = c->unpack_used + sizeof(rpc_alloc_hdr) + n;
-  if (need > c->unpack_charged) {
-    uint64_t more = need - c->unpack_charged;
+  uint64_t need = u->used + sizeof(rpc_alloc_hdr) + n;
+  if (need > u->charged) {
+    uint64_t more = need - u->charged;
     if (more < RPC_UNPACK_STEP)
       more = RPC_UNPACK_STEP;
-    if (engine_charge(c->s->e, more, call_slack(c->m), NULL) != CUZK_OK) {
-      c->unpack_refused = 1;
+    if (engine_charge(u->e, more, u->slack, NULL) != CUZK_OK) {
+      u->refused = 1;
       return NULL;
     }
-    c->unpack_charged += more;
+    u->charged += more;
   }
   rpc_alloc_hdr *h = malloc(sizeof *h + n);
   if (!h)
     return NULL;
   h->n = n;
-  c->unpack_used += sizeof *h + n;
+  u->used += sizeof *h + n;
   return h + 1;
 }
 
 static void unpack_free(void *data, void *p) {
   if (!p)
     return;
-  rpc_call *c = data;
+  rpc_unpack *u = data;
   rpc_alloc_hdr *h = (rpc_alloc_hdr *)p - 1;
-  c->unpack_used -= sizeof *h + h->n;
+  u->used -= sizeof *h + h->n;
   free(h);
 }
 
 /* Decodes the request and runs its handler, which replies.  The request's
  * contiguous copy (rpc_wire_unpack) and its unpacked form are charged to
  * the queue budget before they are made, and given back when the handler
- * is done: RESOURCE_EXHAUSTED when they do not fit. */
+ * is done: RESOURCE_EXHAUSTED when they do not fit.  c may be freed once
+ * the handler has replied: nothing here touches it after that. */
 static void handle(rpc_call *c) {
   const rpc_method_info *mi = &rpc_methods[c->m];
   if (!c->request) {
     reply_status(c, CUZK_INVALID_ARGUMENT, "%s: the call carried no request message", mi->name);
     return;
   }
+  engine *e = c->s->e;
   uint64_t wire = grpc_byte_buffer_length(c->request);
   cuzk_err err = {0};
-  if (engine_charge(c->s->e, wire, call_slack(c->m), &err) != CUZK_OK) {
+  if (engine_charge(e, wire, call_slack(c->m), &err) != CUZK_OK) {
     reply_status(c, CUZK_EXHAUSTED, "%s: a request of %llu bytes: %s", mi->name, (unsigned long long)wire,
                  err.msg);
     return;
   }
-  ProtobufCAllocator alloc = {.alloc = unpack_alloc, .free = unpack_free, .allocator_data = c};
+  rpc_unpack u = {.e = e, .slack = call_slack(c->m)};
+  ProtobufCAllocator alloc = {.alloc = unpack_alloc, .free = unpack_free, .allocator_data = &u};
   ProtobufCMessage *m = rpc_wire_unpack(mi->request, c->request, &alloc);
   grpc_byte_buffer_destroy(c->request); /* the message holds its own copy */
   c->request = NULL;
-  engine_uncharge(c->s->e, wire);
+  engine_uncharge(e, wire);
   if (!m) {
-    engine_uncharge(c->s->e, c->unpack_charged);
-    c->unpack_charged = 0;
-    if (c->unpack_refused)
+    engine_uncharge(e, u.charged);
+    if (u.refused)
       reply_status(c, CUZK_EXHAUSTED,
                    "%s: the request (%llu bytes) unpacks to more than the queue budget has room "
                    "for; retry later",
@@ -667,8 +674,7 @@ static void handle(rpc_call *c) {
   }
   handlers[c->m](c, m);
   protobuf_c_message_free_unpacked(m, &alloc);
-  engine_uncharge(c->s->e, c->unpack_charged);
-  c->unpack_charged = 0;
+  engine_uncharge(e, u.charged);
 }
 
 /* ---- threads -------------------------------------------------------------- */
