@@ -38,10 +38,28 @@
  *   the notice; shut the queue down and join the pollers.  A reply made
  *   before the cancel is not lost to it.
  *
+ *   Memory.  Everything a call makes is charged to the engine's queue
+ *   budget (engine_charge) before it is made, and given back when it goes:
+ *   the call itself (RPC_CALL_BYTES, at accept: past the budget the call
+ *   is refused RESOURCE_EXHAUSTED at once), its request's contiguous copy
+ *   and every allocation of its unpacking (a request that unpacks to more
+ *   than the room left is refused RESOURCE_EXHAUSTED), and its packed
+ *   reply (until the call is freed).  gRPC's own buffers (the transports',
+ *   the received messages it holds) are capped by a resource quota of
+ *   max_message_bytes + RPC_SERVER_TRANSPORT_BYTES, which the queue budget
+ *   pays for while the server lives; past the quota gRPC turns connections
+ *   away (GOAWAY: the client sees UNAVAILABLE, its call not processed).
+ *   Compressed requests are refused (identity encoding only), since gRPC
+ *   checks the receive limit on the compressed bytes.  The control calls
+ *   (GetStatus, GetMetrics, CancelProof) may go RPC_CONTROL_SLACK past the
+ *   budget, so that a queue full of witnesses can still be watched and
+ *   cancelled.
+ *
  *   Errors.  A refused request is answered with the gRPC code of its cuzk
  *   status (rpc_status.h) and the message "<status name>: <text>".  A
  *   malformed request is INVALID_ARGUMENT; an oversized one is refused by
- *   gRPC itself (RESOURCE_EXHAUSTED).  No error stops the server.
+ *   gRPC itself (RESOURCE_EXHAUSTED), a compressed one too (UNIMPLEMENTED).
+ *   No error stops the server.
  *
  *   Lock order: s->mu only; it is never held across an engine or gRPC call
  *   (pthread_join of a worker that has finished excepted). */
