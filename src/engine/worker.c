@@ -595,9 +595,9 @@ static cuzk_status slot_plan(eworker *w, cuzk_err *err) {
   }
   pthread_mutex_unlock(&e->mu);
   if (!fits)
-    return cuzk_err_set(err, CUZK_EXHAUSTED,
-                        "slot %u: its page-locked vectors and staging (%.2f MiB) do not fit in the "
-                        "host budget's share for keys", w->slot, (double)hb / 1048576.0);
+    return cuzk_err_set(err, CUZK_NO_MEMORY, /* as a slot that does not fit the GPU: fewer slots */
+                        "slot %u: its page-locked vectors and staging (%llu bytes) do not fit in "
+                        "the host budget's share for keys", w->slot, (unsigned long long)hb);
   if (o->host_vectors && p.max_n && !o->host_vectors(w->be, 3 * p.max_n, err))
     return err ? err->status : CUZK_NO_MEMORY;
   if (o->host_staging && p.max_witness && !o->host_staging(w->be, p.max_witness, err))
