@@ -51,12 +51,18 @@
  *   holds at once and the busy ones when their partition ends, so the
  *   device's copy goes when no slot of it proves with the key any more.
  *
- *   Back-pressure: witness bytes held by unfinished jobs (a partition's
- *   witness is freed when the partition ends) count against
- *   queue_budget_bytes; a submission over it fails with CUZK_EXHAUSTED
- *   (the client retries) rather than growing memory without bound.  Keys
- *   get the host budget less the queue budget, so witnesses and keys never
- *   starve each other.  A load that needs room held by keys in use (or
+ *   Back-pressure: queue_budget_bytes is charged, before the memory is
+ *   made, with the witnesses of unfinished jobs (a partition's witness is
+ *   freed when the partition ends), every known job with its results (the
+ *   JSON at its largest) until the job is freed, each result copy an
+ *   await hands out (until engine_result_free), and what the caller
+ *   charges (engine_charge: the server's calls and messages); a
+ *   submission over it fails with CUZK_EXHAUSTED (the client retries)
+ *   rather than growing memory without bound, after dropping finished
+ *   jobs whose result an await has had.  Keys and the GPU slots'
+ *   page-locked vectors and staging (charged at slot start; a slot whose
+ *   buffers do not fit is not started) get the host budget less the queue
+ *   budget, so requests and keys never starve each other.  A load that needs room held by keys in use (or
  *   used less than eviction_min_idle_ms ago) waits for them; one that can
  *   never fit (a key larger than the keys' share) fails EXHAUSTED.
  *   Finished jobs are kept finished_ttl_ms and at most max_finished of
