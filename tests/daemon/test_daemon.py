@@ -883,6 +883,25 @@ def compressed_flood():
 # itself, gRPC's and the allocator's fixed costs, the control calls' slack
 # and the mapped keys' pages (docs/daemon.md, "Memory").
 FIXED_OVERHEAD = 64 * MB
+# What an idle CPU daemon holds (measured 17 MiB), within FIXED_OVERHEAD;
+# an idle daemon above it (a build whose runtime libraries hold more, as
+# CUDA's may) has the difference added to the bound.
+IDLE = 24 * MB
+
+
+def rss_bound(d, host, idle_rss):
+    """The largest RSS the flood tests allow: host budget + FIXED_OVERHEAD,
+    plus what the idle daemon held above IDLE; None under a sanitizer
+    (its shadow memory and quarantine are no part of the daemon's)."""
+    with open("/proc/%d/maps" % d.p.pid) as f:
+        if any(x in f.read() for x in ("libasan", "libtsan", "libmsan")):
+            return None
+    return host + FIXED_OVERHEAD + max(0, idle_rss - IDLE)
+
+
+def check_rss(d, peak, bound, *info):
+    if bound is not None:
+        check(peak < bound, "peak RSS under host budget + fixed overhead", peak, bound, *info)
 
 
 def rss_sampler(d):
@@ -921,6 +940,7 @@ def await_flood():
     with Daemon(CIRCUITS, max_message=1 * MB, budget=(host, queue)) as d:
         cl = Client(d.channel())
         assert_serving(cl, "before the flood")
+        bound = rss_bound(d, host, rss(d))
         d.pause(True)
         job = cl.SubmitProof(submit_req(), timeout=30).job_id
         stop = rss_sampler(d)
@@ -949,8 +969,7 @@ def await_flood():
               "some awaits refused, some served", codes)
         check(len(refused) > 0 and "queue budget" in refused[0].exception().details(),
               "refused at once, naming the queue budget", len(refused))
-        check(peak < host + FIXED_OVERHEAD, "peak RSS under host budget + fixed overhead",
-              peak, host + FIXED_OVERHEAD, codes, time.monotonic() - t0)
+        check_rss(d, peak, bound, codes, time.monotonic() - t0)
         print("        await_flood: %s, peak RSS %.1f MiB" % (codes, peak / MB), flush=True)
         assert_serving(cl, "after the await flood")
 
@@ -969,6 +988,7 @@ def concurrent_large_submits():
         chans = [Client(d.channel()) for _ in range(24)]
         assert_serving(chans[0], "before the flood")
         req = submit_req(wit=b"\x01" * (3 * MB + MB // 2))
+        bound = rss_bound(d, host, rss(d))
         stop = rss_sampler(d)
         codes, lock = {}, threading.Lock()
 
@@ -989,8 +1009,7 @@ def concurrent_large_submits():
         peak = stop()
         check(set(codes) <= {"INVALID_ARGUMENT", "RESOURCE_EXHAUSTED", "GOAWAY"}, "answers", codes)
         check(codes.get("RESOURCE_EXHAUSTED", 0) > 0, "some refused RESOURCE_EXHAUSTED", codes)
-        check(peak < host + FIXED_OVERHEAD, "peak RSS under host budget + fixed overhead",
-              peak, host + FIXED_OVERHEAD, codes)
+        check_rss(d, peak, bound, codes)
         print("        concurrent_large_submits: %s, peak RSS %.1f MiB" % (codes, peak / MB), flush=True)
         assert_serving(chans[0], "after the flood")
 
