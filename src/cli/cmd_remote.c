@@ -663,7 +663,7 @@ static void print_status_table(const char *addr, const Cuzk__V1__GetStatusRespon
   printf("memory:  host %s of %s", a, b);
   fmt_bytes(a, sizeof a, r->queue_used_bytes);
   fmt_bytes(b, sizeof b, r->queue_budget_bytes);
-  printf(", queued witnesses %s of %s\n", a, b);
+  printf(", queue %s of %s\n", a, b);
   if (r->n_gpus) {
     printf("\n%-4s %-24s %-6s %12s %12s %7s  %s\n", "GPU", "name", "state", "VRAM free",
            "VRAM total", "slots", "current job");

@@ -416,6 +416,9 @@ static cuzk_status submit(engine *e, const engine_request *rq, engine_ticket *t,
   }
   uint64_t bytes = 0;
   for (size_t i = 0; i < rq->nparts; i++) bytes += rq->witness_len[i];
+  /* The witness copies, and the job with its results for as long as it
+   * is known: both charged before either is made. */
+  const uint64_t held = jobs_held_bytes(k, rq->nparts, rq->want_json);
 
   /* First look: attach, or reserve the witness bytes. */
   pthread_mutex_lock(&e->mu);
@@ -436,15 +439,18 @@ static cuzk_status submit(engine *e, const engine_request *rq, engine_ticket *t,
     pthread_mutex_unlock(&e->mu);
     return CUZK_OK;
   }
-  if (bytes > e->cfg.queue_budget_bytes - e->queue_used) {
+  jobs_reclaim(e, bytes + held);
+  if (bytes + held > queue_room(e)) {
     st = cuzk_err_set(err, CUZK_EXHAUSTED,
-                      "queue budget exhausted: %llu witness bytes asked, %llu of %llu in use; "
-                      "retry later",
-                      (unsigned long long)bytes, (unsigned long long)e->queue_used,
+                      "queue budget exhausted: %llu witness bytes and %llu for the job asked, "
+                      "%llu of %llu in use; retry later",
+                      (unsigned long long)bytes, (unsigned long long)held,
+                      (unsigned long long)e->queue_used,
                       (unsigned long long)e->cfg.queue_budget_bytes);
     goto refused;
   }
-  e->queue_used += bytes;
+  e->queue_used += bytes + held;
+  e->witness_used += bytes;
   pthread_mutex_unlock(&e->mu);
 
   /* Without the lock: copy and parse. */
@@ -464,7 +470,8 @@ static cuzk_status submit(engine *e, const engine_request *rq, engine_ticket *t,
   if (st == CUZK_OK)
     other = attachable(e, rq, digest, &st, err); /* a same-id submit raced in */
   if (st != CUZK_OK || other) {
-    e->queue_used -= bytes;
+    e->queue_used -= bytes + held;
+    e->witness_used -= bytes;
     if (other)
       attach_ticket(e, other, t);
     else
@@ -489,6 +496,7 @@ static cuzk_status submit(engine *e, const engine_request *rq, engine_ticket *t,
   j->nparts = rq->nparts;
   j->parts = parts;
   j->wit_bytes = bytes;
+  j->held_bytes = held;
   j->state = ENGINE_JOB_QUEUED;
   j->t_submit = engine_now();
   /* A failed or cancelled job under this id is forgotten: the new one replaces it. */
@@ -496,7 +504,8 @@ static cuzk_status submit(engine *e, const engine_request *rq, engine_ticket *t,
   if (old)
     jobs_forget(e, old);
   if ((st = jobs_insert(e, j, err)) != CUZK_OK) {
-    e->queue_used -= bytes;
+    e->queue_used -= bytes + held;
+    e->witness_used -= bytes;
     refuse(e, st);
     pthread_mutex_unlock(&e->mu);
     free_parts(parts, rq->nparts);
@@ -530,8 +539,20 @@ cuzk_status engine_submit(engine *e, const engine_request *rq, engine_ticket *t,
 
 static char *dup_str(const char *s) { return s ? strdup(s) : NULL; }
 
-/* r from a finished job (locked).  CUZK_NO_MEMORY when a copy fails. */
-static cuzk_status fill_result(const ejob *j, engine_result *r, cuzk_err *err) {
+/* The bytes fill_result copies out of a DONE job. */
+static uint64_t result_bytes(const ejob *j) {
+  uint64_t n = (uint64_t)j->nparts * GROTH16_PROOF_BYTES;
+  if (j->want_json)
+    for (size_t p = 0; p < j->nparts; p++)
+      n += 2 * sizeof(char *) + (j->parts[p].proof_json ? strlen(j->parts[p].proof_json) + 1 : 0) +
+           (j->parts[p].public_json ? strlen(j->parts[p].public_json) + 1 : 0);
+  return n;
+}
+
+/* r from a finished job (locked).  The copies are charged to the queue
+ * budget first (r->charged, given back by engine_result_free): EXHAUSTED
+ * when they do not fit.  CUZK_NO_MEMORY when a copy fails. */
+static cuzk_status fill_result(engine *e, const ejob *j, engine_result *r, cuzk_err *err) {
   r->state = j->state;
   r->nparts = j->nparts;
   if (j->state == ENGINE_JOB_FAILED) {
@@ -552,6 +573,16 @@ static cuzk_status fill_result(const ejob *j, engine_result *r, cuzk_err *err) {
   r->timings.total_ms = (uint64_t)((j->t_finish - j->t_submit) * 1000.0 + 0.5);
   if (j->state != ENGINE_JOB_DONE)
     return CUZK_OK;
+  uint64_t need = result_bytes(j);
+  if (need > queue_room(e))
+    return cuzk_err_set(err, CUZK_EXHAUSTED,
+                        "job '%s': no room in the queue budget for its result (%llu bytes; %llu of "
+                        "%llu in use); retry later",
+                        j->id, (unsigned long long)need, (unsigned long long)e->queue_used,
+                        (unsigned long long)e->cfg.queue_budget_bytes);
+  e->queue_used += need;
+  r->owner = e;
+  r->charged = need;
   r->proof_len = j->nparts * GROTH16_PROOF_BYTES;
   if (!(r->proof = malloc(r->proof_len)))
     return cuzk_err_set(err, CUZK_NO_MEMORY, "no memory for the proof");
@@ -600,9 +631,11 @@ cuzk_status engine_await(engine *e, const char *job_id, uint64_t timeout_ms, eng
       break;
     }
   }
-  if (j->finished && (st = fill_result(j, r, err)) != CUZK_OK)
+  if (j->finished && (st = fill_result(e, j, r, err)) != CUZK_OK) {
+    e->queue_used -= r->charged;
+    r->owner = NULL, r->charged = 0;
     engine_result_free(r);
-  if (j->finished && st == CUZK_OK && !j->collected && j->in_table) {
+  } else if (j->finished && !j->collected && j->in_table) {
     j->collected = true;
     e->uncollected--;
     pthread_cond_broadcast(&e->done_cv); /* engine_wait_collected */
@@ -612,9 +645,37 @@ cuzk_status engine_await(engine *e, const char *job_id, uint64_t timeout_ms, eng
   return st;
 }
 
+cuzk_status engine_charge(engine *e, uint64_t bytes, uint64_t slack, cuzk_err *err) {
+  pthread_mutex_lock(&e->mu);
+  cuzk_status st = CUZK_OK;
+  uint64_t limit = e->cfg.queue_budget_bytes + slack; /* queue_used + bytes must stay within */
+  if (bytes > limit || e->queue_used > limit - bytes) {
+    st = cuzk_err_set(err, CUZK_EXHAUSTED,
+                      "queue budget exhausted: %llu bytes asked, %llu of %llu in use; retry later",
+                      (unsigned long long)bytes, (unsigned long long)e->queue_used,
+                      (unsigned long long)e->cfg.queue_budget_bytes);
+    refuse(e, st);
+  } else {
+    e->queue_used += bytes;
+  }
+  pthread_mutex_unlock(&e->mu);
+  return st;
+}
+
+void engine_uncharge(engine *e, uint64_t bytes) {
+  pthread_mutex_lock(&e->mu);
+  e->queue_used -= bytes;
+  pthread_mutex_unlock(&e->mu);
+}
+
+uint64_t engine_queue_budget(const engine *e) { return e->cfg.queue_budget_bytes; }
+
 void engine_result_free(engine_result *r) {
   if (!r)
     return;
+  if (r->owner && r->charged)
+    engine_uncharge(r->owner, r->charged);
+  r->owner = NULL, r->charged = 0;
   for (size_t p = 0; p < r->nparts; p++) {
     if (r->proof_json)
       free(r->proof_json[p]);

@@ -53,12 +53,18 @@
  *   holds at once and the busy ones when their partition ends, so the
  *   device's copy goes when no slot of it proves with the key any more.
  *
- *   Back-pressure: witness bytes held by unfinished jobs (a partition's
- *   witness is freed when the partition ends) count against
- *   queue_budget_bytes; a submission over it fails with CUZK_EXHAUSTED
- *   (the client retries) rather than growing memory without bound.  Keys
- *   get the host budget less the queue budget, so witnesses and keys never
- *   starve each other.  A load that needs room held by keys in use (or
+ *   Back-pressure: queue_budget_bytes is charged, before the memory is
+ *   made, with the witnesses of unfinished jobs (a partition's witness is
+ *   freed when the partition ends), every known job with its results (the
+ *   JSON at its largest) until the job is freed, each result copy an
+ *   await hands out (until engine_result_free), and what the caller
+ *   charges (engine_charge: the server's calls and messages); a
+ *   submission over it fails with CUZK_EXHAUSTED (the client retries)
+ *   rather than growing memory without bound, after dropping finished
+ *   jobs whose result an await has had.  Keys and the GPU slots'
+ *   page-locked vectors and staging (charged at slot start; a slot whose
+ *   buffers do not fit is not started) get the host budget less the queue
+ *   budget, so requests and keys never starve each other.  A load that needs room held by keys in use (or
  *   used less than eviction_min_idle_ms ago) waits for them; one that can
  *   never fit (a key larger than the keys' share) fails EXHAUSTED.
  *   Finished jobs are kept finished_ttl_ms and at most max_finished of
@@ -304,6 +310,8 @@ typedef struct {
   char error[CUZK_ERR_MSG_MAX];     /* FAILED: why (status name and message) */
   cuzk_status job_status;           /* FAILED: the failing partition's status */
   engine_timings timings;           /* sums over partitions, total = wall time of the job */
+  struct engine *owner;             /* the copies' charge to owner's queue budget, */
+  uint64_t charged;                 /* given back by engine_result_free */
 } engine_result;
 
 /* Waits until the job is finished or timeout_ms passes (0 = forever).
@@ -311,6 +319,20 @@ typedef struct {
  * CUZK_NOT_FOUND for an unknown (or expired) job id. */
 cuzk_status engine_await(engine *e, const char *job_id, uint64_t timeout_ms, engine_result *r,
                          cuzk_err *err);
+
+/* Memory the caller is about to allocate on behalf of a request (the
+ * server's calls, received messages and replies), charged to the queue
+ * budget before it is allocated, beside the witnesses and results the
+ * engine charges itself: CUZK_EXHAUSTED, nothing charged, unless the
+ * queue's charges stay within queue_budget_bytes + slack (slack lets small
+ * control calls through when witnesses fill the queue; the caller bounds
+ * what it charges with slack).  engine_uncharge gives bytes back. */
+cuzk_status engine_charge(engine *e, uint64_t bytes, uint64_t slack, cuzk_err *err);
+void engine_uncharge(engine *e, uint64_t bytes);
+/* queue_budget_bytes as resolved by engine_new. */
+uint64_t engine_queue_budget(const engine *e);
+/* Frees r's copies and gives their charge back (an await's result is
+ * charged to the queue budget until then: EXHAUSTED when it does not fit). */
 void engine_result_free(engine_result *r);
 
 /* Cancels a job in any state: queued partitions are dropped, a running one
@@ -374,6 +396,8 @@ typedef struct {
   uint64_t completed, failed, cancelled; /* jobs */
   uint64_t uptime_s;
   uint64_t host_budget, host_used, queue_budget, queue_used;
+  uint64_t queue_witness; /* of queue_used: witnesses of unfinished jobs (the rest: jobs
+                             known and their results, copies handed out, engine_charge) */
   unsigned cpu_workers, busy_workers;
   unsigned serving_workers; /* workers that can take a partition (0: submissions
                                fail with UNAVAILABLE) */

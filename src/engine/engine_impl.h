@@ -129,6 +129,8 @@ struct ejob {
   size_t nrequeued;       /* partitions below next_part that are requeued */
   size_t nrunning, ndone; /* partitions on a worker now; proved */
   uint64_t wit_bytes;     /* witness bytes still held (count in queue_used) */
+  uint64_t held_bytes;    /* the job itself, its partitions and their JSON at most
+                             (jobs_held_bytes): in queue_used from submit until freed */
 
   bool finished;          /* DONE, FAILED or CANCELLED: final */
   engine_job_state state; /* the final state once finished */
@@ -190,6 +192,8 @@ typedef struct {
   int ordinal;          /* GPU ordinal, or -1 */
   unsigned slot;        /* GPU: its index among its device's slots */
   backend *be;          /* GPU: made by the slot's own thread at start */
+  uint64_t host_bytes;  /* GPU: its backend's page-locked vectors and staging, in keys_used
+                           while the backend lives (slot_plan, slot_host_release) */
   pthread_t thread;
   bool started;
   /* GPU start-up handshake (worker.c): the slot thread binds its device,
@@ -249,8 +253,12 @@ struct engine {
   /* Keys and budgets. */
   ekey *keys;
   uint64_t keys_budget; /* host budget less the queue budget */
-  uint64_t keys_used;   /* bytes of keys above DISK or loading */
-  uint64_t queue_used;  /* witness bytes held by unfinished jobs */
+  uint64_t keys_used;   /* bytes of keys above DISK or loading, and the GPU slots'
+                           page-locked buffers (eworker.host_bytes) */
+  uint64_t queue_used;  /* the queue budget's charges: witnesses of unfinished jobs,
+                           every job's held_bytes, result copies handed out
+                           (engine_result.charged) and the caller's engine_charge */
+  uint64_t witness_used; /* of queue_used: the witnesses */
 
   /* Workers. */
   eworker *workers;
@@ -296,6 +304,10 @@ void jobs_finish(engine *e, ejob *j, engine_job_state state, cuzk_status st, con
 void jobs_drop_witness(engine *e, ejob *j, size_t p);
 /* Drops finished jobs older than the TTL, then the oldest over max_finished. */
 void jobs_expire(engine *e);
+/* Drops collected finished jobs, oldest first, until the queue budget has
+ * `need` bytes of room or none is left (their charges go back as their
+ * last references go). */
+void jobs_reclaim(engine *e, uint64_t need);
 /* The job's state: final when finished, else its least advanced partition's. */
 engine_job_state jobs_state(const ejob *j);
 void jobs_free_all(engine *e);
@@ -310,6 +322,14 @@ void jobs_free(ejob *j);
  * cannot make its context. */
 cuzk_status jobs_request_digest(const engine_request *rq, uint8_t out[JOBS_DIGEST_BYTES],
                                 cuzk_err *err);
+/* What a job of nparts partitions of key k costs while it is known: the
+ * job, its partitions, and with want_json the largest proof.json and
+ * public.json each partition can get.  Charged before the job is made. */
+uint64_t jobs_held_bytes(const ekey *k, size_t nparts, bool want_json);
+/* Room left in the queue budget: 0 when charges with slack passed it. */
+static inline uint64_t queue_room(const engine *e) {
+  return e->queue_used >= e->cfg.queue_budget_bytes ? 0 : e->cfg.queue_budget_bytes - e->queue_used;
+}
 
 /* ---- sched.c (e->mu held) */
 void sched_push(engine *e, ejob *j);

@@ -8,7 +8,12 @@
  * max_finished.  Every function here runs with engine.mu held, except
  * jobs_free and jobs_request_digest, which touch no shared state.  A job's
  * memory goes in two steps: its witnesses when it finishes (or each as its
- * partition ends), the rest (proofs, JSON) when its last reference goes. */
+ * partition ends), the rest (proofs, JSON) when its last reference goes.
+ * Both are charged to the queue budget from submit (wit_bytes, held_bytes,
+ * the JSON at its largest), so finished results count until they go; a
+ * submission short of room first drops finished jobs whose result an
+ * await has already had (jobs_reclaim), oldest first, before it is
+ * refused. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,9 +94,10 @@ void jobs_free(ejob *j) {
 }
 
 void jobs_unref(engine *e, ejob *j) {
-  (void)e;
-  if (--j->refs == 0)
+  if (--j->refs == 0) {
+    e->queue_used -= j->held_bytes;
     jobs_free(j);
+  }
 }
 
 /* Out of the table and the finished list, dropping the table's reference. */
@@ -114,6 +120,7 @@ void jobs_drop_witness(engine *e, ejob *j, size_t p) {
   free(pt->wit);
   pt->wit = NULL;
   e->queue_used -= pt->wit_len;
+  e->witness_used -= pt->wit_len;
   j->wit_bytes -= pt->wit_len;
   pt->wit_len = 0;
 }
@@ -174,6 +181,16 @@ void jobs_expire(engine *e) {
   }
 }
 
+void jobs_reclaim(engine *e, uint64_t need) {
+  for (ejob *j = e->fin.head, *next; j && queue_room(e) < need; j = next) {
+    next = j->f.next;
+    if (j->collected && j->refs == 1) { /* the table's reference only: freed now */
+      e->expired++;
+      jobs_forget(e, j);
+    }
+  }
+}
+
 engine_job_state jobs_state(const ejob *j) {
   if (j->finished)
     return j->state;
@@ -221,4 +238,19 @@ cuzk_status jobs_request_digest(const engine_request *rq, uint8_t out[JOBS_DIGES
   ok = ok && EVP_DigestFinal_ex(c, out, &n) && n == JOBS_DIGEST_BYTES;
   EVP_MD_CTX_free(c);
   return ok ? CUZK_OK : cuzk_err_set(err, CUZK_INTERNAL, "libcrypto's SHA-256 failed");
+
+/* A bound on proof.json (four G1 coordinates, four of G2 and the
+ * constants, each under 116 digits, with snarkjs's layout) and on one
+ * public signal in public.json (under 78 digits, quotes, comma, newline
+ * and indent); malloc's own overhead per string on top. */
+#define JOBS_PROOF_JSON_MAX 2048
+#define JOBS_PUBLIC_JSON_PER_SIGNAL 84
+#define JOBS_MALLOC_OVERHEAD 32
+
+uint64_t jobs_held_bytes(const ekey *k, size_t nparts, bool want_json) {
+  uint64_t per = sizeof(epart);
+  if (want_json)
+    per += JOBS_PROOF_JSON_MAX + 16 + k->n_public * JOBS_PUBLIC_JSON_PER_SIGNAL + 2 * JOBS_MALLOC_OVERHEAD;
+  return sizeof(ejob) + JOBS_MALLOC_OVERHEAD + (uint64_t)nparts * per;
 }
+

@@ -111,6 +111,7 @@ cuzk_status engine_status_get(engine *e, engine_status *s, cuzk_err *err) {
   s->host_used = e->keys_used + e->queue_used;
   s->queue_budget = e->cfg.queue_budget_bytes;
   s->queue_used = e->queue_used;
+  s->queue_witness = e->witness_used;
   for (size_t w = 0; w < e->nworkers; w++) s->cpu_workers += !e->workers[w].gpu;
   s->busy_workers = e->busy;
   s->serving_workers = workers_serving(e);
@@ -260,7 +261,8 @@ char *engine_metrics_text(engine *e) {
   memcpy(stage, e->stage_s, sizeof stage);
   const double uptime = engine_now() - e->t_start;
   const uint64_t host_budget = e->cfg.host_budget_bytes, keys_used = e->keys_used,
-                 queue_budget = e->cfg.queue_budget_bytes, queue_used = e->queue_used;
+                 queue_budget = e->cfg.queue_budget_bytes, queue_used = e->queue_used,
+                 witness_used = e->witness_used;
   size_t nworkers = e->nworkers, ngpu_workers = 0;
   for (size_t w = 0; w < e->nworkers; w++) ngpu_workers += e->workers[w].gpu;
   /* Busy seconds per worker, the partition in hand counted to now; slots
@@ -364,15 +366,19 @@ char *engine_metrics_text(engine *e) {
       {"cuzk_jobs_known", "gauge", "Jobs in the table (unfinished and kept finished).", njobs},
       {"cuzk_queue_depth", "gauge", "Jobs waiting with no partition started.", queued},
       {"cuzk_running_jobs", "gauge", "Jobs with a partition started, not finished.", running},
-      {"cuzk_host_budget_bytes", "gauge", "Host memory budget (keys and witnesses).",
+      {"cuzk_host_budget_bytes", "gauge", "Host memory budget (keys and the queue).",
        host_budget},
-      {"cuzk_host_used_bytes", "gauge", "Host memory held by loaded keys and witnesses.",
+      {"cuzk_host_used_bytes", "gauge", "Host memory charged: loaded keys and the queue.",
        keys_used + queue_used},
-      {"cuzk_keys_used_bytes", "gauge", "Host memory held by loaded (or loading) keys.",
+      {"cuzk_keys_used_bytes", "gauge",
+       "Host memory held by loaded (or loading) keys and the GPU slots' page-locked buffers.",
        keys_used},
-      {"cuzk_queue_budget_bytes", "gauge", "Witness bytes unfinished jobs may hold.",
+      {"cuzk_queue_budget_bytes", "gauge",
+       "Bytes requests and results may hold (witnesses, jobs, results, calls in hand).",
        queue_budget},
-      {"cuzk_queue_used_bytes", "gauge", "Witness bytes unfinished jobs hold.", queue_used},
+      {"cuzk_queue_used_bytes", "gauge", "Bytes charged to the queue budget.", queue_used},
+      {"cuzk_queue_witness_bytes", "gauge", "Of the queue's bytes: witnesses of unfinished jobs.",
+       witness_used},
       {"cuzk_device_used_bytes", "gauge",
        "Device budget used by resident keys, all GPUs (each key once per GPU).", dev_used},
       {"cuzk_device_budget_bytes", "gauge", "Per-device budget for resident keys.", dev_budget},

@@ -585,6 +585,21 @@ static cuzk_status slot_plan(eworker *w, cuzk_err *err) {
       CUZK_TRY(o->reserve(w->be, 0, 0, p.lgs[i], err));
   if (o->reserve && (p.max_g1 || p.max_g2))
     CUZK_TRY(o->reserve(w->be, p.max_g1, p.max_g2, 0, err));
+  /* The page-locked vectors and staging live as long as the backend:
+   * charged to the keys' share of the host budget before they are made. */
+  uint64_t hb = (o->host_vectors ? (uint64_t)3 * p.max_n * sizeof(bls12_381_fr) : 0) +
+                (o->host_staging ? (uint64_t)p.max_witness : 0);
+  pthread_mutex_lock(&e->mu);
+  bool fits = hb <= e->keys_budget - (e->keys_used < e->keys_budget ? e->keys_used : e->keys_budget);
+  if (fits) {
+    e->keys_used += hb;
+    w->host_bytes = hb;
+  }
+  pthread_mutex_unlock(&e->mu);
+  if (!fits)
+    return cuzk_err_set(err, CUZK_NO_MEMORY, /* as a slot that does not fit the GPU: fewer slots */
+                        "slot %u: its page-locked vectors and staging (%llu bytes) do not fit in "
+                        "the host budget's share for keys", w->slot, (unsigned long long)hb);
   if (o->host_vectors && p.max_n && !o->host_vectors(w->be, 3 * p.max_n, err))
     return err ? err->status : CUZK_NO_MEMORY;
   if (o->host_staging && p.max_witness && !o->host_staging(w->be, p.max_witness, err))
@@ -599,6 +614,17 @@ static cuzk_status slot_plan(eworker *w, cuzk_err *err) {
                           (double)d->copy_reserve / 1073741824.0);
   }
   return CUZK_OK;
+}
+
+/* Frees the slot's backend (on its own thread, or after it was joined)
+ * and gives its host buffers' charge back. */
+static void slot_backend_free(eworker *w) {
+  backend_free(w->be);
+  w->be = NULL;
+  pthread_mutex_lock(&w->e->mu);
+  w->e->keys_used -= w->host_bytes;
+  w->host_bytes = 0;
+  pthread_mutex_unlock(&w->e->mu);
 }
 
 static void *worker_main(void *arg) {
@@ -623,8 +649,7 @@ static void *worker_main(void *arg) {
     pthread_cond_broadcast(&e->done_cv);
     pthread_mutex_unlock(&e->mu);
     if (st != CUZK_OK) {
-      backend_free(w->be); /* what it made so far, on its own thread */
-      w->be = NULL;
+      slot_backend_free(w); /* what it made so far, on its own thread */
       return NULL;
     }
   }
@@ -676,10 +701,8 @@ static void *worker_main(void *arg) {
    * streams and page-locked buffers) fail on the dead context, and the
    * backend ignores that; the host side is freed either way. */
   hold_drop(w);
-  if (w->gpu) {
-    backend_free(w->be);
-    w->be = NULL;
-  }
+  if (w->gpu)
+    slot_backend_free(w);
   if (lost) {
     pthread_mutex_lock(&e->mu);
     w->lost = true;
@@ -866,8 +889,7 @@ void workers_join(engine *e) {
     if (w->started)
       pthread_join(w->thread, NULL);
     w->started = false;
-    backend_free(w->be);
-    w->be = NULL;
+    slot_backend_free(w);
     free(w->spans);
     w->spans = NULL, w->nspans = w->spans_cap = 0;
   }

@@ -13,6 +13,7 @@
 
 #include "groth16/zkey.h"
 #include "server/listen.h"
+#include "server/rpc_server.h"
 #include "server/toml.h"
 
 #define KiB (UINT64_C(1) << 10)
@@ -75,11 +76,11 @@ static const key_def keys[] = {
     {"daemon", "status_idle_timeout", K_DURATION, F(status_idle_timeout_ms), 1000, 3600000,
      "an HTTP connection idle this long is closed"},
     {"memory", "host_budget", K_SIZE_AUTO, F(host_budget), 64 * MiB, UINT64_MAX,
-     "host memory for keys (mapped or pinned) and witnesses; \"auto\" = MemTotal less safety_margin"},
+     "host memory for keys (mapped or pinned), GPU slots' page-locked buffers and the queue; \"auto\" = MemTotal less safety_margin"},
     {"memory", "safety_margin", K_SIZE, F(safety_margin), 0, UINT64_MAX,
      "what host_budget = \"auto\" leaves to the rest of the machine"},
     {"memory", "queue_budget", K_SIZE_AUTO, F(engine.queue_budget_bytes), MiB, UINT64_MAX,
-     "witness bytes of unfinished jobs; a submission over it is refused (EXHAUSTED); \"auto\" = host_budget / 4"},
+     "requests and results: witnesses, jobs and their results, calls and messages in hand, gRPC's buffers (max_message_size + 8MiB); over it a call is refused (EXHAUSTED); \"auto\" = host_budget / 4, or more to hold gRPC's buffers"},
     {"memory", "eviction_min_idle", K_DURATION, F(engine.eviction_min_idle_ms), 0, 30 * DAY_MS,
      "an idle key is evicted to make room only after this long unused"},
     {"memory", "pin_keys", K_BOOL, F(engine.pin_keys), 0, 0,
@@ -975,6 +976,20 @@ cuzk_status daemon_config_finish(daemon_config *c, cuzk_err *err) {
     human_size(host, b, sizeof b);
     return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
                         "%s[memory] queue_budget (%s) must be below host_budget (%s): keys get what the queue leaves",
+                        key_where(c, "queue_budget", w, sizeof w), a, b);
+  }
+  /* The gRPC server's receive buffers are paid from the queue budget
+   * (rpc_server.h): an explicit queue_budget must hold them; "auto" grows
+   * from host_budget / 4 to hold them when the host budget allows. */
+  uint64_t need = c->max_message_size + RPC_SERVER_TRANSPORT_BYTES;
+  if (!queue && host / 4 < need && need < host)
+    queue = c->engine.queue_budget_bytes = need + (host - need) / 4;
+  if ((queue ? queue : host / 4) < need) {
+    config_format_size(queue ? queue : host / 4, a, sizeof a);
+    human_size(need, b, sizeof b);
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
+                        "%s[memory] queue_budget (%s) must hold gRPC's receive buffers, max_message_size "
+                        "plus 8 MiB (%s): raise queue_budget (or host_budget) or lower max_message_size",
                         key_where(c, "queue_budget", w, sizeof w), a, b);
   }
   c->engine.host_budget_bytes = host;

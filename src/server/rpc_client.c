@@ -145,7 +145,7 @@ cuzk_status rpc_client_call(rpc_client *c, rpc_method m, const ProtobufCMessage 
                           (unsigned long long)timeout_ms);
       else
         st = cuzk_err_set(err, cs, "%s: %s (gRPC %s)", mi->name, text, rpc_code_name((int)status));
-    } else if (!(*resp = rpc_wire_unpack(mi->response, recv))) {
+    } else if (!(*resp = rpc_wire_unpack(mi->response, recv, NULL))) {
       st = cuzk_err_set(err, CUZK_FORMAT, "%s: the reply from %s is not a valid %s", mi->name, c->addr,
                         mi->response->name);
     }

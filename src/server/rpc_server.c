@@ -41,10 +41,28 @@
  *   the notice; shut the queue down and join the pollers.  A reply made
  *   before the cancel is not lost to it.
  *
+ *   Memory.  Everything a call makes is charged to the engine's queue
+ *   budget (engine_charge) before it is made, and given back when it goes:
+ *   the call itself (RPC_CALL_BYTES, at accept: past the budget the call
+ *   is refused RESOURCE_EXHAUSTED at once), its request's contiguous copy
+ *   and every allocation of its unpacking (a request that unpacks to more
+ *   than the room left is refused RESOURCE_EXHAUSTED), and its packed
+ *   reply (until the call is freed).  gRPC's own buffers (the transports',
+ *   the received messages it holds) are capped by a resource quota of
+ *   max_message_bytes + RPC_SERVER_TRANSPORT_BYTES, which the queue budget
+ *   pays for while the server lives; past the quota gRPC turns connections
+ *   away (GOAWAY: the client sees UNAVAILABLE, its call not processed).
+ *   Compressed requests are refused (identity encoding only), since gRPC
+ *   checks the receive limit on the compressed bytes.  The control calls
+ *   (GetStatus, GetMetrics, CancelProof) may go RPC_CONTROL_SLACK past the
+ *   budget, so that a queue full of witnesses can still be watched and
+ *   cancelled.
+ *
  *   Errors.  A refused request is answered with the gRPC code of its cuzk
  *   status (rpc_status.h) and the message "<status name>: <text>".  A
  *   malformed request is INVALID_ARGUMENT; an oversized one is refused by
- *   gRPC itself (RESOURCE_EXHAUSTED).  No error stops the server.
+ *   gRPC itself (RESOURCE_EXHAUSTED), a compressed one too (UNIMPLEMENTED).
+ *   No error stops the server.
  *
  *   Lock order: s->mu only; it is never held across an engine or gRPC call
  *   (pthread_join of a worker that has finished excepted). */
@@ -84,6 +102,17 @@
 /* How long shutdown lets the replies in hand go out before it cancels
  * what is left. */
 #define RPC_DRAIN_MS 2000
+/* What one call costs beside its messages, charged to the queue budget
+ * from its accept to its release: its rpc_call, gRPC's call and arena,
+ * and the thread that handles it (the stack it touches, its malloc
+ * arena's share).  Measured as in docs/daemon.md ("Memory"), with room. */
+#define RPC_CALL_BYTES ((uint64_t)64 << 10)
+/* How far the control calls (GetStatus, GetMetrics, CancelProof) may go
+ * past the queue budget, so that a queue full of witnesses can still be
+ * watched and cancelled: part of the fixed overhead. */
+#define RPC_CONTROL_SLACK ((uint64_t)64 * RPC_CALL_BYTES)
+/* An unpacked request is charged in steps of at least this. */
+#define RPC_UNPACK_STEP ((uint64_t)64 << 10)
 
 typedef struct rpc_tag rpc_tag;
 struct rpc_tag {
@@ -123,6 +152,7 @@ typedef struct {
   atomic_int refs;
   grpc_byte_buffer *reply;
   grpc_slice details;
+  uint64_t charged;          /* RPC_CALL_BYTES and the reply: given back when freed */
 } rpc_call;
 
 typedef struct rpc_worker {
@@ -134,6 +164,8 @@ typedef struct rpc_worker {
 
 struct rpc_server {
   engine *e;
+  grpc_resource_quota *quota; /* gRPC's memory, transport_bytes of it */
+  uint64_t transport_bytes;   /* charged to the queue budget while the server lives */
   grpc_server *srv;
   grpc_completion_queue *cq;
   void *reg[RPC_NMETHODS];
@@ -166,6 +198,12 @@ static void live_add(rpc_server *s, int d) {
   pthread_mutex_unlock(&s->mu);
 }
 
+/* Control calls are small and answered on the poller; they may use
+ * RPC_CONTROL_SLACK past the queue budget. */
+static int control_method(rpc_method m) { return m == RPC_STATUS || m == RPC_METRICS || m == RPC_CANCEL; }
+
+static uint64_t call_slack(rpc_method m) { return control_method(m) ? RPC_CONTROL_SLACK : 0; }
+
 static void call_unref(rpc_call *c) {
   if (atomic_fetch_sub(&c->refs, 1) != 1)
     return;
@@ -176,6 +214,7 @@ static void call_unref(rpc_call *c) {
   if (c->reply)
     grpc_byte_buffer_destroy(c->reply);
   grpc_slice_unref(c->details);
+  engine_uncharge(s->e, c->charged);
   free(c);
   live_add(s, -1);
 }
@@ -198,8 +237,12 @@ static void reply(rpc_call *c, grpc_status_code code, const char *details, const
   size_t n = 0;
   ops[n++].op = GRPC_OP_SEND_INITIAL_METADATA;
   if (msg) {
-    c->reply = rpc_wire_pack(msg);
-    if (c->reply) {
+    /* the packed reply, charged before it is made, until the call is freed */
+    uint64_t size = protobuf_c_message_get_packed_size(msg);
+    if (engine_charge(c->s->e, size, call_slack(c->m), NULL) != CUZK_OK) {
+      code = GRPC_STATUS_RESOURCE_EXHAUSTED;
+      details = "exhausted: no room in the queue budget for the reply; retry later";
+    } else if (c->charged += size, (c->reply = rpc_wire_pack(msg)) != NULL) {
       ops[n].op = GRPC_OP_SEND_MESSAGE;
       ops[n++].data.send_message.send_message = c->reply;
     } else {
@@ -581,23 +624,98 @@ static void (*const handlers[RPC_NMETHODS])(rpc_call *, ProtobufCMessage *) = {
     [RPC_PRELOAD] = h_key,     [RPC_EVICT] = h_key,
 };
 
-/* Decodes the request and runs its handler, which replies. */
+/* A header before each of protobuf-c's allocations: its size. */
+typedef union {
+  size_t n;
+  max_align_t align;
+} rpc_alloc_hdr;
+
+/* One request's unpacking: protobuf-c's allocations, each charged to the
+ * queue budget before it is made (in steps of RPC_UNPACK_STEP), so that a
+ * request that would unpack to more than there is room for fails to
+ * unpack, whatever its size on the wire (a repeated field of empty
+ * elements unpacks to several times its wire bytes).  It lives on
+ * handle's stack, not in the rpc_call, which the reply's completion may
+ * free before the handler returns. */
+typedef struct {
+  engine *e;
+  uint64_t slack;
+  uint64_t used, charged; /* bytes the allocations hold; bytes charged for them */
+  int refused;            /* an allocation found no room */
+} rpc_unpack;
+
+static void *unpack_alloc(void *data, size_t n) {
+  rpc_unpack *u = data;
+  if (n > SIZE_MAX / 2)
+    return NULL;
+  uint64_t need = u->used + sizeof(rpc_alloc_hdr) + n;
+  if (need > u->charged) {
+    uint64_t more = need - u->charged;
+    if (more < RPC_UNPACK_STEP)
+      more = RPC_UNPACK_STEP;
+    if (engine_charge(u->e, more, u->slack, NULL) != CUZK_OK) {
+      u->refused = 1;
+      return NULL;
+    }
+    u->charged += more;
+  }
+  rpc_alloc_hdr *h = malloc(sizeof *h + n);
+  if (!h)
+    return NULL;
+  h->n = n;
+  u->used += sizeof *h + n;
+  return h + 1;
+}
+
+static void unpack_free(void *data, void *p) {
+  if (!p)
+    return;
+  rpc_unpack *u = data;
+  rpc_alloc_hdr *h = (rpc_alloc_hdr *)p - 1;
+  u->used -= sizeof *h + h->n;
+  free(h);
+}
+
+/* Decodes the request and runs its handler, which replies.  The request's
+ * contiguous copy (rpc_wire_unpack) and its unpacked form are charged to
+ * the queue budget before they are made, and given back when the handler
+ * is done: RESOURCE_EXHAUSTED when they do not fit.  c may be freed once
+ * the handler has replied: nothing here touches it after that. */
 static void handle(rpc_call *c) {
   const rpc_method_info *mi = &rpc_methods[c->m];
   if (!c->request) {
     reply_status(c, CUZK_INVALID_ARGUMENT, "%s: the call carried no request message", mi->name);
     return;
   }
-  ProtobufCMessage *m = rpc_wire_unpack(mi->request, c->request);
+  engine *e = c->s->e;
+  uint64_t wire = grpc_byte_buffer_length(c->request);
+  cuzk_err err = {0};
+  if (engine_charge(e, wire, call_slack(c->m), &err) != CUZK_OK) {
+    reply_status(c, CUZK_EXHAUSTED, "%s: a request of %llu bytes: %s", mi->name, (unsigned long long)wire,
+                 err.msg);
+    return;
+  }
+  rpc_unpack u = {.e = e, .slack = call_slack(c->m)};
+  ProtobufCAllocator alloc = {.alloc = unpack_alloc, .free = unpack_free, .allocator_data = &u};
+  ProtobufCMessage *m = rpc_wire_unpack(mi->request, c->request, &alloc);
   grpc_byte_buffer_destroy(c->request); /* the message holds its own copy */
   c->request = NULL;
+  engine_uncharge(e, wire);
   if (!m) {
-    reply_status(c, CUZK_INVALID_ARGUMENT, "%s: the request is not a valid %s message", mi->name,
-                 mi->request->name);
+    engine_uncharge(e, u.charged);
+    if (u.refused)
+      reply_status(c, CUZK_EXHAUSTED,
+                   "%s: the request (%llu bytes) unpacks to more than the queue budget has room "
+                   "for; retry later",
+                   mi->name, (unsigned long long)wire);
+    else
+      reply_status(c, CUZK_INVALID_ARGUMENT, "%s: the request is not a valid %s message", mi->name,
+                   mi->request->name);
     return;
   }
   handlers[c->m](c, m);
-  protobuf_c_message_free_unpacked(m, NULL);
+  protobuf_c_message_free_unpacked(m, &alloc);
+  engine_uncharge(e, u.charged);
 }
 
 /* ---- threads -------------------------------------------------------------- */
@@ -670,19 +788,31 @@ static void on_accept(rpc_server *s, rpc_tag *t, int ok) {
     free(a);
     return;
   }
-  rpc_call *c = calloc(1, sizeof *c);
   grpc_call *gc = a->call;
   grpc_byte_buffer *payload = a->payload;
   rpc_method m = a->m;
   grpc_metadata_array_destroy(&a->md);
   request_next(s, a); /* at once: the next call of this method need not wait for this one */
+  /* Admission: the call's own cost is charged before its state is made,
+   * so concurrent calls are bounded by the queue budget (RPC_MAX_WORKERS
+   * bounds the threads besides). */
+  cuzk_err err = {0};
+  cuzk_status st = engine_charge(s->e, RPC_CALL_BYTES, call_slack(m), &err);
+  rpc_call *c = st == CUZK_OK ? calloc(1, sizeof *c) : NULL;
   if (!c) {
-    grpc_call_cancel_with_status(gc, GRPC_STATUS_RESOURCE_EXHAUSTED, "no_memory: out of memory", NULL);
+    char details[CUZK_ERR_MSG_MAX + 64];
+    snprintf(details, sizeof details, "%s: %s", st == CUZK_OK ? "no_memory" : "exhausted",
+             st == CUZK_OK ? "out of memory" : err.msg);
+    if (st == CUZK_OK)
+      engine_uncharge(s->e, RPC_CALL_BYTES);
+    atomic_fetch_add(&s->answered[m][GRPC_STATUS_RESOURCE_EXHAUSTED], 1);
+    grpc_call_cancel_with_status(gc, GRPC_STATUS_RESOURCE_EXHAUSTED, details, NULL);
     grpc_call_unref(gc);
     if (payload)
       grpc_byte_buffer_destroy(payload);
     return;
   }
+  c->charged = RPC_CALL_BYTES;
   c->s = s;
   c->m = m;
   c->call = gc;
@@ -702,7 +832,7 @@ static void on_accept(rpc_server *s, rpc_tag *t, int ok) {
     atomic_store(&c->gone, 1);
     call_unref(c);
   }
-  if (m == RPC_STATUS || m == RPC_METRICS || m == RPC_CANCEL)
+  if (control_method(m))
     handle(c);
   else
     spawn_worker(s, c);
@@ -906,6 +1036,8 @@ static cuzk_status grpc_listen_addr(char *out, size_t cap, const char *listen, c
 static void server_free(rpc_server *s) {
   grpc_server_destroy(s->srv);
   grpc_completion_queue_destroy(s->cq);
+  grpc_resource_quota_unref(s->quota);
+  engine_uncharge(s->e, s->transport_bytes);
   grpc_shutdown();
   pthread_cond_destroy(&s->cv);
   pthread_mutex_destroy(&s->mu);
@@ -933,15 +1065,46 @@ cuzk_status rpc_server_start_tls(rpc_server **out, engine *e, const char *listen
   pthread_cond_init(&s->cv, &cattr);
   pthread_condattr_destroy(&cattr);
   s->shutdown_tag.fn = on_shutdown;
+  /* gRPC's memory: what its transports buffer and the received messages
+   * it holds, capped by its resource quota (one largest message and
+   * RPC_SERVER_TRANSPORT_BYTES), which the queue budget pays for up front. */
+  size_t max_bytes = max_message_bytes ? max_message_bytes : RPC_DEFAULT_MAX_MESSAGE;
+  s->transport_bytes = (uint64_t)max_bytes + RPC_SERVER_TRANSPORT_BYTES;
+  if (engine_charge(e, s->transport_bytes, 0, NULL) != CUZK_OK) {
+    uint64_t q = engine_queue_budget(e);
+    pthread_cond_destroy(&s->cv);
+    pthread_mutex_destroy(&s->mu);
+    free(s);
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
+                        "the queue budget (%llu bytes) cannot hold gRPC's receive buffers: the "
+                        "largest message (%zu bytes) and %llu more; raise queue_budget or lower "
+                        "max_message_size",
+                        (unsigned long long)q, max_bytes, (unsigned long long)RPC_SERVER_TRANSPORT_BYTES);
+  }
   grpc_init();
+  s->quota = grpc_resource_quota_create("cuzk");
+  grpc_resource_quota_resize(s->quota, s->transport_bytes);
 
-  grpc_arg args[3];
+  grpc_arg args[5];
   rpc_wire_size_args(args, max_message_bytes);
   /* A second daemon on the same TCP port must fail, not share the port. */
   args[2].type = GRPC_ARG_INTEGER;
   args[2].key = GRPC_ARG_ALLOW_REUSEPORT;
   args[2].value.integer = 0;
-  grpc_channel_args ca = {3, args};
+  /* Identity encoding only: gRPC checks the receive limit on the bytes of
+   * the wire, so a compressed message would be inflated in full, past the
+   * limit and every budget, before any of it is seen here.  With the other
+   * algorithms disabled, gRPC refuses a compressed call (UNIMPLEMENTED,
+   * naming the algorithm) from its grpc-encoding header, without inflating
+   * its message. */
+  args[3].type = GRPC_ARG_INTEGER;
+  args[3].key = GRPC_COMPRESSION_CHANNEL_ENABLED_ALGORITHMS_BITSET;
+  args[3].value.integer = 1 << GRPC_COMPRESS_NONE;
+  args[4].type = GRPC_ARG_POINTER;
+  args[4].key = GRPC_ARG_RESOURCE_QUOTA;
+  args[4].value.pointer.p = s->quota;
+  args[4].value.pointer.vtable = grpc_resource_quota_arg_vtable();
+  grpc_channel_args ca = {5, args};
   s->srv = grpc_server_create(&ca, NULL);
   s->cq = grpc_completion_queue_create_for_next(NULL);
   grpc_server_register_completion_queue(s->srv, s->cq, NULL);

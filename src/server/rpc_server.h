@@ -13,6 +13,12 @@
 
 typedef struct rpc_server rpc_server;
 
+/* gRPC's own memory (its resource quota: the transports' buffers and the
+ * received messages it holds) is the largest message plus this; the
+ * server charges both to the engine's queue budget for its life, so the
+ * queue budget must hold them (rpc_server_start: INVALID_ARGUMENT). */
+#define RPC_SERVER_TRANSPORT_BYTES ((uint64_t)8 << 20)
+
 /* Listens on `listen`: "unix:///abs/path" or "unix://rel/path" (a stale
  * socket file there is replaced; CUZK_UNAVAILABLE when a process listens
  * on it) or "host:port" ("0.0.0.0:9820", "[::]:9820", "localhost:9820";
@@ -20,8 +26,11 @@ typedef struct rpc_server rpc_server;
  * messages of up to max_message_bytes both ways (0: 256 MiB; larger ones
  * are refused by gRPC with RESOURCE_EXHAUSTED), and serves until
  * rpc_server_shutdown.  The engine stays the caller's and must outlive the
- * server.  CUZK_INVALID_ARGUMENT for a malformed address, CUZK_IO when it
- * cannot be bound (in use, no such directory, permission). */
+ * server.  Compressed requests are refused (UNIMPLEMENTED); what the calls
+ * hold is charged to the engine's queue budget (rpc_server.c, "Memory").
+ * CUZK_INVALID_ARGUMENT for a malformed address or a queue budget that
+ * cannot hold gRPC's buffers, CUZK_IO when it cannot be bound (in use, no
+ * such directory, permission). */
 cuzk_status rpc_server_start(rpc_server **out, engine *e, const char *listen,
                              size_t max_message_bytes, cuzk_err *err);
 

@@ -46,14 +46,15 @@ grpc_byte_buffer *rpc_wire_pack(const ProtobufCMessage *msg) {
   return bb;
 }
 
-ProtobufCMessage *rpc_wire_unpack(const ProtobufCMessageDescriptor *desc, grpc_byte_buffer *bb) {
+ProtobufCMessage *rpc_wire_unpack(const ProtobufCMessageDescriptor *desc, grpc_byte_buffer *bb,
+                                  ProtobufCAllocator *alloc) {
   grpc_byte_buffer_reader rd;
   if (!bb || !grpc_byte_buffer_reader_init(&rd, bb))
     return NULL;
   grpc_slice all = grpc_byte_buffer_reader_readall(&rd); /* one contiguous slice */
   grpc_byte_buffer_reader_destroy(&rd);
   ProtobufCMessage *m =
-      protobuf_c_message_unpack(desc, NULL, GRPC_SLICE_LENGTH(all), GRPC_SLICE_START_PTR(all));
+      protobuf_c_message_unpack(desc, alloc, GRPC_SLICE_LENGTH(all), GRPC_SLICE_START_PTR(all));
   grpc_slice_unref(all);
   return m;
 }

@@ -40,8 +40,10 @@ void rpc_wire_size_args(grpc_arg args[2], size_t max_bytes);
 /* msg packed into a new byte buffer (the caller destroys it); NULL when
  * out of memory. */
 grpc_byte_buffer *rpc_wire_pack(const ProtobufCMessage *msg);
-/* bb unpacked as a desc message (free with protobuf_c_message_free_unpacked);
- * NULL when bb is not a valid encoding of one (or out of memory). */
-ProtobufCMessage *rpc_wire_unpack(const ProtobufCMessageDescriptor *desc, grpc_byte_buffer *bb);
+/* bb unpacked as a desc message, its memory from alloc (NULL: malloc; free
+ * with protobuf_c_message_free_unpacked and the same alloc); NULL when bb
+ * is not a valid encoding of one (or alloc refused). */
+ProtobufCMessage *rpc_wire_unpack(const ProtobufCMessageDescriptor *desc, grpc_byte_buffer *bb,
+                                  ProtobufCAllocator *alloc);
 
 #endif

@@ -7,7 +7,7 @@
  *
  * usage: rpc_serve --listen ADDR [--circuit ID=PATH]... [--param-dir DIR]
  *                  [--cpu-workers N] [--threads N] [--max-message BYTES]
- *                  [--queue-budget BYTES] [--finished-ttl-ms MS]
+ *                  [--host-budget BYTES] [--queue-budget BYTES] [--finished-ttl-ms MS]
  *                  [--test-gpus N [--lose-gpu ORDINAL]]
  *
  * --test-gpus N: N GPUs stood in for by CPU backends (a device provider
@@ -26,7 +26,7 @@
 
 static int usage(void) {
   fprintf(stderr, "usage: rpc_serve --listen ADDR [--circuit ID=PATH]... [--param-dir DIR] [--cpu-workers N]\n"
-                  "                 [--threads N] [--max-message BYTES] [--queue-budget BYTES]\n"
+                  "                 [--threads N] [--max-message BYTES] [--host-budget BYTES] [--queue-budget BYTES]\n"
                   "                 [--finished-ttl-ms MS] [--test-gpus N [--lose-gpu ORDINAL]]\n");
   return 2;
 }
@@ -160,6 +160,8 @@ int main(int argc, char **argv) {
       cfg.threads = (unsigned)strtoul(v, NULL, 10);
     } else if (!strcmp(argv[i], "--max-message")) {
       max_message = strtoull(v, NULL, 10);
+    } else if (!strcmp(argv[i], "--host-budget")) {
+      cfg.host_budget_bytes = strtoull(v, NULL, 10);
     } else if (!strcmp(argv[i], "--queue-budget")) {
       cfg.queue_budget_bytes = strtoull(v, NULL, 10);
     } else if (!strcmp(argv[i], "--finished-ttl-ms")) {

@@ -96,7 +96,7 @@ def wait_for(cond, what, timeout=60):
 class Daemon:
     n = 0
 
-    def __init__(self, circuits, workers=1, max_message=0, tcp=False, extra=()):
+    def __init__(self, circuits, workers=1, max_message=0, tcp=False, extra=(), budget=None):
         Daemon.n += 1
         self.dir = os.path.join(TMP, "d%d" % Daemon.n)
         os.makedirs(self.dir)
@@ -108,7 +108,7 @@ class Daemon:
             self.addr = "127.0.0.1:%d" % port
         else:
             self.addr = "unix://" + os.path.join(self.dir, "cuzk.sock")
-        self.cmd = daemon_cmd(self.dir, self.addr, circuits, workers, max_message) + list(extra)
+        self.cmd = daemon_cmd(self.dir, self.addr, circuits, workers, max_message, budget) + list(extra)
         self.log = open(os.path.join(self.dir, "log"), "w+")
         self.p = subprocess.Popen(self.cmd, stdout=self.log, stderr=subprocess.STDOUT)
         self.max_message = max_message or 256 * MB
@@ -174,14 +174,17 @@ class Daemon:
             check(rc == 0, "daemon exit status after SIGTERM", rc, self.tail())
 
 
-def daemon_cmd(dirname, addr, circuits, workers=1, max_message=0):
-    """The command line of a daemon of the current KIND on addr."""
+def daemon_cmd(dirname, addr, circuits, workers=1, max_message=0, budget=None):
+    """The command line of a daemon of the current KIND on addr; budget:
+    (host_budget, queue_budget) in bytes, or None for the defaults."""
     if KIND == "rpc_serve":
         cmd = [SERVE, "--listen", addr, "--cpu-workers", str(workers), "--threads", "1"]
         for cid, path in circuits.items():
             cmd += ["--circuit", "%s=%s" % (cid, path)]
         if max_message:
             cmd += ["--max-message", str(max_message)]
+        if budget:
+            cmd += ["--host-budget", str(budget[0]), "--queue-budget", str(budget[1])]
         return cmd
     os.makedirs(dirname, exist_ok=True)
     conf = os.path.join(dirname, "cuzk.toml")
@@ -191,6 +194,8 @@ def daemon_cmd(dirname, addr, circuits, workers=1, max_message=0):
             f.write("max_message_size = %d\n" % max_message)
         f.write('[gpus]\ndevice = "cpu"\n[cpu]\nworkers = %d\nthreads = 1\n' % workers)
         f.write('[shutdown]\ncancel_running = true\ngrace = "1s"\n')  # a prompt stop (fault_shutdown.sh tests the grace)
+        if budget:
+            f.write("[memory]\nhost_budget = %d\nqueue_budget = %d\n" % budget)
         for cid, path in circuits.items():
             f.write('[[circuits]]\nid = "%s"\npath = "%s"\n' % (cid, path))
     return [DAEMON, "--config", conf]
@@ -882,6 +887,180 @@ def cli_unreachable():
     r = cli("prove", "--remote", "127.0.0.1:1", "--circuit", "mul", os.path.join(MUL, "witness.wtns"),
             os.path.join(TMP, "u.p"), os.path.join(TMP, "u.q"), check_rc=2)
     check("127.0.0.1:1" in r.stderr, "prove --remote names the address", r.stderr)
+
+
+# ---- memory: compressed floods, concurrent large submissions, many awaits (issue 14) ----
+
+
+def rss(d):
+    """The daemon's resident set (VmRSS of /proc/PID/status), in bytes."""
+    with open("/proc/%d/status" % d.p.pid) as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    raise Check("no VmRSS for pid %d" % d.p.pid)
+
+
+@test
+def compressed_flood():
+    """4 gzip-compressed SubmitProofs of 100 MiB of zeros (about 100 KiB on
+    the wire each): each refused with a definite status before it is
+    inflated, the daemon's RSS within 32 MiB of where it started, and the
+    daemon still serving."""
+    with Daemon(CIRCUITS) as d:
+        cl = Client(d.channel())
+        assert_serving(cl, "before the flood")
+        base = rss(d)
+        req = submit_req(wit=bytes(100 * MB))
+        peak = base
+        for i in range(4):
+            e = rpc_error(cl.SubmitProof, req, timeout=60, compression=grpc.Compression.Gzip)
+            check(e is not None, "compressed call %d refused" % i)
+            check(e.code() == grpc.StatusCode.UNIMPLEMENTED and "compression" in e.details().lower(),
+                  "compressed call %d: UNIMPLEMENTED naming compression" % i, e.code(), e.details())
+            peak = max(peak, rss(d))
+        del req
+        check(peak - base < 32 * MB, "RSS growth under 32 MiB", base, peak)
+        assert_serving(cl, "after the compressed flood")
+        # an uncompressed request on the same channel is still served
+        res = cl.Prove(pb.ProveRequest(submit=submit_req()), timeout=60,
+                       compression=grpc.Compression.NoCompression).result
+        check(res.status == ST.COMPLETED, "uncompressed Prove", ST.Status.Name(res.status))
+
+
+# The daemon's memory past its host budget in these tests: the process
+# itself, gRPC's and the allocator's fixed costs, the control calls' slack
+# and the mapped keys' pages (docs/daemon.md, "Memory").
+FIXED_OVERHEAD = 64 * MB
+# What an idle CPU daemon holds (measured 17 MiB), within FIXED_OVERHEAD;
+# an idle daemon above it (a build whose runtime libraries hold more, as
+# CUDA's may) has the difference added to the bound.
+IDLE = 24 * MB
+
+
+def rss_bound(d, host, idle_rss):
+    """The largest RSS the flood tests allow: host budget + FIXED_OVERHEAD,
+    plus what the idle daemon held above IDLE; None under a sanitizer
+    (its shadow memory and quarantine are no part of the daemon's)."""
+    with open("/proc/%d/maps" % d.p.pid) as f:
+        if any(x in f.read() for x in ("libasan", "libtsan", "libmsan")):
+            return None
+    return host + FIXED_OVERHEAD + max(0, idle_rss - IDLE)
+
+
+def check_rss(d, peak, bound, *info):
+    if bound is not None:
+        check(peak < bound, "peak RSS under host budget + fixed overhead", peak, bound, *info)
+
+
+def rss_sampler(d):
+    """Samples the daemon's RSS every 5 ms on a thread until stopped;
+    returns (stop, peak) where peak() is the largest sample."""
+    box = {"peak": rss(d), "run": True}
+
+    def loop():
+        while box["run"]:
+            try:
+                box["peak"] = max(box["peak"], rss(d))
+            except (OSError, Check):
+                return
+            time.sleep(0.005)
+
+    th = threading.Thread(target=loop, daemon=True)
+    th.start()
+
+    def stop():
+        box["run"] = False
+        th.join()
+        return box["peak"]
+    return stop
+
+
+@test
+def await_flood():
+    """4,000 concurrent AwaitProofs on a queued job with a 16 MiB queue
+    budget: the calls past the budget are refused RESOURCE_EXHAUSTED at
+    once, the others get the proof, and the daemon's RSS stays under its
+    64 MiB host budget plus FIXED_OVERHEAD.  (rpc_serve: it pauses its
+    workers so the job waits.)"""
+    if KIND != "rpc_serve":
+        return
+    host, queue = 64 * MB, 16 * MB
+    with Daemon(CIRCUITS, max_message=1 * MB, budget=(host, queue)) as d:
+        cl = Client(d.channel())
+        assert_serving(cl, "before the flood")
+        bound = rss_bound(d, host, rss(d))
+        d.pause(True)
+        job = cl.SubmitProof(submit_req(), timeout=30).job_id
+        stop = rss_sampler(d)
+        done = {}
+        futs = []
+        t0 = time.monotonic()
+        for i in range(4000):
+            f = cl.AwaitProof.future(pb.AwaitProofRequest(job_id=job), timeout=120)
+            futs.append(f)
+        st = cl.GetStatus(pb.GetStatusRequest(), timeout=30)  # answered after the awaits were read
+        check(st.queue_used_bytes <= st.queue_budget_bytes + 4 * MB, "queue charges within the budget",
+              st.queue_used_bytes, st.queue_budget_bytes)
+        refused = [f for f in futs if f.done() and f.exception() is not None]
+        d.pause(False)
+        codes = {}
+        for f in futs:
+            e = f.exception()
+            k = "ok" if e is None else e.code().name
+            codes[k] = codes.get(k, 0) + 1
+            if e is None:
+                check(f.result().status == ST.COMPLETED, "an admitted await gets the proof")
+            elif e.code() != grpc.StatusCode.RESOURCE_EXHAUSTED:
+                raise Check("await refused with %s: %s" % (e.code(), e.details()))
+        peak = stop()
+        check(codes.get("RESOURCE_EXHAUSTED", 0) > 0 and codes.get("ok", 0) > 0,
+              "some awaits refused, some served", codes)
+        check(len(refused) > 0 and "queue budget" in refused[0].exception().details(),
+              "refused at once, naming the queue budget", len(refused))
+        check_rss(d, peak, bound, codes, time.monotonic() - t0)
+        print("        await_flood: %s, peak RSS %.1f MiB" % (codes, peak / MB), flush=True)
+        assert_serving(cl, "after the await flood")
+
+
+@test
+def concurrent_large_submits():
+    """24 concurrent 3.5 MiB SubmitProofs (a witness that is not a .wtns:
+    each is received, unpacked and copied before it is found bad) against
+    a 24 MiB queue budget, twice: each answered INVALID_ARGUMENT or
+    RESOURCE_EXHAUSTED (some of those; or UNAVAILABLE with GOAWAY, when
+    gRPC's resource quota turns a connection away before its calls are
+    processed), and the daemon's RSS stays under its 64 MiB host budget
+    plus FIXED_OVERHEAD."""
+    host, queue = 64 * MB, 24 * MB
+    with Daemon(CIRCUITS, max_message=4 * MB, budget=(host, queue)) as d:
+        chans = [Client(d.channel()) for _ in range(24)]
+        assert_serving(chans[0], "before the flood")
+        req = submit_req(wit=b"\x01" * (3 * MB + MB // 2))
+        bound = rss_bound(d, host, rss(d))
+        stop = rss_sampler(d)
+        codes, lock = {}, threading.Lock()
+
+        def one(cl):
+            for _ in range(2):
+                e = rpc_error(cl.SubmitProof, req, timeout=60)
+                k = "ok" if e is None else e.code().name
+                if e is not None and e.code() == grpc.StatusCode.UNAVAILABLE and "GOAWAY" in e.details():
+                    k = "GOAWAY"  # gRPC's quota turned the connection away: the call was not processed
+                with lock:
+                    codes[k] = codes.get(k, 0) + 1
+
+        ths = [threading.Thread(target=one, args=(c,)) for c in chans]
+        for t in ths:
+            t.start()
+        for t in ths:
+            t.join()
+        peak = stop()
+        check(set(codes) <= {"INVALID_ARGUMENT", "RESOURCE_EXHAUSTED", "GOAWAY"}, "answers", codes)
+        check(codes.get("RESOURCE_EXHAUSTED", 0) > 0, "some refused RESOURCE_EXHAUSTED", codes)
+        check_rss(d, peak, bound, codes)
+        print("        concurrent_large_submits: %s, peak RSS %.1f MiB" % (codes, peak / MB), flush=True)
+        assert_serving(chans[0], "after the flood")
 
 
 # ---- runner ----------------------------------------------------------------------------

@@ -585,7 +585,16 @@ TEST(config_cross_checks) {
             "t.toml:3: [memory] queue_budget (4GiB) must be below host_budget (4.0 GiB)", "");
   parse_bad("[memory]\nsafety_margin = \"64GiB\"\n", "t.toml:2: [memory] host_budget = \"auto\"",
             "leaves less than 1 GiB");
+  /* the queue budget pays for gRPC's receive buffers: max_message_size + 8 MiB */
+  parse_bad("[daemon]\nmax_message_size = \"64MiB\"\n[memory]\nhost_budget = \"1GiB\"\nqueue_budget = \"64MiB\"\n",
+            "t.toml:5: [memory] queue_budget (64MiB) must hold gRPC's receive buffers", "(72.0 MiB)");
   daemon_config c;
+  /* "auto" grows from host / 4 to hold them when the host budget allows */
+  parse_ok(&c, "[memory]\nhost_budget = \"512MiB\"\n");
+  cuzk_err ferr = {0};
+  CHECK_MSG(daemon_config_finish(&c, &ferr) == CUZK_OK, "%s", ferr.msg);
+  CHECK(c.engine.queue_budget_bytes >= 256 * MiB + 8 * MiB && c.engine.queue_budget_bytes < 512 * MiB);
+  daemon_config_free(&c);
   init(&c);
   c.mem_total = 0;
   cuzk_err err = {0};

@@ -389,7 +389,7 @@ static void check_status(engine *e, uint64_t completed, uint64_t failed, uint64_
   CHECK_EQ_INT(s.completed, completed);
   CHECK_EQ_INT(s.failed, failed);
   CHECK_EQ_INT(s.cancelled, cancelled);
-  CHECK_EQ_INT(s.queue_used, queue_used);
+  CHECK_EQ_INT(s.queue_witness, queue_used);
   CHECK(s.host_used <= s.host_budget);
   engine_status_free(&s);
 }
@@ -742,7 +742,7 @@ static void budget_evicts(bool pin) {
   CHECK_EQ_INT(tier_of(e, "k2"), ENGINE_TIER_DISK);
   engine_status s;
   CHECK(engine_status_get(e, &s, NULL) == CUZK_OK);
-  CHECK_EQ_INT(s.host_used, v.f.zkey_bytes);
+  CHECK_EQ_INT(s.host_used - s.queue_used, v.f.zkey_bytes); /* the keys' share */
   engine_status_free(&s);
   static const char *const m[] = {
       "cuzk_key_loads_total{circuit=\"k\"} 2\n", "cuzk_key_evictions_total{circuit=\"k\"} 1\n",
@@ -818,10 +818,30 @@ ETEST(engine_evict_in_use_is_deferred) {
   env_fini(&v);
 }
 
-ETEST(engine_queue_budget_exhausted) {
+/* What one queued job of the fixture's key costs the queue budget: its
+ * witness and the job itself (measured on an engine of its own). */
+static uint64_t one_job_cost(void) {
   env v;
   env_init(&v, 4, 16, 1, false);
-  v.c.queue_budget_bytes = v.f.wtns_len * 2 + 10; /* two witnesses, not three */
+  engine *e = env_start(&v);
+  engine_set_paused(e, true);
+  engine_ticket t;
+  submit_ok(e, "a", "k", ENGINE_PRI_NORMAL, &v.f, &t);
+  engine_status s;
+  CHECK(engine_status_get(e, &s, NULL) == CUZK_OK);
+  uint64_t cost = s.queue_used;
+  CHECK(s.queue_witness == v.f.wtns_len && cost > v.f.wtns_len);
+  engine_status_free(&s);
+  engine_set_paused(e, false);
+  env_fini(&v);
+  return cost;
+}
+
+ETEST(engine_queue_budget_exhausted) {
+  uint64_t cost = one_job_cost();
+  env v;
+  env_init(&v, 4, 16, 1, false);
+  v.c.queue_budget_bytes = cost * 2 + 10; /* two jobs, not three */
   engine *e = env_start(&v);
   const fixture *f = &v.f;
   engine_set_paused(e, true);
@@ -841,6 +861,40 @@ ETEST(engine_queue_budget_exhausted) {
   check_done_and_valid(e, "c", f);
   static const char *const m[] = {"cuzk_requests_exhausted_total 1\n", NULL};
   check_metrics(e, m);
+  env_fini(&v);
+}
+
+/* Finished results hold their charge until an await has had them: two
+ * finished, unfetched jobs fill a budget of two, a third is refused; once
+ * one result is fetched, the third reclaims its room. */
+ETEST(engine_results_charged) {
+  uint64_t cost = one_job_cost();
+  env v;
+  env_init(&v, 4, 16, 1, false);
+  v.c.queue_budget_bytes = cost * 2 + 10;
+  engine *e = env_start(&v);
+  const fixture *f = &v.f;
+  engine_ticket t;
+  submit_ok(e, "a", "k", ENGINE_PRI_NORMAL, f, &t);
+  submit_ok(e, "b", "k", ENGINE_PRI_NORMAL, f, &t);
+  engine_status s;
+  for (int i = 0;; i++) { /* both finish (bounded: 60 s) */
+    CHECK(engine_status_get(e, &s, NULL) == CUZK_OK);
+    uint64_t done = s.completed;
+    engine_status_free(&s);
+    if (done == 2)
+      break;
+    CHECK(i < 6000);
+    usleep(10000);
+  }
+  const uint8_t *w[1] = {f->wtns};
+  size_t wl[1] = {f->wtns_len};
+  cuzk_err err = {0};
+  CHECK_EQ_INT(submit_full(e, "c", "k", 2, w, wl, 1, false, &t, &err), CUZK_EXHAUSTED);
+  check_done_and_valid(e, "a", f); /* fetched: its room can be reclaimed */
+  submit_ok(e, "c", "k", ENGINE_PRI_NORMAL, f, &t);
+  check_done_and_valid(e, "c", f);
+  check_done_and_valid(e, "b", f); /* b, never fetched, was kept */
   env_fini(&v);
 }
 
@@ -951,8 +1005,9 @@ ETEST(engine_status_and_metrics) {
   CHECK_EQ_STR(s.queues[0].circuit_id, "k");
   CHECK_EQ_INT(s.queues[0].proving, 1);
   CHECK_EQ_INT(key_status(&s, "k")->refcount, 1);
-  CHECK_EQ_INT(s.queue_used, v.f.wtns_len);
-  CHECK_EQ_INT(s.host_used, v.f.zkey_bytes + v.f.wtns_len);
+  CHECK_EQ_INT(s.queue_witness, v.f.wtns_len);
+  CHECK(s.queue_used > v.f.wtns_len); /* the job itself is charged too */
+  CHECK_EQ_INT(s.host_used, v.f.zkey_bytes + s.queue_used);
   CHECK_EQ_INT(s.host_budget, (uint64_t)1 << 30);
   engine_status_free(&s);
   static const char *const m1[] = {
@@ -1524,6 +1579,7 @@ typedef struct {
    * a sticky CUDA error does, and so does every later operation of its
    * backends (zkey_ab, quotient, MSM), counted in after_loss. */
   unsigned lose_at[FG_GPUS], msms[FG_GPUS], after_loss[FG_GPUS], destroys[FG_GPUS];
+  bool host_buffers; /* the slots' backends offer host_vectors and host_staging */
   bool lost[FG_GPUS];
 } fake_gpus;
 
@@ -1545,6 +1601,10 @@ typedef struct {
   bool hold, reserved;
   backend_res *res[8];
   unsigned nres;
+  bls12_381_fr *vec; /* FG.host_buffers: host_vectors' and host_staging's memory */
+  size_t nvec;
+  void *stage;
+  size_t nstage;
 } fake_impl;
 
 static bool fake_set_match(const fake_set *f, bool g2, const msm_part *parts, size_t nparts) {
@@ -1715,8 +1775,34 @@ static void fake_destroy(backend *b) {
   pthread_cond_broadcast(&FG.cv);
   pthread_mutex_unlock(&FG.mu);
   backend_free(im->cpu);
+  free(im->vec);
+  free(im->stage);
   free(im);
   free(b);
+}
+
+/* A GPU backend's page-locked vectors and staging, stood in for by malloc:
+ * kept and grown as the CUDA backend's are. */
+static bls12_381_fr *fake_host_vectors(backend *b, size_t n, cuzk_err *err) {
+  fake_impl *im = b->impl;
+  if (n > im->nvec) {
+    free(im->vec);
+    im->nvec = (im->vec = calloc(n, sizeof *im->vec)) ? n : 0;
+  }
+  if (!im->vec)
+    cuzk_err_set(err, CUZK_NO_MEMORY, "fake host vectors: no memory");
+  return im->vec;
+}
+
+static void *fake_host_staging(backend *b, size_t bytes, cuzk_err *err) {
+  fake_impl *im = b->impl;
+  if (bytes > im->nstage) {
+    free(im->stage);
+    im->nstage = (im->stage = malloc(bytes)) ? bytes : 0;
+  }
+  if (!im->stage)
+    cuzk_err_set(err, CUZK_NO_MEMORY, "fake host staging: no memory");
+  return im->stage;
 }
 
 static const backend_ops fake_ops = {
@@ -1730,6 +1816,10 @@ static const backend_ops fake_ops = {
     .msm_g2 = fake_msm_g2,
     .destroy = fake_destroy,
 };
+
+/* fake_ops with host_vectors and host_staging (FG.host_buffers), made
+ * from it on first use (under FG.mu). */
+static backend_ops fake_ops_host;
 
 static backend *fake_backend_new(const backend_devices *d, int ordinal,
                                  const backend_device_opts *o, cuzk_err *err) {
@@ -1746,7 +1836,14 @@ static backend *fake_backend_new(const backend_devices *d, int ordinal,
   fake_impl *im = calloc(1, sizeof *im);
   CHECK(b && im && (im->cpu = backend_cpu_new(1)));
   im->ordinal = ordinal, im->slot = slot, im->store = store;
-  b->ops = &fake_ops, b->threads = 1, b->impl = im;
+  pthread_mutex_lock(&FG.mu);
+  if (!fake_ops_host.name) {
+    fake_ops_host = fake_ops;
+    fake_ops_host.host_vectors = fake_host_vectors;
+    fake_ops_host.host_staging = fake_host_staging;
+  }
+  pthread_mutex_unlock(&FG.mu);
+  b->ops = FG.host_buffers ? &fake_ops_host : &fake_ops, b->threads = 1, b->impl = im;
   return b;
 }
 
@@ -1853,6 +1950,57 @@ static void check_gpu(const engine_status *s, size_t i, uint64_t used, uint64_t 
  * a device budget of 1.5 keys: each GPU holds one copy that both of its
  * slots use (a copy per slot would not fit), counted once against its
  * budget; GetStatus and the metrics say so; every proof verifies. */
+/* What one slot's page-locked vectors (3 x the domain) and witness
+ * staging cost the host budget, from the key's shape. */
+static uint64_t slot_host_bytes(const fixture *f) {
+  zkey_file zk;
+  cuzk_err err = {0};
+  CHECK(zkey_open(&zk, f->zkey, &err) == CUZK_OK);
+  uint64_t nv = zk.n_vars, n = zk.domain_size;
+  zkey_close(&zk);
+  return 3 * n * 32 + 32 * nv;
+}
+
+/* The GPU slots' page-locked vectors and staging are charged to the keys'
+ * share of the host budget when the slots start, and a slot whose
+ * buffers do not fit is not started (its GPU gets fewer slots, saying
+ * why). */
+ETEST(engine_slot_host_buffers_charged) {
+  env v;
+  env_init(&v, 4, 61, 1, false);
+  backend_devices t = fake_on(&v, 1, 2, 0);
+  FG.host_buffers = true;
+  v.c.devices = &t;
+  const uint64_t sb = slot_host_bytes(&v.f);
+  engine *e = env_start(&v);
+  CHECK_EQ_INT(tier_of(e, "k"), ENGINE_TIER_DISK);
+  engine_status s;
+  CHECK(engine_status_get(e, &s, NULL) == CUZK_OK);
+  CHECK_EQ_INT(s.gpus[0].slots, 2);
+  CHECK_EQ_INT(s.host_used - s.queue_used, 2 * sb); /* both slots', no key yet */
+  engine_status_free(&s);
+  engine_ticket tk;
+  submit_ok(e, "a", "k", ENGINE_PRI_NORMAL, &v.f, &tk); /* the buffers serve a proof */
+  check_done_and_valid(e, "a", &v.f);
+  env_fini(&v);
+
+  /* room for one slot's buffers beside the queue, not two */
+  memset(FG.store, 0, sizeof FG.store); /* a new engine, new stores */
+  env_init(&v, 4, 61, 1, false);
+  t = fake_on(&v, 1, 2, 0);
+  FG.host_buffers = true;
+  v.c.devices = &t;
+  v.c.queue_budget_bytes = (uint64_t)16 << 20;
+  v.c.host_budget_bytes = v.c.queue_budget_bytes + sb + sb / 2;
+  e = env_start(&v);
+  CHECK(engine_status_get(e, &s, NULL) == CUZK_OK);
+  CHECK_EQ_INT(s.gpus[0].slots, 1);
+  CHECK_MSG(strstr(s.gpus[0].note, "page-locked"), "note: %s", s.gpus[0].note);
+  CHECK_EQ_INT(s.host_used - s.queue_used, sb);
+  engine_status_free(&s);
+  env_fini(&v);
+}
+
 ETEST(engine_device_copy_shared_by_slots) {
   env v;
   env_init(&v, 5, 40, 1, false);
@@ -2381,7 +2529,7 @@ ETEST(engine_device_lost_no_worker_left) {
   CHECK_EQ_INT(s.serving_workers, 0);
   CHECK_EQ_INT(s.failed, 2);
   CHECK_EQ_INT(s.retried, 0);
-  CHECK_EQ_INT(s.queue_used, 0); /* the witnesses were freed */
+  CHECK_EQ_INT(s.queue_witness, 0); /* the witnesses were freed */
   engine_status_free(&s);
   const char *m[] = {"cuzk_gpu_up{device=\"gpu0\"} 0\n", "cuzk_serving_workers 0\n",
                      "cuzk_errors_total{code=\"device_lost\"} 1\n",
