@@ -238,6 +238,7 @@ cuzk_status jobs_request_digest(const engine_request *rq, uint8_t out[JOBS_DIGES
   ok = ok && EVP_DigestFinal_ex(c, out, &n) && n == JOBS_DIGEST_BYTES;
   EVP_MD_CTX_free(c);
   return ok ? CUZK_OK : cuzk_err_set(err, CUZK_INTERNAL, "libcrypto's SHA-256 failed");
+}
 
 /* A bound on proof.json (four G1 coordinates, four of G2 and the
  * constants, each under 116 digits, with snarkjs's layout) and on one
