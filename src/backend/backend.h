@@ -11,7 +11,17 @@
  * are host memory; pointers into mapped files may be unaligned, so
  * byte-layout arguments are `const void *`.  The caller owns all buffers
  * (docs/DESIGN.md §2.1); a backend allocates only its own scratch.  A backend
- * object is used by one prover at a time. */
+ * object is used by one prover at a time.
+ *
+ * Stopping: while the caller's stop hook (struct backend's stop, base/stop.h)
+ * is set, zkey_ab, quotient, msm_g1 and msm_g2 end early with CUZK_CANCELLED:
+ * the CPU backend between chunks of its loops (a batch of an MSM window's
+ * bucket accumulation, a block of NTT columns or rows, a slice of the
+ * coefficient entries or of the pointwise products), the CUDA backend
+ * between the kernel launches of a stage, after waiting for the launches
+ * already made on its own stream (never the device), so that the stream is
+ * idle and its buffers free for the next operation.  A stopped operation
+ * frees what it allocated; its outputs are unspecified. */
 #ifndef CUZK_BACKEND_H
 #define CUZK_BACKEND_H
 
@@ -20,6 +30,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "base/stop.h"
 #include "ec/bls12_381.h"
 #include "msm/msm.h"
 
@@ -126,6 +137,10 @@ typedef struct {
 struct backend {
   const backend_ops *ops;
   unsigned threads; /* CPU worker threads this backend may use */
+  /* The stop hook its operations poll (NULL: none), set by the prover
+   * (groth16_prove_zkey_stoppable) for the length of one proof; the flag
+   * is the caller's and outlives the proof. */
+  const cuzk_stop *stop;
   void *impl;
 };
 

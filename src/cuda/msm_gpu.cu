@@ -14,6 +14,7 @@
 #include "cuda/msm_gpu.cuh"
 extern "C" {
 #include "base/par.h"
+#include "base/stop.h"
 }
 
 namespace msmg {
@@ -245,6 +246,28 @@ cuzk_status exec::mark(int phase) const {
   return CUZK_OK;
 }
 
+cuzk_status exec::poll() const {
+  if (!cuzk_stop_requested(ctx->stop))
+    return CUZK_OK;
+  if (!ctx->host)
+    CUDA_TRY(err, cudaStreamSynchronize(st)); /* what is queued, before the buffers are reused */
+  return cuzk_err_set(err, CUZK_CANCELLED, "msm_gpu: cancelled");
+}
+
+cuzk_status exec::pace(unsigned i) const {
+  if (!ctx->stop)
+    return CUZK_OK;
+  if (!ctx->host && i >= 2)
+    CUDA_TRY(err, cudaEventSynchronize(ctx->grp_ev[i % 2])); /* group i - 2 has run */
+  return poll();
+}
+
+cuzk_status exec::paced(unsigned i) const {
+  if (ctx->stop && !ctx->host)
+    CUDA_TRY(err, cudaEventRecord(ctx->grp_ev[i % 2], st));
+  return CUZK_OK;
+}
+
 cuzk_status prof_collect(msm_gpu *ctx, cuzk_err *err) {
   if (!ctx->pev || ctx->npev < 2) {
     if (ctx->pev)
@@ -341,6 +364,9 @@ extern "C" void msm_gpu_free(msm_gpu *ctx) {
       cuda_gc_event_destroy(ctx->ev0);
     if (ctx->ev1)
       cuda_gc_event_destroy(ctx->ev1);
+    for (int i = 0; i < 2; i++)
+      if (ctx->grp_ev[i])
+        cuda_gc_event_destroy(ctx->grp_ev[i]);
     if (ctx->stream)
       cuda_gc_stream_destroy(ctx->stream);
   }
@@ -374,6 +400,8 @@ cuzk_status ctx_init(msm_gpu *ctx, cuzk_err *err) {
     CUDA_TRY(err, cuda_gc_event_new(&ctx->done, cudaEventDisableTiming));
     CUDA_TRY(err, cuda_gc_event_new(&ctx->ev0, cudaEventDefault));
     CUDA_TRY(err, cuda_gc_event_new(&ctx->ev1, cudaEventDefault));
+    for (int i = 0; i < 2; i++)
+      CUDA_TRY(err, cuda_gc_event_new(&ctx->grp_ev[i], cudaEventDisableTiming));
     if (ctx->flags & MSM_GPU_PROFILE) {
       ctx->pev_cap = 8 * NWIN_MAX + 16;
       ctx->pev = (cudaEvent_t *)calloc(ctx->pev_cap, sizeof *ctx->pev);
@@ -526,6 +554,7 @@ cuzk_status copy_in(msm_gpu *ctx, void *dst, const void *src, size_t bytes, unsi
     const size_t len = bytes - o < STAGE_BYTES ? bytes - o : STAGE_BYTES;
     const unsigned k = (*turn)++ & 1;
     CUDA_TRY(err, cudaEventSynchronize(ctx->stage_ev[k])); /* its last copy is done */
+    CUZK_TRY((exec{ctx, st, err}.poll())); /* the copies pace the host: poll per buffer */
     copy_job j = {(uint8_t *)ctx->stage[k], (const uint8_t *)src + o, len};
     par_run(len >= ((size_t)4 << 20) ? threads : 1, copy_worker, &j);
     CUDA_TRY(err, cudaMemcpyAsync((uint8_t *)dst + o, ctx->stage[k], len, cudaMemcpyHostToDevice,
@@ -537,10 +566,11 @@ cuzk_status copy_in(msm_gpu *ctx, void *dst, const void *src, size_t bytes, unsi
 
 /* The parts' scalars (and, without res, their bases) into the context's
  * input buffers, then the MSM over them (or over res's device bases), all
- * on `stream` (NULL: the context's own). */
-cuzk_status run_parts(msm_gpu *ctx, msm_gpu_group g, void *out, const msm_gpu_bases *res,
-                      const msm_gpu_part *parts, size_t nparts, const msm_gpu_opts *opts,
-                      void *stream, cuzk_err *err) {
+ * on `stream` (NULL: the context's own), under the stop hook `stop`
+ * (NULL: none). */
+cuzk_status run_parts_(msm_gpu *ctx, msm_gpu_group g, void *out, const msm_gpu_bases *res,
+                       const msm_gpu_part *parts, size_t nparts, const msm_gpu_opts *opts,
+                       void *stream, cuzk_err *err) {
   size_t n = 0;
   for (size_t i = 0; i < nparts; i++) n += parts[i].n;
   CUZK_TRY(check_ctx(ctx, g, n, err));
@@ -593,12 +623,23 @@ cuzk_status run_parts(msm_gpu *ctx, msm_gpu_group g, void *out, const msm_gpu_ba
   return CUZK_OK;
 }
 
+cuzk_status run_parts(msm_gpu *ctx, msm_gpu_group g, void *out, const msm_gpu_bases *res,
+                      const msm_gpu_part *parts, size_t nparts, const msm_gpu_opts *opts,
+                      void *stream, const void *stop, cuzk_err *err) {
+  if (!ctx)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "msm_gpu: no context");
+  ctx->stop = stop; /* read by exec's poll and pace (and copy_in) during this run only */
+  cuzk_status s = run_parts_(ctx, g, out, res, parts, nparts, opts, stream, err);
+  ctx->stop = nullptr;
+  return s;
+}
+
 } // namespace
 
 extern "C" cuzk_status msm_gpu_parts_(msm_gpu *ctx, msm_gpu_group g, void *out,
                                       const msm_gpu_part *parts, size_t nparts,
                                       const msm_gpu_opts *opts, cuzk_err *err) {
-  return run_parts(ctx, g, out, nullptr, parts, nparts, opts, nullptr, err);
+  return run_parts(ctx, g, out, nullptr, parts, nparts, opts, nullptr, nullptr, err);
 }
 
 extern "C" cuzk_status msm_gpu_parts_resident_(msm_gpu *ctx, msm_gpu_group g, void *out,
@@ -607,14 +648,14 @@ extern "C" cuzk_status msm_gpu_parts_resident_(msm_gpu *ctx, msm_gpu_group g, vo
                                                const msm_gpu_opts *opts, cuzk_err *err) {
   if (!res)
     return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "msm_gpu: no resident set");
-  return run_parts(ctx, g, out, res, parts, nparts, opts, nullptr, err);
+  return run_parts(ctx, g, out, res, parts, nparts, opts, nullptr, nullptr, err);
 }
 
 extern "C" cuzk_status msm_gpu_parts_on_(msm_gpu *ctx, msm_gpu_group g, void *out,
                                          const msm_gpu_bases *res, const msm_gpu_part *parts,
                                          size_t nparts, const msm_gpu_opts *opts, void *stream,
-                                         cuzk_err *err) {
-  return run_parts(ctx, g, out, res, parts, nparts, opts, stream, err);
+                                         const void *stop, cuzk_err *err) {
+  return run_parts(ctx, g, out, res, parts, nparts, opts, stream, stop, err);
 }
 
 extern "C" void msm_gpu_bases_free(msm_gpu_bases *b) {

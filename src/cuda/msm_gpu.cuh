@@ -63,6 +63,20 @@
  *   from n_max (caps_for); a run checks its plan against them.  Nothing is
  *   allocated, freed or synchronised device-wide during a run.
  *
+ *   Stopping (a run with a stop hook, base/stop.h: msm_gpu_parts_on_):
+ *   the hook is polled before each window group's launches (and between
+ *   the staging copies of host inputs, msm_gpu.cu copy_in).  So that a
+ *   poll comes while the GPU works, not after the host has queued the
+ *   whole run, the host keeps at most two groups queued: before queuing
+ *   group i it waits for the event recorded after group i - 2, so the GPU
+ *   always has group i - 1 to run meanwhile and never idles for the
+ *   pacing.  A stopped run waits for what it queued (its stream, never
+ *   the device), so that the context's buffers are free for the next run,
+ *   queues no host callback and returns CUZK_CANCELLED: at most about two
+ *   groups' time after the stop (one window at 2^26 points and above, the
+ *   whole bucket phase below ~2^21, where a group holds every window).
+ *   Runs without a hook queue everything at once, as before.
+ *
  * Tuning constants (their measurements: bench/RESULTS.md, "GPU MSM"):
  *   windows: the planner's GPU cost model (msm/plan.c).
  *   chunk: items / 2^18 in [4, 256], so that a launch has >= 2^18 threads
@@ -412,7 +426,9 @@ struct msm_gpu {
   msmg::caps k;
   cudaStream_t stream;
   cudaEvent_t done, ev0, ev1;
+  cudaEvent_t grp_ev[2]; /* a stoppable run's pacing: the end of group i, in slot i % 2 */
   bool done_recorded;
+  const void *stop; /* the current run's stop hook (NULL: none), set by run_parts */
   uint32_t *keys[2], *vals[2], *part_keys[2], *idx1, *idx2, *counts_dev, *counts_host;
   void *buckets, *part_pts[2], *segs[2], *ones_dev, *win_host, *cub_tmp, *in_bases, *in_scalars;
   size_t cub_bytes;
@@ -476,6 +492,14 @@ struct exec {
   cuzk_status classify(const uint8_t *scalars, uint32_t n) const;
   /* MSM_GPU_PROFILE: an event on the stream closing `phase`; nothing otherwise */
   cuzk_status mark(int phase) const;
+  /* CUZK_CANCELLED, after waiting for the stream, when the run's stop hook
+   * is set; CUZK_OK otherwise (at once without a hook). */
+  cuzk_status poll() const;
+  /* A stoppable run before queuing window group i: waits for the end of
+   * group i - 2 (see Stopping), then polls. */
+  cuzk_status pace(unsigned i) const;
+  /* A stoppable run after queuing group i: records its end for pace. */
+  cuzk_status paced(unsigned i) const;
 };
 
 /* Step 3 over a sorted list of m entries from src, keys < sent bucket indices from `buckets` (the
@@ -520,6 +544,7 @@ cuzk_status pippenger(const exec &ex, const plan &pl, const typename P::aff *bas
   CUZK_TRY(ex.fill(buckets, 0, sizeof(P) * msm_geo_buckets(&geo)));
   CUZK_TRY(ex.mark(MSM_GPU_PH_OTHER));
   for (unsigned w0 = 0; w0 < geo.nwin; w0 += pl.g) {
+    CUZK_TRY(ex.pace(w0 / pl.g));
     const unsigned g = std::min(pl.g, geo.nwin - w0);
     /* the group's buckets, and its keys' sentinel: their count */
     P *gb = buckets + msm_geo_base(&geo, w0);
@@ -531,7 +556,9 @@ cuzk_status pippenger(const exec &ex, const plan &pl, const typename P::aff *bas
     CUZK_TRY(ex.mark(MSM_GPU_PH_SORT));
     CUZK_TRY(accumulate<P>(ex, src_bases<P>{bases, V}, K, (size_t)g * n, pl.chunk,
                            pl.merge_chunk, sent, gb));
+    CUZK_TRY(ex.paced(w0 / pl.g));
   }
+  CUZK_TRY(ex.poll()); /* a last one before the reduction */
   P *a = (P *)ctx->segs[0], *b = (P *)ctx->segs[1];
   CUZK_TRY(ex.run(reduce_fn<P>{buckets, a, geo, pl.len, pl.S}, (size_t)geo.nwin * pl.S));
   CUZK_TRY(ex.mark(MSM_GPU_PH_REDUCE));

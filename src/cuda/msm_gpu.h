@@ -93,23 +93,30 @@ cuzk_status msm_gpu_g2_parts_resident(msm_gpu *ctx, bls12_381_g2_jac *out,
  * the entry points above use).  Every copy and kernel of the run goes on
  * that stream, so its priority orders them against other streams' work
  * (the CUDA backend's set_priority), and the call returns once the stream
- * has passed the run: the next run may use another stream. */
+ * has passed the run: the next run may use another stream.  stop: the
+ * run's stop hook (a const cuzk_stop *, base/stop.h; NULL: none), polled
+ * between the staging copies and before each window group's launches,
+ * with at most two groups queued (msm_gpu.cuh, Stopping): once it is set
+ * the run waits for its stream and returns CUZK_CANCELLED, *out
+ * unspecified, the context ready for the next run. */
 cuzk_status msm_gpu_parts_on_(msm_gpu *ctx, msm_gpu_group g, void *out, const msm_gpu_bases *res,
                               const msm_gpu_part *parts, size_t nparts, const msm_gpu_opts *opts,
-                              void *stream, cuzk_err *err);
+                              void *stream, const void *stop, cuzk_err *err);
 static inline cuzk_status msm_gpu_g1_parts_on(msm_gpu *ctx, bls12_381_g1_jac *out,
                                               const msm_gpu_bases *res, const msm_part *parts,
                                               size_t nparts, const msm_gpu_opts *opts,
-                                              void *stream, cuzk_err *err) {
+                                              void *stream, const cuzk_stop *stop,
+                                              cuzk_err *err) {
   return msm_gpu_parts_on_(ctx, MSM_GPU_G1, out, res, (const msm_gpu_part *)parts, nparts, opts,
-                           stream, err);
+                           stream, stop, err);
 }
 static inline cuzk_status msm_gpu_g2_parts_on(msm_gpu *ctx, bls12_381_g2_jac *out,
                                               const msm_gpu_bases *res, const msm_part *parts,
                                               size_t nparts, const msm_gpu_opts *opts,
-                                              void *stream, cuzk_err *err) {
+                                              void *stream, const cuzk_stop *stop,
+                                              cuzk_err *err) {
   return msm_gpu_parts_on_(ctx, MSM_GPU_G2, out, res, (const msm_gpu_part *)parts, nparts, opts,
-                           stream, err);
+                           stream, stop, err);
 }
 
 /* Benchmarking (needs MSM_GPU_HOST_INPUTS):

@@ -121,7 +121,8 @@
  * index for index; only the CUDA execution model is left to the GPU run.
  *
  * No device-wide synchronization and no allocation on the operation path:
- * every operation is kernels enqueued on the caller's stream. */
+ * every operation is kernels enqueued on the caller's stream (the
+ * stoppable quotient also waits for that stream between its evaluations). */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -130,6 +131,7 @@
 #include <new>
 #include <vector>
 
+#include "base/stop.h"
 #include "cuda/bls12_381.cuh"
 #include "cuda/check.cuh"
 #include "cuda/ntt_gpu.h"
@@ -759,7 +761,23 @@ struct ntt_exec {
   bool emulate;
   cudaStream_t s;
   cuzk_err *err;
+  const void *stop; /* the quotient's stop hook (base/stop.h), NULL: none */
 };
+
+/* A stoppable quotient between its evaluations: with a hook, waits for the
+ * stream (so that the poll sees the work queued so far done, and a stop
+ * leaves nothing running on the plan's buffers), then CUZK_CANCELLED when
+ * the hook is set.  The wait idles the GPU for the host's next launches,
+ * a few tens of microseconds, three times per quotient. */
+static cuzk_status poll_stop(const ntt_exec &x) {
+  if (!x.stop)
+    return CUZK_OK;
+  if (!x.emulate)
+    CUDA_TRY(x.err, cudaStreamSynchronize(x.s));
+  if (cuzk_stop_requested(x.stop))
+    return cuzk_err_set(x.err, CUZK_CANCELLED, "cuda NTT: cancelled in the quotient");
+  return CUZK_OK;
+}
 
 #define PW_THREADS 256
 
@@ -918,9 +936,12 @@ static cuzk_status op_run(const cuda_ntt_plan *P, const ntt_exec &x, cuda_ntt_op
     if (compute_c)
       CUZK_TRY(run_pw_mul(P, x, c, a, b));
     for (fr_t *v : {a, b, c}) {
+      if (v != a)
+        CUZK_TRY(poll_stop(x)); /* one odd-coset evaluation per poll */
       CUZK_TRY(run_dif(P, x, v, 1, NTT_POST_COSET));
       CUZK_TRY(run_dit(P, x, v, 0));
     }
+    CUZK_TRY(poll_stop(x));
     return run_pw_quot(P, x, h, a, b, c);
   }
 }
@@ -1235,7 +1256,7 @@ static cuzk_status check_ptr(const cuda_ntt_plan *p, const void *a, const char *
 }
 
 static ntt_exec exec_of(const cuda_ntt_plan *p, void *stream, cuzk_err *err) {
-  return ntt_exec{p->emulate, (cudaStream_t)stream, err};
+  return ntt_exec{p->emulate, (cudaStream_t)stream, err, nullptr};
 }
 
 static cuzk_status transform(const cuda_ntt_plan *p, cuda_ntt_op op, void *a, void *stream,
@@ -1264,6 +1285,13 @@ extern "C" cuzk_status cuda_ntt_to_odd_coset(const cuda_ntt_plan *p, void *a, vo
 extern "C" cuzk_status cuda_ntt_quotient_dev(const cuda_ntt_plan *p, void *h, void *a, void *b,
                                              void *c, bool compute_c, void *stream,
                                              cuzk_err *err) {
+  return cuda_ntt_quotient_dev_stoppable(p, h, a, b, c, compute_c, stream, nullptr, err);
+}
+
+extern "C" cuzk_status cuda_ntt_quotient_dev_stoppable(const cuda_ntt_plan *p, void *h, void *a,
+                                                       void *b, void *c, bool compute_c,
+                                                       void *stream, const void *stop,
+                                                       cuzk_err *err) {
   const char *fn = "cuda_ntt_quotient_dev";
   CUZK_TRY(check_ptr(p, a, fn, err));
   CUZK_TRY(check_ptr(p, b, fn, err));
@@ -1271,8 +1299,9 @@ extern "C" cuzk_status cuda_ntt_quotient_dev(const cuda_ntt_plan *p, void *h, vo
   CUZK_TRY(check_ptr(p, h, fn, err));
   if (a == b || a == c || b == c)
     return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "%s: a, b and c must be distinct buffers", fn);
-  return op_run(p, exec_of(p, stream, err), CUDA_NTT_OP_QUOTIENT, (fr_t *)a, (fr_t *)b, (fr_t *)c,
-                (fr_t *)h, compute_c);
+  ntt_exec x = exec_of(p, stream, err);
+  x.stop = stop;
+  return op_run(p, x, CUDA_NTT_OP_QUOTIENT, (fr_t *)a, (fr_t *)b, (fr_t *)c, (fr_t *)h, compute_c);
 }
 
 static cuzk_status check_buf(const cuda_ntt_plan *p, unsigned i, const void *host, const char *fn,
@@ -1358,7 +1387,7 @@ extern "C" cuzk_status cuda_ntt_time(cuda_ntt_plan *p, cuda_ntt_op op, unsigned 
   CUDA_TRY(err, cuda_gc_stream_new(&st.h, cudaStreamNonBlocking, 0));
   CUDA_TRY(err, cuda_gc_event_new(&e0.h, cudaEventDefault));
   CUDA_TRY(err, cuda_gc_event_new(&e1.h, cudaEventDefault));
-  const ntt_exec x = {false, st.h, err};
+  const ntt_exec x = {false, st.h, err, nullptr};
   fr_t *b0 = (fr_t *)p->buf[0], *b1 = (fr_t *)p->buf[1], *b2 = (fr_t *)p->buf[2],
        *b3 = (fr_t *)p->buf[3];
   float t[64];

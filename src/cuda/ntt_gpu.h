@@ -98,6 +98,13 @@ cuzk_status cuda_ntt_to_odd_coset(const cuda_ntt_plan *p, void *a, void *stream,
  * (n entries; h may be c, or any buffer of 32 n bytes). */
 cuzk_status cuda_ntt_quotient_dev(const cuda_ntt_plan *p, void *h, void *a, void *b, void *c,
                                   bool compute_c, void *stream, cuzk_err *err);
+/* The same under a stop hook (a const cuzk_stop *, base/stop.h; NULL:
+ * none), polled after each odd-coset evaluation once the stream has
+ * passed it: when it is set the call returns CUZK_CANCELLED with the
+ * stream idle, h unspecified. */
+cuzk_status cuda_ntt_quotient_dev_stoppable(const cuda_ntt_plan *p, void *h, void *a, void *b,
+                                            void *c, bool compute_c, void *stream,
+                                            const void *stop, cuzk_err *err);
 /* The same from host memory, on one stream: uploads a and b (and c when not
  * NULL; NULL means c = a o b, as the backend op) into the plan's buffers
  * 0..2 (the plan needs 3), runs cuda_ntt_quotient_dev with h in buffer 2,

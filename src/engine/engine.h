@@ -336,8 +336,8 @@ uint64_t engine_queue_budget(const engine *e);
 void engine_result_free(engine_result *r);
 
 /* Cancels a job in any state: queued partitions are dropped, a running one
- * stops at its next stage boundary (backend work already launched finishes
- * first), its memory and key references are released, and waiters get
+ * stops within one chunk of its backend's work (backend.h: the stop hook),
+ * its memory and key references are released, and waiters get
  * CANCELLED.  *was_running: some partition was past QUEUED.  A finished
  * job is left as it is (was_running false).  NOT_FOUND for unknown ids. */
 cuzk_status engine_cancel(engine *e, const char *job_id, bool *was_running, cuzk_err *err);

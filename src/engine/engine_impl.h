@@ -134,7 +134,7 @@ struct ejob {
 
   bool finished;          /* DONE, FAILED or CANCELLED: final */
   engine_job_state state; /* the final state once finished */
-  bool stop;              /* running partitions stop at their next stage */
+  cuzk_stop stop;         /* set once: running partitions stop within a chunk of work */
   cuzk_status status;     /* FAILED: the failing partition's status */
   char error[CUZK_ERR_MSG_MAX];
   double t_submit, t_finish;

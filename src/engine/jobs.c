@@ -131,8 +131,8 @@ void jobs_finish(engine *e, ejob *j, engine_job_state state, cuzk_status st, con
   if (j->in_queue)
     sched_remove(e, j);
   /* Partitions no worker took (or requeued ones waiting to be taken again)
-   * are dropped now; running ones stop at their next stage boundary and
-   * their worker frees their witness. */
+   * are dropped now; running ones stop within a chunk of work (j->stop is
+   * their prover's stop hook) and their worker frees their witness. */
   for (size_t p = 0; p < j->nparts; p++) {
     epart *pt = &j->parts[p];
     if (p < j->next_part && !pt->requeued)

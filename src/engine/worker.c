@@ -7,11 +7,13 @@
  * verifies the proof before returning it), encode the 192 proof bytes
  * (and the snarkjs JSON when asked: groth16/proof.h), and take the lock
  * again to store the result, free the partition's witness and finish the
- * job when it was the last partition or failed.  Cancellation is cooperative: the stop hook,
- * asked at each prover stage, reads the job's stop flag, so a cancelled
- * partition ends at its next stage boundary (backend work already launched
- * completes first).  A partition whose job finished meanwhile (cancelled,
- * or failed in another partition) has its result dropped.
+ * job when it was the last partition or failed.  Cancellation is cooperative: the job's
+ * stop flag is the prover's stop hook (base/stop.h), which the prover asks
+ * at each stage and the backend within its operations, so a cancelled
+ * partition ends within one chunk of work (CPU: an MSM window batch, an
+ * NTT block; GPU: the kernel launches of a stage already made) and its
+ * worker takes the next one.  A partition whose job finished meanwhile
+ * (cancelled, or failed in another partition) has its result dropped.
  *
  * Workers: device AUTO or GPU with a usable GPU: gpu_workers_per_device
  * slots on each GPU used (the configured ordinals, or every usable GPU
@@ -128,15 +130,6 @@ typedef struct {
 static void hook(engine *e, ejob *j, size_t p, engine_job_state s) {
   if (e->cfg.test_hook)
     e->cfg.test_hook(e->cfg.test_hook_ctx, j->id, p, s);
-}
-
-static bool stop_cb(void *ctx) {
-  part_ctx *c = ctx;
-  engine *e = c->w->e;
-  pthread_mutex_lock(&e->mu);
-  bool s = c->j->stop;
-  pthread_mutex_unlock(&e->mu);
-  return s;
 }
 
 /* The prover's stage names (prove.c) to job states. */
@@ -450,8 +443,7 @@ static void run_partition(eworker *w, ejob *j, size_t p) {
       wv.values = stage;
     }
     joblog_started(e, w, j, p, load_s);
-    st = groth16_prove_zkey_stoppable(&proof, &k->zk, &wv, w->be, &opts, stop_cb, &c, &tm,
-                                      &err);
+    st = groth16_prove_zkey_stoppable(&proof, &k->zk, &wv, w->be, &opts, &j->stop, &tm, &err);
     keys_release(e, k);
   }
   double t_enc = engine_now();

@@ -44,15 +44,10 @@ cuzk_status groth16_random_scalar(limb_t out[4], cuzk_err *err) {
   return cuzk_err_set(err, CUZK_INTERNAL, "random scalar rejection sampling did not terminate");
 }
 
-typedef struct {
-  bool (*fn)(void *ctx);
-  void *ctx;
-} stop_hook;
-
-/* Starts stage `name`: CUZK_CANCELLED when the caller's stop hook says so. */
-static cuzk_status stage(const groth16_prove_opts *o, const stop_hook *stop, const char *name,
+/* Starts stage `name`: CUZK_CANCELLED when the caller's stop hook is set. */
+static cuzk_status stage(const groth16_prove_opts *o, const cuzk_stop *stop, const char *name,
                          cuzk_err *err) {
-  if (stop->fn && stop->fn(stop->ctx))
+  if (cuzk_stopped(stop))
     return cuzk_err_set(err, CUZK_CANCELLED, "cancelled before stage '%s'", name);
   if (o && o->progress)
     o->progress(o->progress_ctx, name);
@@ -93,15 +88,13 @@ static cuzk_status blame(const zkey_file *zk, const wtns_file *w, const groth16_
 cuzk_status groth16_prove_zkey(groth16_proof *proof, const zkey_file *zk, const wtns_file *w,
                                backend *be, const groth16_prove_opts *opts,
                                groth16_timings *timings, cuzk_err *err) {
-  return groth16_prove_zkey_stoppable(proof, zk, w, be, opts, NULL, NULL, timings, err);
+  return groth16_prove_zkey_stoppable(proof, zk, w, be, opts, NULL, timings, err);
 }
 
-cuzk_status groth16_prove_zkey_stoppable(groth16_proof *proof, const zkey_file *zk,
-                                         const wtns_file *w, backend *be,
-                                         const groth16_prove_opts *opts,
-                                         bool (*stop_fn)(void *ctx), void *stop_ctx,
-                                         groth16_timings *timings, cuzk_err *err) {
-  const stop_hook stop = {stop_fn, stop_ctx};
+/* The proof itself; be->stop is set around it (groth16_prove_zkey_stoppable). */
+static cuzk_status prove(groth16_proof *proof, const zkey_file *zk, const wtns_file *w,
+                         backend *be, const groth16_prove_opts *opts, const cuzk_stop *stop,
+                         groth16_timings *timings, cuzk_err *err) {
   groth16_timings tm = {0};
   double t0 = cuzk_now_s(), t;
   cuzk_status st;
@@ -134,7 +127,7 @@ cuzk_status groth16_prove_zkey_stoppable(groth16_proof *proof, const zkey_file *
   bls12_381_g1_jac pa, pb1, pch;
   bls12_381_g2_jac pb2;
 
-  if ((st = stage(opts, &stop, "a, b", err)) != CUZK_OK)
+  if ((st = stage(opts, stop, "a, b", err)) != CUZK_OK)
     goto out;
   t = cuzk_now_s();
   st = be->ops->zkey_ab(be, a, b, n, zk->coefs, zk->n_coefs, w->values, w->n_witness, err);
@@ -142,7 +135,7 @@ cuzk_status groth16_prove_zkey_stoppable(groth16_proof *proof, const zkey_file *
   if (st != CUZK_OK)
     goto out;
 
-  if ((st = stage(opts, &stop, "quotient (6 NTTs)", err)) != CUZK_OK)
+  if ((st = stage(opts, stop, "quotient (6 NTTs)", err)) != CUZK_OK)
     goto out;
   t = cuzk_now_s();
   st = be->ops->quotient(be, c, a, b, c, zk->lg_domain, err);
@@ -150,7 +143,7 @@ cuzk_status groth16_prove_zkey_stoppable(groth16_proof *proof, const zkey_file *
   if (st != CUZK_OK)
     goto out;
 
-  if ((st = stage(opts, &stop, "MSMs", err)) != CUZK_OK)
+  if ((st = stage(opts, stop, "MSMs", err)) != CUZK_OK)
     goto out;
   t = cuzk_now_s();
   const size_t nv = zk->n_vars, np = zk->n_public;
@@ -159,8 +152,12 @@ cuzk_status groth16_prove_zkey_stoppable(groth16_proof *proof, const zkey_file *
   const msm_part pt_a = {zk->a, wv, nv}, pt_b1 = {zk->b1, wv, nv}, pt_b2 = {zk->b2, wv, nv};
   const msm_part pt_ch[2] = {{zk->c, wv + 32 * (np + 1), nv - np - 1}, {zk->h, c, n}};
   double tq = t;
+  /* Each MSM is a stage of its own for the stop hook (not for progress). */
 #define MSM_TIMED(k, call)                                                                       \
-  ((st = (call)) == CUZK_OK ? (tm.msm_each_s[k] = cuzk_now_s() - tq, tq += tm.msm_each_s[k], 1) : 0)
+  (cuzk_stopped(stop) ? (st = cuzk_err_set(err, CUZK_CANCELLED, "cancelled between MSMs"), 0)    \
+   : (st = (call)) == CUZK_OK                                                                    \
+       ? (tm.msm_each_s[k] = cuzk_now_s() - tq, tq += tm.msm_each_s[k], 1)                       \
+       : 0)
   if (!MSM_TIMED(0, be->ops->msm_g1(be, &pa, &pt_a, 1, err)) ||
       !MSM_TIMED(1, be->ops->msm_g1(be, &pb1, &pt_b1, 1, err)) ||
       !MSM_TIMED(2, be->ops->msm_g2(be, &pb2, &pt_b2, 1, err)) ||
@@ -214,7 +211,7 @@ cuzk_status groth16_prove_zkey_stoppable(groth16_proof *proof, const zkey_file *
   bls12_381_g1_jac_to_aff(&proof->c, &C);
 
   /* Verify before returning (never hand out an invalid proof). */
-  if ((st = stage(opts, &stop, "verify", err)) != CUZK_OK)
+  if ((st = stage(opts, stop, "verify", err)) != CUZK_OK)
     goto out;
   t = cuzk_now_s();
   {
@@ -247,5 +244,16 @@ out:
     *timings = tm;
   if (own_buf)
     free(buf);
+  return st;
+}
+
+cuzk_status groth16_prove_zkey_stoppable(groth16_proof *proof, const zkey_file *zk,
+                                         const wtns_file *w, backend *be,
+                                         const groth16_prove_opts *opts, const cuzk_stop *stop,
+                                         groth16_timings *timings, cuzk_err *err) {
+  const cuzk_stop *outer = be->stop; /* a caller's own hook, put back after */
+  be->stop = stop;
+  cuzk_status st = prove(proof, zk, w, be, opts, stop, timings, err);
+  be->stop = outer;
   return st;
 }

@@ -44,13 +44,15 @@ cuzk_status groth16_prove_zkey(groth16_proof *proof, const zkey_file *zk, const 
                                backend *be, const groth16_prove_opts *opts,
                                groth16_timings *timings, cuzk_err *err);
 
-/* The same, asking stop(stop_ctx) at each stage boundary (before a, b,
- * the quotient, the MSMs and the verification): true ends the proof there
- * with CUZK_CANCELLED (the daemon's cancel of a running job). */
+/* The same under a stop hook (base/stop.h; NULL: never stops), which the
+ * prover asks at each stage boundary (before a, b, the quotient, each MSM
+ * and the verification) and the backend inside its operations, at chunk
+ * boundaries (backend.h: be->stop is set for the proof and cleared again):
+ * once it is set the proof ends within one chunk of work with
+ * CUZK_CANCELLED, its memory freed (the daemon's cancel of a running job). */
 cuzk_status groth16_prove_zkey_stoppable(groth16_proof *proof, const zkey_file *zk,
                                          const wtns_file *w, backend *be,
-                                         const groth16_prove_opts *opts,
-                                         bool (*stop)(void *ctx), void *stop_ctx,
+                                         const groth16_prove_opts *opts, const cuzk_stop *stop,
                                          groth16_timings *timings, cuzk_err *err);
 
 /* Uniform r in [0, r) from the kernel's CSPRNG (getrandom), by rejection. */

@@ -12,6 +12,10 @@
  * (measured +7 % on 2^19 G1 points, c = 16, one thread). */
 #define MSM_PREFETCH 8
 
+/* Points of an XYZZ task between two polls of the stop hook: XYZZ tasks
+ * are the small ones (plan.c), so this is a fraction of a millisecond. */
+#define MSM_POLL_XYZZ 4096
+
 /* img[0] = [u^2]P (endo = 2). */
 static void msm_g1_images(bls12_381_g1_aff *img, const bls12_381_g1_aff *p, unsigned endo) {
   (void)endo;

@@ -69,6 +69,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "base/stop.h"
 #include "ec/bls12_381.h"
 #include "msm/plan.h"
 
@@ -106,6 +107,15 @@ cuzk_status msm_g1_parts(bls12_381_g1_jac *out, const msm_part *parts, size_t np
                          unsigned threads, cuzk_err *err);
 cuzk_status msm_g2_parts(bls12_381_g2_jac *out, const msm_part *parts, size_t nparts,
                          unsigned threads, cuzk_err *err);
+/* The same under a stop hook (base/stop.h; NULL: never), which each worker
+ * polls before each task and between the batch-affine chunks of a task
+ * (every MSM_POLL_XYZZ points of an XYZZ one): one chunk of one window's
+ * bucket accumulation, or the task's bucket reduction, after the hook is
+ * set the run ends with CUZK_CANCELLED (*out unspecified). */
+cuzk_status msm_g1_parts_stoppable(bls12_381_g1_jac *out, const msm_part *parts, size_t nparts,
+                                   unsigned threads, const cuzk_stop *stop, cuzk_err *err);
+cuzk_status msm_g2_parts_stoppable(bls12_381_g2_jac *out, const msm_part *parts, size_t nparts,
+                                   unsigned threads, const cuzk_stop *stop, cuzk_err *err);
 
 /* The same with an explicit plan.  scratch: NULL to allocate (and free) it
  * here, or msm_g1_scratch_bytes(plan, n) bytes, 64-byte aligned, owned by

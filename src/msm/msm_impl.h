@@ -23,6 +23,7 @@ typedef struct {
   uint8_t *scratch;  /* lay.total bytes per worker */
   msm_stats *stats;  /* one per worker */
   atomic_uint next;  /* next task to take */
+  const cuzk_stop *stop; /* polled before each task and each chunk (NULL: never) */
 } M_FN(ctx);
 
 /* The base of split point v: live point v / K's own base (part 0) or its
@@ -208,6 +209,8 @@ static void M_FN(task_ba)(const M_FN(ctx) * x, uint8_t *scr, unsigned w, size_t 
 
   memset(bk, 0, nb * sizeof *bk);
   for (size_t c0 = lo; c0 < hi; c0 += L->k) {
+    if (cuzk_stopped(x->stop))
+      return; /* the run is abandoned: *out is not read */
     size_t m = hi - c0 < L->k ? hi - c0 : L->k;
 
     /* Digits and the count of new points per bucket. */
@@ -306,6 +309,8 @@ static void M_FN(task_xyzz)(const M_FN(ctx) * x, uint8_t *scr, unsigned w, size_
   E_T(xyzz) *bk = (E_T(xyzz) *)scr;
   memset(bk, 0, nb * sizeof *bk);
   for (size_t i = lo; i < hi; i++) {
+    if ((i - lo) % MSM_POLL_XYZZ == 0 && cuzk_stopped(x->stop))
+      return; /* the run is abandoned: *out is not read */
     uint32_t d = M_FN(vdigit)(x, i, w), mag = d & ~MSM_DIGIT_NEG;
     if (!mag)
       continue;
@@ -334,6 +339,8 @@ static void M_FN(worker)(void *vctx, unsigned idx, unsigned nthreads) {
   const unsigned nsplit = x->plan.nsplit, ntask = x->plan.nwin * nsplit;
   (void)nthreads;
   for (;;) {
+    if (cuzk_stopped(x->stop))
+      break;
     unsigned t = atomic_fetch_add_explicit(&x->next, 1, memory_order_relaxed);
     if (t >= ntask)
       break;
@@ -406,10 +413,11 @@ static void M_FN(split_worker)(void *vctx, unsigned idx, unsigned nthreads) {
 
 /* The bucket phase and the final sum over n live points with a checked
  * plan; block: exec_bytes(plan, n) bytes, 64-byte aligned.  Splits the
- * live points' scalars in place (plan.endo > 1). */
-static void M_FN(exec)(E_T(jac) * out, msm_live *live, size_t n, const msm_plan *plan,
-                       void *block, msm_stats *total) {
-  M_FN(ctx) x = {.live = live, .n = n, .plan = *plan};
+ * live points' scalars in place (plan.endo > 1).  false, *out and *total
+ * unspecified, when stop was set before the bucket phase ended. */
+static bool M_FN(exec)(E_T(jac) * out, msm_live *live, size_t n, const msm_plan *plan,
+                       void *block, msm_stats *total, const cuzk_stop *stop) {
+  M_FN(ctx) x = {.live = live, .n = n, .plan = *plan, .stop = stop};
   unsigned nw;
   M_FN(exec_bytes)(plan, n, &x.lay, &nw);
   const unsigned ntask = plan->nwin * plan->nsplit;
@@ -428,6 +436,8 @@ static void M_FN(exec)(E_T(jac) * out, msm_live *live, size_t n, const msm_plan 
   memset(x.stats, 0, nw * sizeof(msm_stats));
   atomic_init(&x.next, 0);
   par_run(nw, M_FN(worker), &x);
+  if (cuzk_stopped(stop))
+    return false;
 
   /* Horner over windows: out = sum_w 2^(cw) (sum of the window's splits). */
   for (unsigned w = plan->nwin; w-- > 0;) {
@@ -447,6 +457,7 @@ static void M_FN(exec)(E_T(jac) * out, msm_live *live, size_t n, const msm_plan 
     total->xyzz_madds += x.stats[i].xyzz_madds;
     total->xyzz_adds += x.stats[i].xyzz_adds;
   }
+  return true;
 }
 
 cuzk_status M_FN(run)(E_T(jac) * out, const void *bases, const void *scalars, size_t n,
@@ -477,7 +488,7 @@ cuzk_status M_FN(run)(E_T(jac) * out, const void *bases, const void *scalars, si
   size_t nlive = M_FN(filter)(live, &part, 1, n, plan->threads, count);
   total.live = nlive;
   if (nlive)
-    M_FN(exec)(out, live, nlive, plan, (uint8_t *)block + lb, &total);
+    M_FN(exec)(out, live, nlive, plan, (uint8_t *)block + lb, &total, NULL);
   if (stats)
     *stats = total;
   if (!scratch)
@@ -485,8 +496,8 @@ cuzk_status M_FN(run)(E_T(jac) * out, const void *bases, const void *scalars, si
   return CUZK_OK;
 }
 
-cuzk_status M_FN(parts)(E_T(jac) * out, const msm_part *parts, size_t nparts, unsigned threads,
-                        cuzk_err *err) {
+cuzk_status M_FN(parts_stoppable)(E_T(jac) * out, const msm_part *parts, size_t nparts,
+                                  unsigned threads, const cuzk_stop *stop, cuzk_err *err) {
   E_FN(jac_set_inf)(out);
   size_t n = 0;
   for (size_t k = 0; k < nparts; k++) {
@@ -516,12 +527,18 @@ cuzk_status M_FN(parts)(E_T(jac) * out, const msm_part *parts, size_t nparts, un
                         nw);
     } else {
       msm_stats total = {0};
-      M_FN(exec)(out, live, nlive, &plan, block, &total);
+      if (!M_FN(exec)(out, live, nlive, &plan, block, &total, stop))
+        st = cuzk_err_set(err, CUZK_CANCELLED, "cancelled in the MSM over %zu points", nlive);
       free(block);
     }
   }
   free(lblock);
   return st;
+}
+
+cuzk_status M_FN(parts)(E_T(jac) * out, const msm_part *parts, size_t nparts, unsigned threads,
+                        cuzk_err *err) {
+  return M_FN(parts_stoppable)(out, parts, nparts, threads, NULL, err);
 }
 
 cuzk_status MSM(E_T(jac) * out, const void *bases, const void *scalars, size_t n,

@@ -26,7 +26,10 @@
  *   3. a bit-reversal permutation restores natural order.
  *
  * Each step is one par_run over independent columns, rows or tiles; the
- * fork-join between them is the only synchronisation.  The inverse is the
+ * fork-join between them is the only synchronisation.  The stoppable
+ * entry point polls its stop hook (base/stop.h) per block of B columns,
+ * per row and per NTT_POLL elements of the coset scaling, and between
+ * steps; the direct pass (at most 2^16 elements, milliseconds) runs whole.  The inverse is the
  * same transform with w^-1 tables.
  *
  * Cost: butterflies (n/2) lg n, of which about n have twiddle 1 and skip the
@@ -45,6 +48,7 @@
 #include <string.h>
 
 #include "base/par.h"
+#include "base/stop.h"
 
 typedef bls12_381_fr fr;
 
@@ -73,6 +77,9 @@ typedef bls12_381_fr fr;
 
 /* Below this many elements the O(n) passes (scaling) run on one thread. */
 #define NTT_PAR_MIN 4096
+
+/* Elements of the coset scaling between two polls of the stop hook. */
+#define NTT_POLL ((size_t)1 << 14)
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -288,6 +295,7 @@ typedef struct {
   fr *a;
   int dir; /* 0 forward, 1 inverse */
   size_t B;
+  const cuzk_stop *stop;
 } step_ctx;
 
 /* Step 1: size-n1 DIF of every column, B columns at a time. */
@@ -300,7 +308,7 @@ static void cols_worker(void *vctx, unsigned idx, unsigned nw) {
   if (lo == hi)
     return;
   fr *scr = alloc_aligned(n1 * B * sizeof(fr));
-  for (size_t blk = lo; blk < hi; blk++) {
+  for (size_t blk = lo; blk < hi && !cuzk_stopped(c->stop); blk++) {
     fr *col = c->a + blk * B;
     if (!scr) {
       /* No scratch: the same transform on the strided data (slow, correct). */
@@ -321,7 +329,7 @@ static void rows_worker(void *vctx, unsigned idx, unsigned nw) {
   size_t n1 = (size_t)1 << d->lg_col, n2 = (size_t)1 << d->lg_row, lo, hi;
   const fr *tw = d->tw[c->dir];
   par_range(n1, idx, nw, &lo, &hi);
-  for (size_t t = lo; t < hi; t++) {
+  for (size_t t = lo; t < hi && !cuzk_stopped(c->stop); t++) {
     fr *row = c->a + t * n2;
     size_t k1 = bitrev(t, d->lg_col);
     const fr *g = &d->rt[c->dir][k1];
@@ -351,13 +359,15 @@ static void scale_serial(fr *a, size_t n, const fr *s) {
   for (size_t i = 0; i < n; i++) bls12_381_fr_mul(&a[i], &a[i], s);
 }
 
-static void transform(const ntt_domain *d, fr *a, int dir, unsigned threads) {
+/* false when stopped (a is then unspecified). */
+static bool transform(const ntt_domain *d, fr *a, int dir, unsigned threads,
+                      const cuzk_stop *stop) {
   if (d->lg_col == 0 || (d->lg_tw == d->lg_n && clamp_threads(threads, d->n) == 1)) {
     dif_row(a, d->lg_n, d->tw[dir], d->lg_tw);
     bitrev_permute(a, d->lg_n, 1);
     if (dir)
       scale_serial(a, d->n, &d->n_inv);
-    return;
+    return true;
   }
   size_t n1 = (size_t)1 << d->lg_col, n2 = (size_t)1 << d->lg_row;
   size_t B = (size_t)1 << (NTT_COL_SCRATCH_LG > d->lg_col ? NTT_COL_SCRATCH_LG - d->lg_col : 0);
@@ -367,15 +377,24 @@ static void transform(const ntt_domain *d, fr *a, int dir, unsigned threads) {
     B = NTT_COL_B_MAX;
   if (B > n2)
     B = n2;
-  step_ctx c = {d, a, dir, B};
+  step_ctx c = {d, a, dir, B, stop};
   par_run(clamp_threads(threads, n2 / B), cols_worker, &c);
+  if (cuzk_stopped(stop))
+    return false;
   par_run(clamp_threads(threads, n1), rows_worker, &c);
+  if (cuzk_stopped(stop))
+    return false;
   bitrev_permute(a, d->lg_n, threads);
+  return true;
 }
 
-void ntt_forward(const ntt_domain *d, fr *a, unsigned threads) { transform(d, a, 0, threads); }
+void ntt_forward(const ntt_domain *d, fr *a, unsigned threads) {
+  transform(d, a, 0, threads, NULL);
+}
 
-void ntt_inverse(const ntt_domain *d, fr *a, unsigned threads) { transform(d, a, 1, threads); }
+void ntt_inverse(const ntt_domain *d, fr *a, unsigned threads) {
+  transform(d, a, 1, threads, NULL);
+}
 
 /* ------------------------------------------------------------ coset scale */
 
@@ -383,6 +402,7 @@ typedef struct {
   fr *a;
   size_t n;
   const fr *g;
+  const cuzk_stop *stop;
 } scale_ctx;
 
 /* Worker's range [lo, hi): x = g^lo by square-and-multiply, then a running
@@ -397,21 +417,33 @@ static void scale_worker(void *vctx, unsigned idx, unsigned nw) {
   limb_t e = (limb_t)lo;
   bls12_381_fr_pow(&x, c->g, &e, 1);
   for (size_t k = lo; k < hi; k++) {
+    if ((k - lo) % NTT_POLL == 0 && cuzk_stopped(c->stop))
+      return;
     bls12_381_fr_mul(&c->a[k], &c->a[k], &x);
     bls12_381_fr_mul(&x, &x, c->g);
   }
 }
 
-void ntt_scale_powers(fr *a, size_t n, const fr *g, unsigned threads) {
-  scale_ctx c = {a, n, g};
+static void scale_powers(fr *a, size_t n, const fr *g, unsigned threads, const cuzk_stop *stop) {
+  scale_ctx c = {a, n, g, stop};
   unsigned nw = n < NTT_PAR_MIN ? 1 : clamp_threads(threads, n / (NTT_PAR_MIN / 2));
   par_run(nw, scale_worker, &c);
 }
 
-void ntt_to_odd_coset(const ntt_domain *d, fr *a, unsigned threads) {
+void ntt_scale_powers(fr *a, size_t n, const fr *g, unsigned threads) {
+  scale_powers(a, n, g, threads, NULL);
+}
+
+bool ntt_to_odd_coset_stoppable(const ntt_domain *d, fr *a, unsigned threads,
+                                const cuzk_stop *stop) {
   fr shift;
   ntt_coset_shift(&shift, d);
-  ntt_inverse(d, a, threads);
-  ntt_scale_powers(a, d->n, &shift, threads);
-  ntt_forward(d, a, threads);
+  if (!transform(d, a, 1, threads, stop))
+    return false;
+  scale_powers(a, d->n, &shift, threads, stop);
+  return !cuzk_stopped(stop) && transform(d, a, 0, threads, stop);
+}
+
+void ntt_to_odd_coset(const ntt_domain *d, fr *a, unsigned threads) {
+  ntt_to_odd_coset_stoppable(d, a, threads, NULL);
 }

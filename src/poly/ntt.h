@@ -19,6 +19,7 @@
 #include <stddef.h>
 
 #include "base/err.h"
+#include "base/stop.h"
 #include "ff/bls12_381.h"
 
 /* Largest supported lg_n: the 2-adicity of Fr.  Sizes up to 2^28 are what a
@@ -74,6 +75,11 @@ void ntt_scale_powers(bls12_381_fr *a, size_t n, const bls12_381_fr *g, unsigned
  * forward NTT).  For lg_n = 32, which has no w[33], the shift is 25 as in
  * snarkjs (Fr.shift), so the points are 25 omega^j there. */
 void ntt_to_odd_coset(const ntt_domain *d, bls12_381_fr *a, unsigned threads);
+/* The same under a stop hook (base/stop.h; NULL: never), polled per block
+ * of columns or rows and between steps: false, a unspecified, when it
+ * was set before the transform ended. */
+bool ntt_to_odd_coset_stoppable(const ntt_domain *d, bls12_381_fr *a, unsigned threads,
+                                const cuzk_stop *stop);
 /* The multiplier ntt_to_odd_coset applies: w[lg_n + 1], or 25 for lg_n = 32. */
 void ntt_coset_shift(bls12_381_fr *out, const ntt_domain *d);
 

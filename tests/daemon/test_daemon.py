@@ -1063,6 +1063,54 @@ def concurrent_large_submits():
         assert_serving(chans[0], "after the flood")
 
 
+# A key whose proof takes seconds on one thread (2^15 chain: ~2.7 s on the
+# 2-core development machine, the MSMs nearly all of it), made once per run
+# by `cuzk bench keygen` (~2.4 s), and how soon a cancel must free its worker.
+BIG_LG = 15
+STOP_S = 0.5
+_big = []
+
+
+def big_key():
+    if not _big:
+        out = os.path.join(TMP, "big")
+        cli("bench", "keygen", "--lg", str(BIG_LG), "--out", out, "--threads", "2", check_rc=0)
+        _big.append(out)
+    return _big[0]
+
+
+@test
+def cancel_frees_the_worker():
+    """CancelProof of a partition in its MSMs frees the worker within
+    STOP_S (the backend polls the job's stop flag between chunks of work,
+    not only between the prover's stages), the job is CANCELLED, and the
+    daemon proves the next job."""
+    key = big_key()
+    circuits = dict(CIRCUITS, big=os.path.join(key, "circuit.zkey"))
+    with Daemon(circuits, workers=1) as d:
+        cl = Client(d.channel())
+        w = read(os.path.join(key, "witness.wtns"))
+        j = cl.SubmitProof(submit_req("big", w, json_=False), timeout=60).job_id
+
+        def proving():
+            r = cl.AwaitProof(pb.AwaitProofRequest(job_id=j, timeout_ms=1), timeout=10)
+            return r.state == "proving"
+
+        wait_for(proving, "the job proving")
+        time.sleep(0.3)  # past the quotient (~0.1 s of the proof), into the MSMs
+        t0 = time.monotonic()
+        r = cl.CancelProof(pb.CancelProofRequest(job_id=j), timeout=10)
+        check(r.was_running, "the job was running when cancelled")
+        wait_for(lambda: cl.GetStatus(pb.GetStatusRequest(), timeout=10).busy_workers == 0,
+                 "an idle worker", 30)
+        dt = time.monotonic() - t0
+        check(dt <= STOP_S, "the worker was free %.0f ms after the cancel (at most %.0f ms)"
+              % (dt * 1e3, STOP_S * 1e3))
+        res = cl.AwaitProof(pb.AwaitProofRequest(job_id=j, timeout_ms=10000), timeout=20)
+        check(res.status == ST.CANCELLED, "await of the cancelled job", ST.Status.Name(res.status))
+        verify_result(cl.Prove(pb.ProveRequest(submit=submit_req()), timeout=60).result, MUL)
+
+
 # ---- runner ----------------------------------------------------------------------------
 
 

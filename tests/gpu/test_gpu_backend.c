@@ -5,7 +5,8 @@
  * "random" for a fresh one); every output buffer is poisoned before each
  * run.  Skipped, with the reason, where the registry (backend_device_new)
  * finds no usable GPU (CI); the emu_* cases run the backend emulated
- * (backend_device_opts.emulate) there too. */
+ * (backend_device_opts.emulate) there too.  And the stop hook: every
+ * operation CANCELLED once it is set, the backend exact again after. */
 
 #include "harness.h"
 
@@ -329,6 +330,67 @@ TEST_TIMEOUT(emu_msm_and_ab_match_cpu, 600) {
   CHECK(gb->ops->hold_bases(gb, false, NULL) == CUZK_OK);
   free(ent), free(wit), free(a1), free(b1), free(a2), free(b2);
   backend_free(gb), backend_free(cb);
+}
+
+/* The stop hook (backend.h) on the CUDA backend gb: once set, every
+ * operation returns CANCELLED (zkey_ab on the host's cores, the quotient
+ * after its first evaluation, the MSMs before their first window group);
+ * then, the hook unset again, the same backend's operations, the MSMs'
+ * paced path included, equal the CPU backend's: a stopped operation leaves
+ * its stream and buffers fit for the next. */
+static void stop_cases(backend *gb) {
+  backend *cb = backend_cpu_new(0);
+  test_rng g = {test_seed()};
+  cuzk_stop stop;
+  atomic_init(&stop, true);
+  gb->stop = &stop;
+  const unsigned lg = 11;
+  const size_t n = (size_t)1 << lg, nw = 100, ne = 700, np = 300;
+  uint8_t *ent = sorted_entries(ne, 200, nw, &g), *wit = malloc(32 * nw), *h = malloc(32 * n),
+          *b1 = malloc(np * sizeof(bls12_381_g1_aff)), *s1 = malloc(32 * np),
+          *b2 = malloc(np * sizeof(bls12_381_g2_aff));
+  bls12_381_fr *w = malloc(3 * n * sizeof *w);
+  CHECK(wit && h && b1 && s1 && b2 && w);
+  for (size_t i = 0; i < nw; i++) rand_scalar(wit + 32 * i, &g);
+  for (size_t i = 0; i < np; i++) rand_scalar(s1 + 32 * i, &g);
+  rand_fr(w, 2 * n, &g);
+  CHECK(msm_g1_gen_bases(b1, np, 1, 0, NULL) == CUZK_OK);
+  CHECK(msm_g2_gen_bases(b2, np, 2, 0, NULL) == CUZK_OK);
+  const msm_part p1 = {b1, s1, np}, p2 = {b2, s1, np};
+  bls12_381_g1_jac o1;
+  bls12_381_g2_jac o2;
+  cuzk_err err = {0};
+  CHECK_EQ_INT(gb->ops->zkey_ab(gb, w, w + n, n, ent, ne, wit, nw, &err), CUZK_CANCELLED);
+  CHECK_EQ_INT(gb->ops->quotient(gb, h, w, w + n, w + 2 * n, lg, &err), CUZK_CANCELLED);
+  CHECK_EQ_INT(gb->ops->msm_g1(gb, &o1, &p1, 1, &err), CUZK_CANCELLED);
+  CHECK_EQ_INT(gb->ops->msm_g2(gb, &o2, &p2, 1, &err), CUZK_CANCELLED);
+  CHECK_MSG(strstr(err.msg, "cancelled"), "%s", err.msg);
+  atomic_store(&stop, false);
+  msm_case(gb, cb, 1, 1000, 1, &g);
+  msm_case(gb, cb, 2, 64, 1, &g);
+  uint8_t *h2 = malloc(32 * n);
+  bls12_381_fr *w2 = malloc(3 * n * sizeof *w2);
+  CHECK(h2 && w2);
+  rand_fr(w, 2 * n, &g);
+  memcpy(w2, w, 2 * n * sizeof *w);
+  CHECK(cb->ops->quotient(cb, h2, w2, w2 + n, w2 + 2 * n, lg, NULL) == CUZK_OK);
+  CHECK_MSG(gb->ops->quotient(gb, h, w, w + n, w + 2 * n, lg, &err) == CUZK_OK, "%s", err.msg);
+  CHECK_MSG(!memcmp(h, h2, 32 * n), "the quotient after a stopped one differs from the CPU's");
+  gb->stop = NULL;
+  free(ent), free(wit), free(h), free(h2), free(b1), free(s1), free(b2), free(w), free(w2);
+  backend_free(cb);
+}
+
+TEST_TIMEOUT(emu_stop_hook_cancels_every_operation, 600) {
+  backend *gb = emulated(false);
+  stop_cases(gb);
+  backend_free(gb);
+}
+
+TEST_TIMEOUT(stop_hook_cancels_every_operation, 600) {
+  backend *gb = gpu_or_skip();
+  stop_cases(gb);
+  backend_free(gb);
 }
 
 /* Fills a stretch of the stack below the caller's frame with `pattern`,

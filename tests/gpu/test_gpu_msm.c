@@ -18,10 +18,16 @@
  * Edge cases (each named in the output): zero scalars, infinity among the
  * bases, duplicate bases, opposite bases, all-equal scalars (one bucket per
  * window holds every point), scalars 1, r-1, (r-1)/2, (r+1)/2 and >= r,
- * n = 1, n not a power of two, mostly-bit witnesses with the split. */
+ * n = 1, n not a power of two, mostly-bit witnesses with the split.  The
+ * stop hook: a run stopped between its window groups, and the context's
+ * next run exact. */
 
 #include "gpu_test.h"
 
+#include <pthread.h>
+#include <time.h>
+
+#include "base/clock.h"
 #include "cuda/cuda.h"
 #include "cuda/msm_gpu.h"
 
@@ -321,6 +327,98 @@ static void resident_check(int g2, size_t n, int emulate) {
   msm_gpu_bases_free(res);
   free_case(&c);
   msm_gpu_free(ctx);
+}
+
+/* ---- the stop hook ---- */
+
+typedef struct {
+  cuzk_stop *stop;
+  double delay_s, t_set;
+} stopper;
+
+static void *stop_later(void *arg) {
+  stopper *s = arg;
+  const long ns = (long)(s->delay_s * 1e9);
+  struct timespec ts = {ns / 1000000000L, ns % 1000000000L};
+  nanosleep(&ts, NULL);
+  s->t_set = cuzk_now_s();
+  atomic_store(s->stop, true);
+  return NULL;
+}
+
+/* One G1 run of parts over res under stop (msm_gpu_parts_on_, the
+ * context's stream); *secs its wall time. */
+static cuzk_status stop_run(msm_gpu *ctx, const msm_gpu_bases *res, const msm_part *parts,
+                            const msm_gpu_opts *o, const cuzk_stop *stop, bls12_381_g1_jac *out,
+                            double *secs) {
+  cuzk_err err = {0};
+  const double t0 = cuzk_now_s();
+  memset(out, 0x5A, sizeof *out);
+  cuzk_status st = msm_gpu_g1_parts_on(ctx, out, res, parts, 3, o, NULL, stop, &err);
+  *secs = cuzk_now_s() - t0;
+  CHECK_MSG(st == CUZK_OK || st == CUZK_CANCELLED, "%s: %s", cuzk_status_name(st), err.msg);
+  return st;
+}
+
+/* A G1 run of n points over a resident set, one window of c bits (0: the
+ * plan's) per group, so that the hook is polled between the groups'
+ * launches, and the bucket phase is most of the run (small windows when
+ * emulated, where the reduction of wide ones takes longer than the
+ * buckets of a few hundred points): under an unset
+ * hook it equals the CPU MSM (the paced path); with the hook set before
+ * it, CANCELLED; with the hook set a quarter of an unstopped run's time
+ * into it, CANCELLED within a quarter of that time after the stop (a
+ * group is 1/nwin of it: up to two groups are queued); then the context
+ * runs again and equals the CPU MSM (the stopped run left its stream idle
+ * and its buffers to the next). */
+static void stop_check(size_t n, unsigned c_bits, int emulate) {
+  msm_gpu *ctx = new_ctx(0, n, emulate);
+  msm_case c;
+  make_case(&c, 0, n, test_seed(), SC_RANDOM, BA_RANDOM);
+  msm_part parts[3];
+  cut_three(parts, &c, n / 3, n / 3);
+  cuzk_err err = {0};
+  msm_gpu_bases *res = NULL;
+  CHECK_MSG(msm_gpu_resident_new(&res, MSM_GPU_G1, parts, 3, emulate ? MSM_GPU_EMULATE : 0,
+                                 &err) == CUZK_OK, "%s", err.msg);
+  bls12_381_g1_jac want, got;
+  CHECK(msm_g1(&want, c.bases, c.scalars, n, 0, &err) == CUZK_OK);
+  const msm_gpu_opts o = {.c = c_bits, .group = 1};
+  cuzk_stop stop;
+  atomic_init(&stop, false);
+  double full, t;
+  for (int round = 0; round < 2; round++) { /* a warm-up, then the run timed */
+    CHECK_EQ_INT(stop_run(ctx, res, parts, &o, &stop, &got, &full), CUZK_OK);
+    CHECK_MSG(bls12_381_g1_jac_eq(&got, &want), "G1 %zu points under an unset stop hook: GPU != CPU", n);
+  }
+  atomic_store(&stop, true);
+  CHECK_EQ_INT(stop_run(ctx, res, parts, &o, &stop, &got, &t), CUZK_CANCELLED);
+  atomic_store(&stop, false);
+  stopper s = {&stop, full / 4, 0};
+  pthread_t th;
+  CHECK(pthread_create(&th, NULL, stop_later, &s) == 0);
+  cuzk_status st = stop_run(ctx, res, parts, &o, &stop, &got, &t);
+  const double t_end = cuzk_now_s();
+  pthread_join(th, NULL);
+  CHECK_MSG(st == CUZK_CANCELLED, "the run (%.1f ms) ended before the stop at %.1f ms", t * 1e3,
+            full / 4 * 1e3);
+  const double after = t_end - s.t_set;
+  CHECK_MSG(after <= full / 4, "the run went on %.1f ms after the stop (a whole run: %.1f ms)",
+            after * 1e3, full * 1e3);
+  CHECK_EQ_INT(stop_run(ctx, res, parts, &o, NULL, &got, &t), CUZK_OK);
+  CHECK_MSG(bls12_381_g1_jac_eq(&got, &want), "G1 %zu points after a stopped run: GPU != CPU", n);
+  printf("  G1 %zu points, one window (c %u) per group: a run %.1f ms; stopped %.1f ms after "
+         "the stop\n", n, c_bits, full * 1e3, after * 1e3);
+  msm_gpu_bases_free(res);
+  free_case(&c);
+  msm_gpu_free(ctx);
+}
+
+TEST_TIMEOUT(emu_stop_between_groups, 600) { stop_check(300, 4, 1); }
+
+TEST_TIMEOUT(gpu_stop_between_groups, 600) {
+  need_gpu();
+  stop_check((size_t)1 << 22, 0, 0);
 }
 
 /* Every size 1..nmax with random inputs; opts varied with n when `vary`. */

@@ -1,11 +1,17 @@
 /* The CPU backend's zkey_ab against a plain one-thread sum: coefficient
  * entries in row order (the sliced single pass) and in any order (the
  * row-owner fallback), every thread count from 1 to 7, rows shared by many
- * entries and slices that end inside a row. */
+ * entries and slices that end inside a row; and its stop hook (backend.h):
+ * no effect while unset, CANCELLED from every operation once set, and an
+ * MSM stopped while it runs ending within a chunk. */
 #include "harness.h"
+
+#include <pthread.h>
+#include <time.h>
 
 #include "backend/backend.h"
 #include "base/bytes.h"
+#include "base/clock.h"
 
 typedef bls12_381_fr fr;
 
@@ -153,4 +159,105 @@ TEST(zkey_ab_entry_out_of_range_writes_nothing_outside) {
     }
   }
   free(ent), free(wit), free(buf);
+}
+
+/* ------------------------------------------------------------ stop hook */
+
+/* n pseudo-random G1 bases and canonical scalars (caller frees both). */
+static void msm_inputs(uint8_t **bases, uint8_t **scalars, size_t n, size_t point_bytes,
+                       bool g2, test_rng *g) {
+  *bases = malloc(n * point_bytes), *scalars = malloc(32 * n);
+  CHECK(*bases && *scalars);
+  for (size_t i = 0; i < n; i++) rand_canon(*scalars + 32 * i, g);
+  cuzk_status st = g2 ? msm_g2_gen_bases(*bases, n, test_rng_next(g), 2, NULL)
+                      : msm_g1_gen_bases(*bases, n, test_rng_next(g), 2, NULL);
+  CHECK(st == CUZK_OK);
+}
+
+/* Under an unset hook every operation gives the plain result; once it is
+ * set, each returns CUZK_CANCELLED (backend.h). */
+TEST(stop_hook_cancels_every_operation) {
+  test_rng g = {test_seed()};
+  const size_t n = 1024, nw = 64, ne = 3000, np = 700;
+  uint8_t *ent = malloc(44 * ne), *wit = malloc(32 * nw), *h = malloc(32 * n), *b1, *s1, *b2,
+          *s2;
+  fr *a0 = malloc(n * sizeof *a0), *b0 = malloc(n * sizeof *b0), *a = malloc(n * sizeof *a),
+     *b = malloc(n * sizeof *b), *c = malloc(n * sizeof *c);
+  CHECK(ent && wit && h && a0 && b0 && a && b && c);
+  for (size_t i = 0; i < nw; i++) rand_canon(wit + 32 * i, &g);
+  for (size_t i = 0; i < ne; i++)
+    put_entry(ent + 44 * i, (uint32_t)(test_rng_next(&g) & 1), (uint32_t)(i * n / ne),
+              (uint32_t)(test_rng_next(&g) % nw), &g);
+  plain_ab(a0, b0, n, ent, ne, wit);
+  msm_inputs(&b1, &s1, np, sizeof(bls12_381_g1_aff), false, &g);
+  msm_inputs(&b2, &s2, np / 4, sizeof(bls12_381_g2_aff), true, &g);
+  const msm_part p1 = {b1, s1, np}, p2 = {b2, s2, np / 4};
+  bls12_381_g1_jac want1, got1;
+  bls12_381_g2_jac want2, got2;
+  CHECK(msm_g1_parts(&want1, &p1, 1, 1, NULL) == CUZK_OK);
+  CHECK(msm_g2_parts(&want2, &p2, 1, 1, NULL) == CUZK_OK);
+
+  backend *be = backend_cpu_new(2);
+  CHECK(be);
+  cuzk_stop stop;
+  atomic_init(&stop, false);
+  be->stop = &stop;
+  CHECK(be->ops->zkey_ab(be, a, b, n, ent, ne, wit, nw, NULL) == CUZK_OK);
+  CHECK(!memcmp(a, a0, n * sizeof *a) && !memcmp(b, b0, n * sizeof *b));
+  CHECK(be->ops->quotient(be, h, a, b, c, 10, NULL) == CUZK_OK);
+  CHECK(be->ops->msm_g1(be, &got1, &p1, 1, NULL) == CUZK_OK);
+  CHECK(bls12_381_g1_jac_eq(&got1, &want1));
+  CHECK(be->ops->msm_g2(be, &got2, &p2, 1, NULL) == CUZK_OK);
+  CHECK(bls12_381_g2_jac_eq(&got2, &want2));
+
+  atomic_store(&stop, true);
+  cuzk_err err = {0};
+  CHECK_EQ_INT(be->ops->zkey_ab(be, a, b, n, ent, ne, wit, nw, &err), CUZK_CANCELLED);
+  CHECK_EQ_INT(be->ops->quotient(be, h, a, b, c, 10, &err), CUZK_CANCELLED);
+  CHECK_EQ_INT(be->ops->msm_g1(be, &got1, &p1, 1, &err), CUZK_CANCELLED);
+  CHECK_EQ_INT(be->ops->msm_g2(be, &got2, &p2, 1, &err), CUZK_CANCELLED);
+  CHECK_MSG(strstr(err.msg, "cancelled"), "%s", err.msg);
+  backend_free(be);
+  free(ent), free(wit), free(h), free(a0), free(b0), free(a), free(b), free(c);
+  free(b1), free(s1), free(b2), free(s2);
+}
+
+typedef struct {
+  cuzk_stop *stop;
+  double t_set;
+} stopper;
+
+static void *stop_later(void *arg) {
+  stopper *s = arg;
+  struct timespec ts = {0, 50 * 1000000L};
+  nanosleep(&ts, NULL);
+  s->t_set = cuzk_now_s();
+  atomic_store(s->stop, true);
+  return NULL;
+}
+
+/* A G1 MSM of 2^16 points on one thread (~0.5 s on the development
+ * machine, its chunks of 2^15-2^16 points a few tens of milliseconds per
+ * window) stopped 50 ms in returns CANCELLED within 200 ms of the stop. */
+TEST(stop_hook_ends_msm_within_a_chunk) {
+  test_rng g = {test_seed()};
+  const size_t n = (size_t)1 << 16;
+  uint8_t *bases, *scalars;
+  msm_inputs(&bases, &scalars, n, sizeof(bls12_381_g1_aff), false, &g);
+  const msm_part p = {bases, scalars, n};
+  cuzk_stop stop;
+  atomic_init(&stop, false);
+  stopper s = {&stop, 0};
+  pthread_t th;
+  CHECK(pthread_create(&th, NULL, stop_later, &s) == 0);
+  bls12_381_g1_jac out;
+  cuzk_err err = {0};
+  cuzk_status st = msm_g1_parts_stoppable(&out, &p, 1, 1, &stop, &err);
+  const double t_end = cuzk_now_s();
+  pthread_join(th, NULL);
+  CHECK_MSG(st == CUZK_CANCELLED, "the MSM ended (%s) before the stop: make it larger",
+            cuzk_status_name(st));
+  CHECK_MSG(t_end - s.t_set <= 0.2, "the MSM ran %.0f ms after the stop (at most 200)",
+            (t_end - s.t_set) * 1e3);
+  free(bases), free(scalars);
 }

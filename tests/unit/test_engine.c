@@ -32,6 +32,7 @@
 #include "backend/device.h"
 #include "base/clock.h"
 #include "backend/store.h"
+#include "base/clock.h"
 #include "ec/encode.h"
 #include "engine/engine.h"
 #include "groth16/json.h"
@@ -191,6 +192,14 @@ static engine_tier tier_of(engine *e, const char *id) {
   engine_tier t = key_status(&s, id)->tier;
   engine_status_free(&s);
   return t;
+}
+
+/* No job holds key `id` any more. */
+static void check_unreferenced(engine *e, const char *id) {
+  engine_status s;
+  CHECK(engine_status_get(e, &s, NULL) == CUZK_OK);
+  CHECK_EQ_INT(key_status(&s, id)->refcount, 0);
+  engine_status_free(&s);
 }
 
 /* ------------------------------------------------------------ the hook */
@@ -583,10 +592,7 @@ static void cancel_running_at(engine_job_state at) {
   submit_ok(e, "y", "k", ENGINE_PRI_NORMAL, &v.f, &t);
   check_done_and_valid(e, "y", &v.f);
   check_status(e, 1, 0, 1, 0);
-  engine_status s;
-  CHECK(engine_status_get(e, &s, NULL) == CUZK_OK);
-  CHECK_EQ_INT(key_status(&s, "k")->refcount, 0);
-  engine_status_free(&s);
+  check_unreferenced(e, "k");
   env_fini(&v);
 }
 
@@ -990,6 +996,62 @@ ETEST(engine_shutdown_cancels_work) {
   CHECK_EQ_INT(H.taken, 1);
   env_fini(&v);
 }
+
+/* Cancel that stops work: a job cancelled, or every job at a shutdown
+ * with cancel_on_shutdown, in the middle of its MSMs frees its worker
+ * within STOP_MS, on a key whose proof takes over a second on the one
+ * thread (2^14: ~1.6 s on the 2-core development machine, 1.5 s of it in
+ * the four MSMs, each 0.2-0.6 s): the backend polls the job's stop flag
+ * between chunks of work, not only between the prover's stages.  The
+ * cancel comes STOP_AFTER_MS after the worker enters PROVING (the quotient
+ * takes ~50 ms of it), so it lands in the first MSMs. */
+#define STOP_LG 14
+#define STOP_AFTER_MS 250
+#define STOP_MS 200
+
+static void stop_mid_proof(bool by_shutdown) {
+  env v;
+  env_init(&v, STOP_LG, 31, 1, true);
+  v.c.cancel_on_shutdown = by_shutdown;
+  engine *e = env_start(&v);
+  submit_held(&v, "long", ENGINE_JOB_PROVING);
+  hook_release();
+  struct timespec ts = {0, STOP_AFTER_MS * 1000000L};
+  nanosleep(&ts, NULL);
+  pthread_t th;
+  const double t0 = cuzk_now_s();
+  if (by_shutdown) {
+    CHECK(pthread_create(&th, NULL, shutdown_thread, e) == 0);
+  } else {
+    bool was_running = false;
+    cuzk_err err = {0};
+    CHECK(engine_cancel(e, "long", &was_running, &err) == CUZK_OK);
+    CHECK_MSG(was_running, "the proof ended before the cancel: make the key larger");
+  }
+  wait_workers_idle(e);
+  const double ms = (cuzk_now_s() - t0) * 1e3;
+  CHECK_MSG(ms <= STOP_MS, "the worker was still busy %.0f ms after the %s (at most %d)", ms,
+            by_shutdown ? "shutdown" : "cancel", STOP_MS);
+  engine_result r;
+  CHECK_EQ_INT(await_state(e, "long", &r), ENGINE_JOB_CANCELLED);
+  CHECK(r.proof == NULL);
+  engine_result_free(&r);
+  if (by_shutdown) {
+    pthread_join(th, NULL);
+    check_status(e, 0, 0, 1, 0);
+  } else { /* the slot takes the next job, which proves */
+    engine_ticket t;
+    submit_ok(e, "next", "k", ENGINE_PRI_NORMAL, &v.f, &t);
+    check_done_and_valid(e, "next", &v.f);
+    check_status(e, 1, 0, 1, 0);
+  }
+  check_unreferenced(e, "k");
+  env_fini(&v);
+}
+
+ETEST(engine_cancel_stops_running_work) { stop_mid_proof(false); }
+
+ETEST(engine_shutdown_stops_running_work) { stop_mid_proof(true); }
 
 ETEST(engine_status_and_metrics) {
   env v;

@@ -1,6 +1,7 @@
 /* NTT: known roots, exact orders, fast = naive DFT for every small size,
  * fast = reference for larger random sizes, round trips, the snarkjs odd
- * coset against direct polynomial evaluation, and thread-count independence. */
+ * coset against direct polynomial evaluation (and its stoppable form), and
+ * thread-count independence. */
 #include "harness.h"
 
 #include <sys/resource.h>
@@ -401,6 +402,26 @@ TEST_TIMEOUT(odd_coset_matches_ref_larger, 300) {
     ntt_to_odd_coset_ref(&d, want, 1);
     ntt_to_odd_coset(&d, a, 1 + k % 3);
     CHECK_VEC_EQ(a, want, n, "odd coset vs ref");
+    free(in), free(want), free(a);
+    ntt_domain_fini(&d);
+  }
+}
+
+/* The stoppable coset transform: an unset hook changes nothing; a set
+ * one ends it early, false, on the direct path and the four-step one. */
+TEST(odd_coset_stoppable) {
+  const unsigned lgs[] = {10, 14};
+  for (size_t k = 0; k < 2; k++) {
+    ntt_domain d;
+    domain(&d, lgs[k], NTT_ROOTS_SNARKJS);
+    fr *in = rand_vec(d.n, 600 + k), *want = dup_vec(in, d.n), *a = dup_vec(in, d.n);
+    ntt_to_odd_coset(&d, want, 2);
+    cuzk_stop stop;
+    atomic_init(&stop, false);
+    CHECK(ntt_to_odd_coset_stoppable(&d, a, 2, &stop));
+    CHECK_VEC_EQ(a, want, d.n, "odd coset under an unset stop hook");
+    atomic_store(&stop, true);
+    for (unsigned th = 1; th <= 2; th++) CHECK(!ntt_to_odd_coset_stoppable(&d, a, th, &stop));
     free(in), free(want), free(a);
     ntt_domain_fini(&d);
   }

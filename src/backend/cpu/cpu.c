@@ -7,15 +7,26 @@
  * changes, one pass over the section in all; otherwise every worker scans
  * all entries for the rows it owns (T passes over the section).  Sums in Fr
  * are exact, so the result does not depend on the order of the additions or
- * on the thread count. */
+ * on the thread count.  The stop hook (b->stop) is polled every CPU_POLL
+ * entries or elements in zkey_ab and the pointwise passes, inside the NTTs
+ * (poly/ntt.h) and between bucket batches in the MSMs (msm/msm.h). */
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backend/backend.h"
 #include "base/par.h"
+#include "base/stop.h"
 #include "msm/msm.h"
 #include "poly/ntt.h"
+
+/* Entries or elements between two polls of the stop hook: well under a
+ * millisecond of multiplications, and the poll one load per 2^14 of them. */
+#define CPU_POLL ((size_t)1 << 14)
+
+static cuzk_status cpu_stopped(const char *what, cuzk_err *err) {
+  return cuzk_err_set(err, CUZK_CANCELLED, "cancelled in the %s", what);
+}
 
 static bool cpu_supports(const backend *b, cuzk_curve curve, backend_op op) {
   (void)b;
@@ -29,6 +40,7 @@ typedef struct {
   size_t n_entries;
   const uint8_t *witness;
   size_t n_witness;
+  const cuzk_stop *stop;
   atomic_bool unsorted; /* set by a sliced pass that met a row going down */
   atomic_bool bad;      /* an entry out of range was met (bad_at: one such entry) */
   atomic_size_t bad_at;
@@ -77,6 +89,8 @@ static void ab_slice_worker(void *arg, unsigned idx, unsigned nw) {
   while (hi > 0 && hi < c->n_entries && ab_row(c, hi) == ab_row(c, hi - 1)) hi++;
   uint32_t prev = 0;
   for (size_t i = lo; i < hi; i++) {
+    if (i % CPU_POLL == 0 && cuzk_stopped(c->stop))
+      return;
     uint32_t row = ab_row(c, i);
     if (row < prev) {
       atomic_store_explicit(&c->unsorted, true, memory_order_relaxed);
@@ -95,6 +109,8 @@ static void ab_rows_worker(void *arg, unsigned idx, unsigned nw) {
   size_t lo, hi;
   par_range(c->n, idx, nw, &lo, &hi);
   for (size_t i = 0; i < c->n_entries; i++) {
+    if (i % CPU_POLL == 0 && cuzk_stopped(c->stop))
+      return;
     uint32_t row = ab_row(c, i);
     if (row >= lo && row < hi) {
       if (!ab_add(c, i))
@@ -117,12 +133,13 @@ static cuzk_status cpu_zkey_ab(backend *be, bls12_381_fr *a, bls12_381_fr *b, si
               .entries = entries,
               .n_entries = n_entries,
               .witness = witness,
-              .n_witness = n_witness};
+              .n_witness = n_witness,
+              .stop = be->stop};
   atomic_init(&c.unsorted, false);
   atomic_init(&c.bad, false);
   atomic_init(&c.bad_at, 0);
   par_run(be->threads, ab_slice_worker, &c);
-  if (!atomic_load(&c.bad) && atomic_load(&c.unsorted)) { /* start again, row by row */
+  if (!atomic_load(&c.bad) && atomic_load(&c.unsorted) && !cuzk_stopped(c.stop)) { /* start again, row by row */
     memset(a, 0, n * sizeof *a);
     memset(b, 0, n * sizeof *b);
     par_run(be->threads, ab_rows_worker, &c);
@@ -136,7 +153,7 @@ static cuzk_status cpu_zkey_ab(backend *be, bls12_381_fr *a, bls12_381_fr *b, si
                         "nothing written out of bounds",
                         i, rd_u32le(e), rd_u32le(e + 4), rd_u32le(e + 8), n, n_witness);
   }
-  return CUZK_OK;
+  return cuzk_stopped(c.stop) ? cpu_stopped("coefficients (a, b)", err) : CUZK_OK;
 }
 
 typedef struct {
@@ -144,6 +161,7 @@ typedef struct {
   void *h;
   size_t n;
   int stage; /* 0: c = a*b; 1: h = a*b - c */
+  const cuzk_stop *stop;
 } pw_ctx;
 
 static void pw_worker(void *arg, unsigned idx, unsigned nw) {
@@ -151,6 +169,8 @@ static void pw_worker(void *arg, unsigned idx, unsigned nw) {
   size_t lo, hi;
   par_range(p->n, idx, nw, &lo, &hi);
   for (size_t i = lo; i < hi; i++) {
+    if ((i - lo) % CPU_POLL == 0 && cuzk_stopped(p->stop))
+      return;
     bls12_381_fr t;
     bls12_381_fr_mul(&t, &p->a[i], &p->b[i]);
     if (p->stage == 0) {
@@ -168,25 +188,27 @@ static cuzk_status cpu_quotient(backend *be, void *h, bls12_381_fr *a, bls12_381
                                 bls12_381_fr *c, unsigned lg_n, cuzk_err *err) {
   ntt_domain d;
   CUZK_TRY(ntt_domain_init(&d, lg_n, NTT_ROOTS_SNARKJS, err));
-  pw_ctx p = {a, b, c, h, d.n, 0};
+  pw_ctx p = {a, b, c, h, d.n, 0, be->stop};
   par_run(be->threads, pw_worker, &p);
-  ntt_to_odd_coset(&d, a, be->threads);
-  ntt_to_odd_coset(&d, b, be->threads);
-  ntt_to_odd_coset(&d, c, be->threads);
-  p.stage = 1;
-  par_run(be->threads, pw_worker, &p);
+  bool done = ntt_to_odd_coset_stoppable(&d, a, be->threads, be->stop) &&
+              ntt_to_odd_coset_stoppable(&d, b, be->threads, be->stop) &&
+              ntt_to_odd_coset_stoppable(&d, c, be->threads, be->stop);
+  if (done) {
+    p.stage = 1;
+    par_run(be->threads, pw_worker, &p);
+  }
   ntt_domain_fini(&d);
-  return CUZK_OK;
+  return cuzk_stopped(be->stop) ? cpu_stopped("quotient", err) : CUZK_OK;
 }
 
 static cuzk_status cpu_msm_g1(backend *be, bls12_381_g1_jac *out, const msm_part *parts,
                               size_t nparts, cuzk_err *err) {
-  return msm_g1_parts(out, parts, nparts, be->threads, err);
+  return msm_g1_parts_stoppable(out, parts, nparts, be->threads, be->stop, err);
 }
 
 static cuzk_status cpu_msm_g2(backend *be, bls12_381_g2_jac *out, const msm_part *parts,
                               size_t nparts, cuzk_err *err) {
-  return msm_g2_parts(out, parts, nparts, be->threads, err);
+  return msm_g2_parts_stoppable(out, parts, nparts, be->threads, be->stop, err);
 }
 
 static void cpu_destroy(backend *b) { free(b); }

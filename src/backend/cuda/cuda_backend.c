@@ -60,6 +60,15 @@
  * on the backend's own stream (never the device) and is recorded as a
  * span (take_spans).
  *
+ * Stopping (backend.h): the MSMs poll the caller's stop hook between their
+ * staging copies and window groups (msm_gpu.h msm_gpu_parts_on_), the
+ * quotient between its odd-coset evaluations
+ * (cuda_ntt_quotient_dev_stoppable), and zkey_ab on the host's cores
+ * within its passes (the CPU backend's, given the same hook); the GPU's
+ * zkey_ab from resident coefficients, a few per cent of a proof, runs
+ * whole.  A stopped operation has waited for its stream, so the next
+ * operation (the next partition's) finds it idle.
+ *
  * Emulation (backend_device_opts.emulate, tests only): the same code with
  * the NTT plans, MSM contexts, resident sets and a/b copies made in their
  * emulated form (host memory, the kernels' code run on the host), host
@@ -315,7 +324,11 @@ static cuzk_status cuda_zkey_ab(backend *be, bls12_381_fr *a, bls12_381_fr *b, s
       return st;
     }
   }
-  return im->cpu->ops->zkey_ab(im->cpu, a, b, n, entries, n_entries, witness, n_witness, err);
+  im->cpu->stop = be->stop;
+  cuzk_status st = im->cpu->ops->zkey_ab(im->cpu, a, b, n, entries, n_entries, witness, n_witness,
+                                         err);
+  im->cpu->stop = NULL;
+  return st;
 }
 
 static cuzk_status cuda_quotient(backend *be, void *h, bls12_381_fr *a, bls12_381_fr *bv,
@@ -338,7 +351,8 @@ static cuzk_status cuda_quotient(backend *be, void *h, bls12_381_fr *a, bls12_38
   t0 = cuzk_now_s();
   void *b0 = cuda_ntt_plan_buffer(p, 0), *b1 = cuda_ntt_plan_buffer(p, 1),
        *b2 = cuda_ntt_plan_buffer(p, 2);
-  if ((st = cuda_ntt_quotient_dev(p, b2, b0, b1, b2, true, im->stream, err)) != CUZK_OK ||
+  if ((st = cuda_ntt_quotient_dev_stoppable(p, b2, b0, b1, b2, true, im->stream, be->stop,
+                                             err)) != CUZK_OK ||
       (st = cuda_ntt_download(p, h, 2, im->stream, err)) != CUZK_OK ||
       (st = cuda_ntt_sync(p, im->stream, err)) != CUZK_OK)
     return st;
@@ -422,7 +436,7 @@ static cuzk_status cuda_msm_g1(backend *be, bls12_381_g1_jac *out, const msm_par
     return st;
   const msm_gpu_bases *res = resident_for(im, MSM_GPU_G1, parts, nparts);
   double t0 = cuzk_now_s(); /* the scalars (and bases) go up inside: one stretch */
-  st = msm_gpu_g1_parts_on(im->g1, out, res, parts, nparts, NULL, im->stream, err);
+  st = msm_gpu_g1_parts_on(im->g1, out, res, parts, nparts, NULL, im->stream, be->stop, err);
   span_add(im, BACKEND_SPAN_COMPUTE, t0);
   return st;
 }
@@ -435,7 +449,7 @@ static cuzk_status cuda_msm_g2(backend *be, bls12_381_g2_jac *out, const msm_par
     return st;
   const msm_gpu_bases *res = resident_for(im, MSM_GPU_G2, parts, nparts);
   double t0 = cuzk_now_s();
-  st = msm_gpu_g2_parts_on(im->g2, out, res, parts, nparts, NULL, im->stream, err);
+  st = msm_gpu_g2_parts_on(im->g2, out, res, parts, nparts, NULL, im->stream, be->stop, err);
   span_add(im, BACKEND_SPAN_COMPUTE, t0);
   return st;
 }
