@@ -407,8 +407,11 @@ static cuzk_status submit(engine *e, const engine_request *rq, engine_ticket *t,
     pthread_mutex_unlock(&e->mu);
     return st;
   }
-  uint8_t digest[JOBS_DIGEST_BYTES];
-  if ((st = jobs_request_digest(rq, digest, err)) != CUZK_OK) {
+  /* Only a request id can bring a job back (attachable), so only a
+   * request with one needs its digest; the others keep zeros, which a
+   * SHA-256 output matches with odds of 2^-256. */
+  uint8_t digest[JOBS_DIGEST_BYTES] = {0};
+  if (rq->request_id && *rq->request_id && (st = jobs_request_digest(rq, digest, err)) != CUZK_OK) {
     pthread_mutex_lock(&e->mu);
     refuse(e, st);
     pthread_mutex_unlock(&e->mu);

@@ -313,8 +313,9 @@ engine_job_state jobs_state(const ejob *j);
 void jobs_free_all(engine *e);
 /* Without the lock: frees a job no one references. */
 void jobs_free(ejob *j);
-/* Without the lock: SHA-256 of what defines the job: the circuit id, the
- * partition count and each witness's length and bytes (not the priority,
+/* Without the lock: a SHA-256 digest (two-level, its witness chunks
+ * hashed on par_threads() threads: jobs.c) of what defines the job: the
+ * circuit id, the partition count and each witness's length and bytes (not the priority,
  * the request id or want_json), each length-prefixed so that no two
  * requests share an encoding.  A repeated request id attaches only when
  * the digests are equal, so a different request cannot be handed another's
