@@ -309,7 +309,11 @@ static int report_result(const char *cmd, const Cuzk__V1__AwaitProofResponse *r,
     fprintf(stderr, "cuzk %s: job %s failed: %s\n", cmd, r->job_id, r->error_message);
     return rpc_status_exit(status_by_name(r->error_code));
   case CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__CANCELLED:
-    fprintf(stderr, "cuzk %s: job %s was cancelled\n", cmd, r->job_id);
+    /* the daemon's reason, e.g. "cancelled: the engine is shutting down" */
+    if (*r->error_message)
+      fprintf(stderr, "cuzk %s: job %s was %s\n", cmd, r->job_id, r->error_message);
+    else
+      fprintf(stderr, "cuzk %s: job %s was cancelled\n", cmd, r->job_id);
     return CLI_USAGE;
   default:
     fprintf(stderr, "cuzk %s: job %s: the daemon answered status %d\n", cmd, r->job_id, (int)r->status);
