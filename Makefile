@@ -105,7 +105,7 @@ PROTO_OBJ   := $(GEN)/cuzk/v1/proving.pb-c.o
 else
 GRPC_CFLAGS := -DCUZK_GRPC=0
 GRPC_LIBS   :=
-SERVER_SRC  := $(filter-out src/server/rpc_client.c src/server/rpc_wire.c,$(SERVER_SRC))
+SERVER_SRC  := $(filter-out src/server/rpc_client.c src/server/rpc_wire.c src/server/rpc_engine.c,$(SERVER_SRC))
 PROTO_HDR   :=
 PROTO_OBJ   :=
 endif

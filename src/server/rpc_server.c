@@ -89,6 +89,7 @@
 
 #include "base/clock.h"
 #include "server/listen.h"
+#include "server/rpc_engine.h"
 #include "server/rpc_status.h"
 #include "server/rpc_wire.h"
 
@@ -279,60 +280,6 @@ static void reply_err(rpc_call *c, const cuzk_err *err) { reply_status(c, err->s
 
 /* ---- handlers --------------------------------------------------------------- */
 
-static const char *proof_kind_name(int k) {
-  switch (k) {
-  case CUZK__V1__PROOF_KIND__POREP_SEAL_COMMIT: return "POREP_SEAL_COMMIT";
-  case CUZK__V1__PROOF_KIND__SNAP_DEALS_UPDATE: return "SNAP_DEALS_UPDATE";
-  case CUZK__V1__PROOF_KIND__WINDOW_POST_PARTITION: return "WINDOW_POST_PARTITION";
-  case CUZK__V1__PROOF_KIND__WINNING_POST: return "WINNING_POST";
-  default: return "PROOF_KIND_UNSPECIFIED";
-  }
-}
-
-static cuzk_status submit(rpc_server *s, const Cuzk__V1__SubmitProofRequest *rq, engine_ticket *t,
-                          cuzk_err *err) {
-  if (!rq)
-    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "no submit message");
-  if (!rq->circuit_id || !*rq->circuit_id) {
-    if (rq->proof_kind >= 1 && rq->proof_kind <= 4)
-      return cuzk_err_set(err, CUZK_UNSUPPORTED,
-                          "proof kind %s: vanilla-proof synthesis of Filecoin proofs is not "
-                          "implemented in cuzk, so no proof was made; cuzk proves snarkjs "
-                          "circuits (set circuit_id and one .wtns witness per partition)",
-                          proof_kind_name(rq->proof_kind));
-    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
-                        "circuit_id is empty (set circuit_id and one .wtns witness per partition)");
-  }
-  if (rq->n_witness == 0)
-    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
-                        "circuit '%s': no witness (send one .wtns image per partition)", rq->circuit_id);
-  if ((unsigned)rq->priority > ENGINE_PRI_CRITICAL)
-    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "priority %d is not one of 0 (default), 1 LOW .. 4 CRITICAL",
-                        (int)rq->priority);
-  const uint8_t **w = malloc(rq->n_witness * sizeof *w);
-  size_t *wl = malloc(rq->n_witness * sizeof *wl);
-  if (!w || !wl) {
-    free(w);
-    free(wl);
-    return cuzk_err_set(err, CUZK_NO_MEMORY, "out of memory");
-  }
-  for (size_t i = 0; i < rq->n_witness; i++) {
-    w[i] = rq->witness[i].data;
-    wl[i] = rq->witness[i].len;
-  }
-  engine_request er = {.request_id = rq->request_id,
-                       .circuit_id = rq->circuit_id,
-                       .priority = (engine_priority)rq->priority,
-                       .nparts = rq->n_witness,
-                       .witness = w,
-                       .witness_len = wl,
-                       .want_json = rq->want_json};
-  cuzk_status st = engine_submit(s->e, &er, t, err);
-  free(w);
-  free(wl);
-  return st;
-}
-
 /* Waits for job id up to timeout_ms (0: no limit) in slices, while the call
  * is live and the server runs.  The engine's status (r filled, with TIMEOUT
  * too); CUZK_CANCELLED when the caller went away; CUZK_UNAVAILABLE when the
@@ -366,42 +313,6 @@ static cuzk_status await_job(rpc_call *c, const char *id, uint64_t timeout_ms, e
 
 /* r (from await_job with status st: OK or TIMEOUT) as a response; points
  * into r, which must outlive out. */
-static void result_to_msg(Cuzk__V1__AwaitProofResponse *out, engine_result *r, cuzk_status st) {
-  cuzk__v1__await_proof_response__init(out);
-  out->job_id = r->job_id;
-  out->state = (char *)engine_job_state_name(r->state);
-  if (st == CUZK_TIMEOUT) {
-    out->status = CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__TIMEOUT;
-  } else if (r->state == ENGINE_JOB_DONE) {
-    out->status = CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__COMPLETED;
-    out->proof.data = r->proof;
-    out->proof.len = r->proof_len;
-    if (r->proof_json && r->public_json) {
-      out->n_proof_json = out->n_public_json = r->nparts;
-      out->proof_json = r->proof_json;
-      out->public_json = r->public_json;
-    }
-  } else if (r->state == ENGINE_JOB_CANCELLED) {
-    out->status = CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__CANCELLED;
-    out->error_message = r->error[0] ? r->error : "cancelled"; /* by whom: a CancelProof, a stop */
-    out->error_code = (char *)cuzk_status_name(CUZK_CANCELLED);
-  } else if (r->state == ENGINE_JOB_FAILED) {
-    out->status = CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__FAILED;
-    out->error_message = r->error;
-    out->error_code = (char *)cuzk_status_name(r->job_status);
-  } else {
-    out->status = CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__UNKNOWN;
-  }
-  const engine_timings *tm = &r->timings;
-  out->queue_wait_ms = tm->queue_wait_ms;
-  out->srs_load_ms = tm->key_load_ms;
-  out->synthesis_ms = tm->prepare_ms;
-  out->gpu_compute_ms = tm->gpu_ms;
-  out->total_ms = tm->total_ms;
-  out->prepare_ms = tm->prepare_ms;
-  out->finalize_ms = tm->finalize_ms;
-}
-
 /* Sends the result of await_job. */
 static void reply_result(rpc_call *c, cuzk_status st, engine_result *r, const cuzk_err *err, int prove) {
   if (st != CUZK_OK && st != CUZK_TIMEOUT) {
@@ -409,7 +320,7 @@ static void reply_result(rpc_call *c, cuzk_status st, engine_result *r, const cu
     return;
   }
   Cuzk__V1__AwaitProofResponse res;
-  result_to_msg(&res, r, st);
+  rpc_result_msg(&res, r, st);
   if (prove) {
     Cuzk__V1__ProveResponse pr = CUZK__V1__PROVE_RESPONSE__INIT;
     pr.result = &res;
@@ -423,7 +334,7 @@ static void reply_result(rpc_call *c, cuzk_status st, engine_result *r, const cu
 static void h_submit(rpc_call *c, ProtobufCMessage *m) {
   engine_ticket t;
   cuzk_err err = {0};
-  if (submit(c->s, (Cuzk__V1__SubmitProofRequest *)m, &t, &err) != CUZK_OK) {
+  if (rpc_submit(c->s->e, (Cuzk__V1__SubmitProofRequest *)m, &t, &err) != CUZK_OK) {
     reply_err(c, &err);
     return;
   }
@@ -450,7 +361,7 @@ static void h_prove(rpc_call *c, ProtobufCMessage *m) {
   Cuzk__V1__ProveRequest *rq = (Cuzk__V1__ProveRequest *)m;
   engine_ticket t;
   cuzk_err err = {0};
-  if (submit(c->s, rq->submit, &t, &err) != CUZK_OK) {
+  if (rpc_submit(c->s->e, rq->submit, &t, &err) != CUZK_OK) {
     reply_err(c, &err);
     return;
   }

@@ -1047,6 +1047,8 @@ def concurrent_large_submits():
                 k = "ok" if e is None else e.code().name
                 if e is not None and e.code() == grpc.StatusCode.UNAVAILABLE and "GOAWAY" in e.details():
                     k = "GOAWAY"  # gRPC's quota turned the connection away: the call was not processed
+                elif e is not None and e.code() == grpc.StatusCode.UNAVAILABLE:
+                    k = "UNAVAILABLE: " + e.details()[:60]
                 with lock:
                     codes[k] = codes.get(k, 0) + 1
 

@@ -2,7 +2,8 @@
  * service receives them: each record of the input is a method and a
  * message body, unpacked by the generated protobuf-c code (what
  * rpc_wire_unpack does with a call's payload) and, when it decodes, passed
- * to the engine with the checks and calls of rpc_server.c's handlers; the
+ * to the engine through the server's own rpc_submit and rpc_result_msg
+ * (src/server/rpc_engine.c), as rpc_server.c's handlers do; the
  * reply is built and packed.  Input: 2 bytes of engine settings
  * (engine_fixture.h), then up to FUZZ_CALLS records {u8 method, u16 length,
  * length bytes}.  A witness of the single byte 'K' or 'P' stands for the
@@ -11,6 +12,7 @@
 #include "engine_fixture.h"
 
 #include "cuzk/v1/proving.pb-c.h"
+#include "server/rpc_engine.h"
 
 #define FUZZ_CALLS 16
 #define FUZZ_PARTS 3
@@ -35,42 +37,32 @@ static void pack(const ProtobufCMessage *m) {
   free(b);
 }
 
-/* rpc_server.c's submit(): the same refusals, then engine_submit. */
+/* The server's rpc_submit, with the harness's partition limit and the
+ * 'K' / 'P' stand-ins replaced by the fixture's witnesses first. */
 static cuzk_status submit(engine *e, const Cuzk__V1__SubmitProofRequest *rq, size_t *parts,
                           engine_ticket *t, cuzk_err *err) {
-  if (!rq)
-    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "no submit message");
-  if (!rq->circuit_id || !*rq->circuit_id)
-    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "circuit_id is empty");
-  if (rq->n_witness == 0)
-    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "no witness");
-  if ((unsigned)rq->priority > ENGINE_PRI_CRITICAL)
-    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "priority %d", (int)rq->priority);
-  if (*parts + rq->n_witness > FUZZ_PARTS)
+  if (rq && *parts + rq->n_witness > FUZZ_PARTS)
     return cuzk_err_set(err, CUZK_EXHAUSTED, "the harness's partition limit");
-  const uint8_t *w[FUZZ_PARTS];
-  size_t wl[FUZZ_PARTS];
-  for (size_t i = 0; i < rq->n_witness; i++) {
-    const ProtobufCBinaryData *b = &rq->witness[i];
-    w[i] = b->data, wl[i] = b->len;
-    if (b->len == 1 && (b->data[0] == 'K' || b->data[0] == 'P'))
-      w[i] = b->data[0] == 'K' ? fx_wk : fx_wp, wl[i] = b->data[0] == 'K' ? fx_wk_len : fx_wp_len;
+  Cuzk__V1__SubmitProofRequest r;
+  ProtobufCBinaryData w[FUZZ_PARTS];
+  if (rq) {
+    r = *rq;
+    for (size_t i = 0; i < rq->n_witness; i++) {
+      w[i] = rq->witness[i];
+      if (w[i].len == 1 && (w[i].data[0] == 'K' || w[i].data[0] == 'P'))
+        w[i] = w[i].data[0] == 'K' ? (ProtobufCBinaryData){fx_wk_len, fx_wk}
+                                   : (ProtobufCBinaryData){fx_wp_len, fx_wp};
+    }
+    r.witness = w;
   }
-  engine_request er = {.request_id = rq->request_id,
-                       .circuit_id = rq->circuit_id,
-                       .priority = (engine_priority)rq->priority,
-                       .nparts = rq->n_witness,
-                       .witness = w,
-                       .witness_len = wl,
-                       .want_json = rq->want_json};
-  cuzk_status st = engine_submit(e, &er, t, err);
+  cuzk_status st = rpc_submit(e, rq ? &r : NULL, t, err);
   if (st == CUZK_OK)
     *parts += rq->n_witness;
   return st;
 }
 
-/* Waits as await_job does, bounded; builds and packs the reply as
- * result_to_msg does. */
+/* Waits as await_job does, bounded; builds and packs the reply with the
+ * server's rpc_result_msg. */
 static void await_reply(engine *e, const char *id, uint64_t timeout_ms) {
   engine_result r;
   cuzk_err err = {0};
@@ -79,19 +71,8 @@ static void await_reply(engine *e, const char *id, uint64_t timeout_ms) {
   cuzk_status st = engine_await(e, id, ms, &r, &err);
   fx_check_result(st, &r, id);
   if (st == CUZK_OK || st == CUZK_TIMEOUT) {
-    Cuzk__V1__AwaitProofResponse out = CUZK__V1__AWAIT_PROOF_RESPONSE__INIT;
-    out.job_id = r.job_id;
-    out.state = (char *)engine_job_state_name(r.state);
-    if (st == CUZK_OK && r.state == ENGINE_JOB_DONE) {
-      out.proof.data = r.proof, out.proof.len = r.proof_len;
-      if (r.proof_json && r.public_json) {
-        out.n_proof_json = out.n_public_json = r.nparts;
-        out.proof_json = r.proof_json, out.public_json = r.public_json;
-      }
-    } else if (st == CUZK_OK && r.state == ENGINE_JOB_FAILED) {
-      out.error_message = r.error;
-      out.error_code = (char *)cuzk_status_name(r.job_status);
-    }
+    Cuzk__V1__AwaitProofResponse out;
+    rpc_result_msg(&out, &r, st);
     Cuzk__V1__ProveResponse pr = CUZK__V1__PROVE_RESPONSE__INIT;
     pr.result = &out;
     pack(&pr.base);
