@@ -24,7 +24,8 @@
 # of one build are ~90 MB unstripped; a variant's stripped, compressed
 # binaries are 2-12 MB.  A call returns at most 8 files under $OUT, so
 # everything goes to one log.  GPU_AB_TARGETS picks the binaries (default
-# below); the engine binaries also need libcjson, which `stage` copies.
+# below); the shared libraries they load but glibc's (libcjson for the
+# engine binaries) go with them (scripts/copy_libs.sh).
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
@@ -55,8 +56,7 @@ stage)
   for t in $targets; do
     cp "$out/$t" "$b/pkg/gpu/" && strip --strip-debug "$b/pkg/gpu/$t"
   done
-  lib=$(ldd "$out/${targets%% *}" 2>/dev/null | awk '/libcjson/{print $3}')
-  [ -n "$lib" ] && cp -L "$lib" "$b/pkg/gpu/lib/"
+  scripts/copy_libs.sh "$b/pkg/gpu/lib" "${goals[@]/#/$dir/}" || exit 1
   echo "variant $name: $what" >"$b/pkg/gpu/VARIANT"
   tar czf "build-pkg/$name.tgz" -C "$b/pkg" gpu || exit 1
   ls -l "build-pkg/$name.tgz"

@@ -21,12 +21,7 @@ if [ "${1:-}" = "--stage" ]; then
   # Every shared library cuzk loads but glibc's: the GPU machine has the C
   # library and the driver, not libcjson, gRPC (the remote commands are
   # linked in) or their dependencies.
-  for l in $(ldd "$b/cuzk" | awk '/=> \//{print $3}'); do
-    case "$(basename "$l")" in
-    libc.so.* | libm.so.* | libpthread.so.* | libdl.so.* | librt.so.* | ld-linux*) ;;
-    *) cp -L "$l" "$b/gpu/lib/" || exit 1 ;;
-    esac
-  done
+  "$(dirname "$0")/../scripts/copy_libs.sh" "$b/gpu/lib" "$b/cuzk" || exit 1
   for f in mul:examples/mul chain_64k:"$b/oracle/chain_64k"; do
     name=${f%%:*} dir=${f#*:}
     [ -f "$dir/circuit.zkey" ] || { echo "no $dir/circuit.zkey: skipped"; continue; }

@@ -29,12 +29,7 @@ if [ "$cmd" = pack ]; then
   for f in "$b"/fuzz/fuzz_*; do
     case "$f" in *.d) continue ;; esac
     cp "$f" "$st/fuzz/bin/" || exit 1
-    for l in $(ldd "$f" | awk '/=> \//{print $3}'); do
-      case "$(basename "$l")" in
-      libc.so.* | libm.so.* | libpthread.so.* | libdl.so.* | librt.so.* | ld-linux*) ;;
-      *) cp -L "$l" "$st/fuzz/lib/" || exit 1 ;;
-      esac
-    done
+    scripts/copy_libs.sh "$st/fuzz/lib" "$f" || exit 1
   done
   cp -r tests/fuzz/corpus "$st/fuzz/corpus" && cp tests/fuzz/*.dict tests/fuzz/campaign.sh "$st/fuzz/" || exit 1
   tar -C "$st" -czf "$tb" fuzz || exit 1
