@@ -624,13 +624,15 @@ cuzk_status engine_await(engine *e, const char *job_id, uint64_t timeout_ms, eng
   jobs_ref(j);
   cuzk_status st = CUZK_OK;
   while (!j->finished) {
-    int rc = timeout_ms ? pthread_cond_timedwait(&e->done_cv, &e->mu, &dl)
-                        : pthread_cond_wait(&e->done_cv, &e->mu);
+    int rc = timeout_ms == ENGINE_NO_WAIT ? ETIMEDOUT
+             : timeout_ms                 ? pthread_cond_timedwait(&e->done_cv, &e->mu, &dl)
+                                          : pthread_cond_wait(&e->done_cv, &e->mu);
     if (rc == ETIMEDOUT && !j->finished) {
       r->state = jobs_state(j);
       r->nparts = j->nparts;
       st = cuzk_err_set(err, CUZK_TIMEOUT, "job '%s' still %s after %llu ms", j->id,
-                        engine_job_state_name(r->state), (unsigned long long)timeout_ms);
+                        engine_job_state_name(r->state),
+                        timeout_ms == ENGINE_NO_WAIT ? 0ull : (unsigned long long)timeout_ms);
       break;
     }
   }

@@ -314,9 +314,11 @@ typedef struct {
   uint64_t charged;                 /* given back by engine_result_free */
 } engine_result;
 
-/* Waits until the job is finished or timeout_ms passes (0 = forever).
- * CUZK_OK with the result; CUZK_TIMEOUT with r->state the current state;
- * CUZK_NOT_FOUND for an unknown (or expired) job id. */
+/* Waits until the job is finished or timeout_ms passes (0 = forever,
+ * ENGINE_NO_WAIT = not at all: the job's state now).  CUZK_OK with the
+ * result; CUZK_TIMEOUT with r->state the current state; CUZK_NOT_FOUND for
+ * an unknown (or expired) job id. */
+#define ENGINE_NO_WAIT UINT64_MAX
 cuzk_status engine_await(engine *e, const char *job_id, uint64_t timeout_ms, engine_result *r,
                          cuzk_err *err);
 

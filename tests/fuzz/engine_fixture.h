@@ -13,7 +13,7 @@
  * Every call that waits is bounded (await timeouts of a few ms), nothing
  * sleeps; engine_free shuts the engine down, cancelling (a fuzzed choice)
  * or finishing its jobs, which the harnesses keep to a few partitions.
- * The engine starts paused unless the input says otherwise. */
+ * The engine starts paused unless the input says otherwise (FX_UNPAUSE). */
 #ifndef CUZK_TESTS_FUZZ_ENGINE_FIXTURE_H
 #define CUZK_TESTS_FUZZ_ENGINE_FIXTURE_H
 
@@ -110,7 +110,7 @@ __attribute__((unused)) static const char *fx_circuit(fz_in *in, char *buf, size
 }
 
 /* An engine over the fixture with fuzzed budgets and limits. */
-static engine *fx_engine(fz_in *in, bool *cancel_on_shutdown) {
+static engine *fx_engine(fz_in *in, bool *cancel_on_shutdown, bool *paused) {
   static engine_circuit circ[2];
   circ[0] = (engine_circuit){"k", fx_k};
   circ[1] = (engine_circuit){"bad", fx_bad};
@@ -133,17 +133,25 @@ static engine *fx_engine(fz_in *in, bool *cancel_on_shutdown) {
   c.eviction_min_idle_ms = (f & 32) ? 1 : 0;
   c.max_finished = 1 + (g & 7);
   c.finished_ttl_ms = (g & 8) ? 1 : (g & 16) ? 0 : 60000;
-  c.cancel_on_shutdown = *cancel_on_shutdown = !(g & 32);
+  /* A proof and its verification cost a few ms against ~0.5 ms for the
+   * rest of an input, so workers run and a shutdown finishes its jobs in
+   * one input in four each: the paths stay reachable, the executions per
+   * second stay high enough for a campaign of millions. */
+  c.cancel_on_shutdown = *cancel_on_shutdown = (g & 0xa0) != 0xa0;
   engine *e = NULL;
   cuzk_err err = {0};
   cuzk_status st = engine_new(&e, &c, &err);
   FUZZ_ASSERT(st == CUZK_OK, "engine_new: %s: %s", cuzk_status_name(st), err.msg);
-  /* Paused unless asked: most programs need no proof, and a proof costs
-   * milliseconds (the pairing check); the pause op lets workers go. */
-  if (!(f & 64))
+  /* Paused in three inputs of four (above); a pause op lets the workers
+   * go (FX_UNPAUSE). */
+  if ((*paused = (f & 64) == 0 || (g & 64) == 0))
     engine_set_paused(e, true);
   return e;
 }
+
+/* Whether a pause operation's fuzzed byte b lets the workers go: one in
+ * eight (see fx_engine). */
+#define FX_UNPAUSE(b) (((b) & 0x38) == 0x38)
 
 /* What every engine result must hold. */
 static void fx_check_result(cuzk_status st, const engine_result *r, const char *id) {

@@ -6,7 +6,8 @@
  *            0-4 partitions, each witness the key's own, the other key's,
  *            one with up to 4 bytes changed, or fuzzed bytes (empty too),
  *            want_json
- *   await    a known or fuzzed job id, 1-4 ms
+ *   await    a known or fuzzed job id, 1-4 ms (not at all while paused:
+ *            no wait could end but by its timeout)
  *   cancel   a known or fuzzed job id
  *   status   engine_status_get and the metrics text
  *   preload, evict   a circuit id
@@ -46,8 +47,8 @@ static const char *pick_id(fz_in *in, char ids[FUZZ_IDS][ENGINE_ID_MAX], size_t 
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fz_in in = {data, size};
-  bool cancel_on_shutdown;
-  engine *e = fx_engine(&in, &cancel_on_shutdown);
+  bool cancel_on_shutdown, paused;
+  engine *e = fx_engine(&in, &cancel_on_shutdown, &paused);
   char ids[FUZZ_IDS][ENGINE_ID_MAX];
   size_t nids = 0, parts = 0;
   uint8_t *wbuf[4] = {0};
@@ -116,7 +117,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       const char *id = pick_id(&in, ids, nids, idbuf);
       engine_result r;
       memset(&r, 0, sizeof r);
-      cuzk_status st = engine_await(e, id, 1 + fz_u8(&in) % 4, &r, &err);
+      uint64_t ms = 1 + fz_u8(&in) % 4;
+      cuzk_status st = engine_await(e, id, paused ? ENGINE_NO_WAIT : ms, &r, &err);
       fx_check_result(st, &r, id);
       engine_result_free(&r);
       break;
@@ -147,7 +149,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       break;
     }
     case 7:
-      engine_set_paused(e, code & 8);
+      engine_set_paused(e, paused = !FX_UNPAUSE(code));
       break;
     }
   }

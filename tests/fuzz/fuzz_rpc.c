@@ -8,7 +8,8 @@
  * (engine_fixture.h), then up to FUZZ_CALLS records {u8 method, u16 length,
  * length bytes}.  A witness of the single byte 'K' or 'P' stands for the
  * fixture's witness of that key, so that seeds reach the prover.  Waits are
- * bounded as in fuzz_engine.c: AwaitProof and Prove wait at most 4 ms. */
+ * bounded as in fuzz_engine.c: AwaitProof and Prove wait at most 4 ms, and
+ * not at all while the workers are held. */
 #include "engine_fixture.h"
 
 #include "cuzk/v1/proving.pb-c.h"
@@ -63,11 +64,13 @@ static cuzk_status submit(engine *e, const Cuzk__V1__SubmitProofRequest *rq, siz
 
 /* Waits as await_job does, bounded; builds and packs the reply with the
  * server's rpc_result_msg. */
+static bool paused; /* the engine's workers held: awaits do not wait */
+
 static void await_reply(engine *e, const char *id, uint64_t timeout_ms) {
   engine_result r;
   cuzk_err err = {0};
   memset(&r, 0, sizeof r);
-  uint64_t ms = timeout_ms == 0 || timeout_ms > 4 ? 4 : timeout_ms;
+  uint64_t ms = paused ? ENGINE_NO_WAIT : timeout_ms == 0 || timeout_ms > 4 ? 4 : timeout_ms;
   cuzk_status st = engine_await(e, id, ms, &r, &err);
   fx_check_result(st, &r, id);
   if (st == CUZK_OK || st == CUZK_TIMEOUT) {
@@ -141,12 +144,12 @@ static void call(engine *e, unsigned m, ProtobufCMessage *msg, size_t *parts) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fz_in in = {data, size};
   bool cancel_on_shutdown;
-  engine *e = fx_engine(&in, &cancel_on_shutdown);
+  engine *e = fx_engine(&in, &cancel_on_shutdown, &paused);
   size_t parts = 0;
   for (int i = 0; i < FUZZ_CALLS && in.n; i++) {
     uint8_t op = fz_u8(&in);
     if (op & 128) { /* let the workers go, or hold them */
-      engine_set_paused(e, op & 64);
+      engine_set_paused(e, paused = !FX_UNPAUSE(op));
       continue;
     }
     unsigned m = op & 7;

@@ -476,6 +476,34 @@ ETEST(engine_priority_order) {
   env_fini(&v);
 }
 
+/* ENGINE_NO_WAIT answers with the job's state at once: TIMEOUT and queued
+ * while the workers are paused (a wait would never end), the result once
+ * the job is done. */
+ETEST(engine_await_no_wait) {
+  env v;
+  env_init(&v, 4, 5, 1, false);
+  engine *e = env_start(&v);
+  engine_set_paused(e, true);
+  engine_ticket t;
+  submit_ok(e, "nw", "k", ENGINE_PRI_NORMAL, &v.f, &t);
+  engine_result r;
+  cuzk_err err = {0};
+  CHECK_EQ_INT(engine_await(e, "nw", ENGINE_NO_WAIT, &r, &err), CUZK_TIMEOUT);
+  CHECK_EQ_INT(r.state, ENGINE_JOB_QUEUED);
+  CHECK_MSG(strstr(err.msg, "still queued"), "%s", err.msg);
+  engine_result_free(&r);
+  CHECK_EQ_INT(engine_await(e, "none", ENGINE_NO_WAIT, &r, &err), CUZK_NOT_FOUND);
+  engine_result_free(&r);
+  engine_set_paused(e, false);
+  CHECK_EQ_INT(await_state(e, "nw", &r), ENGINE_JOB_DONE);
+  engine_result_free(&r);
+  CHECK_EQ_INT(engine_await(e, "nw", ENGINE_NO_WAIT, &r, &err), CUZK_OK);
+  CHECK_EQ_INT(r.state, ENGINE_JOB_DONE);
+  CHECK_EQ_INT(r.proof_len, 192);
+  engine_result_free(&r);
+  env_fini(&v);
+}
+
 /* A CRITICAL job submitted while a worker proves a NORMAL one goes before
  * the NORMAL jobs queued behind it. */
 ETEST(engine_critical_overtakes_queue) {
