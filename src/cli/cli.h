@@ -3,6 +3,7 @@
 #ifndef CUZK_CLI_H
 #define CUZK_CLI_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "base/err.h"
@@ -106,6 +107,21 @@ struct backend *cli_backend(const char *device, const struct backend_device_opts
  * GPU's fixed start-up cost makes it the slower one below.  README.md
  * states it (tests/malformed/cli.sh checks that it agrees). */
 #define CLI_AUTO_GPU_LG 17
+
+/* cuzk prove with a bellperson key (cmd_prove_bp.c): k witnesses, one per
+ * partition, proven against key with the constraint file pce. */
+typedef struct {
+  const char *key, *pce;
+  const char *const *wtns;
+  size_t k;
+  const char *proof_out, *public_out;
+  unsigned threads;                  /* 0 = all online CPUs */
+  const char *device;                /* as for cli_backend */
+  const uint64_t *fixed_r, *fixed_s; /* TESTING ONLY (groth16_prove_opts) */
+  int quiet, trusted;                /* trusted: no point checks on the key */
+} cli_prove_bp_args;
+int cli_prove_bp(const cli_prove_bp_args *a);
+int cmd_setup(int argc, char **argv);
 
 /* Exit statuses. */
 enum { CLI_OK = 0, CLI_NO = 1, CLI_USAGE = 2 };

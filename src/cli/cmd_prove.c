@@ -19,6 +19,8 @@
 static void prove_usage(FILE *f) {
   fprintf(f,
           "usage: cuzk prove [options] <circuit.zkey> <witness.wtns> <proof.json> <public.json>\n"
+          "       cuzk prove [options] --pce <circuit.bin> <key.params> <witness.wtns>\n"
+          "                  [<witness.wtns> ...] <proof.bin> <public.json>\n"
           "       cuzk prove --circuit ID [--addr A] [--priority P] [--request-id ID]\n"
           "                  <witness.wtns> <proof.json> <public.json>\n"
           "\n"
@@ -34,6 +36,13 @@ static void prove_usage(FILE *f) {
           "                GPU: NTTs with a table of the first pass's twiddle factors (32 bytes\n"
           "                per domain element more GPU memory, a faster forward NTT)\n"
           "  --quiet       no progress or timing lines on stderr\n"
+          "  --pce F       with a bellperson key (.params): Curio's constraint file of the\n"
+          "                circuit; each witness (iden3 .wtns, ONE, the inputs, the aux in the\n"
+          "                file's column order) is one partition; proof.bin gets 192 bytes\n"
+          "                per partition (compressed A, B, C), public.json the inputs without\n"
+          "                ONE (an array per partition when there are several)\n"
+          "  --trusted-key with --pce: skip the on-curve and subgroup checks of the key's\n"
+          "                points (a file you made or verified; the proof is still verified)\n"
           "  --insecure-fixed-rs R,S\n"
           "                TESTING ONLY: use the blinding factors R and S (decimal or 0x-hex) instead of\n"
           "                fresh random ones (reproducible proofs; never use in production)\n"
@@ -87,6 +96,40 @@ static const char *opt_value(int argc, char **argv, int *i, const char *what) {
   return argv[++*i];
 }
 
+/* Partitions one command proves: Filecoin's largest proof has 16. */
+#define CLI_PROVE_MAX_PARTS 64
+#define CLI_PROVE_MAX_ARGS (CLI_PROVE_MAX_PARTS + 3)
+
+/* The bellperson form: KEY.params WITNESS... PROOF.bin PUBLIC.json. */
+static int prove_bp(const char *const *pos, int npos, const char *pce, unsigned threads,
+                    const char *device, const limb_t *fr, const limb_t *fs, int quiet,
+                    int trusted) {
+  if (npos > CLI_PROVE_MAX_ARGS) {
+    fprintf(stderr, "cuzk prove: more than %d witnesses\n", CLI_PROVE_MAX_PARTS);
+    return CLI_USAGE;
+  }
+  if (npos < 4 || !pce) {
+    fprintf(stderr, "cuzk prove: %s\n",
+            !pce ? "a bellperson key (.params) needs --pce CIRCUIT.bin: the key holds no "
+                   "constraints"
+                 : "expected KEY.params WITNESS.wtns [WITNESS.wtns ...] PROOF.bin PUBLIC.json");
+    return CLI_USAGE;
+  }
+  const size_t k = (size_t)npos - 3;
+  const char *in[CLI_PROVE_MAX_ARGS];
+  in[0] = pos[0], in[1] = pce;
+  for (size_t i = 0; i < k; i++) in[2 + i] = pos[1 + i];
+  if (!cli_outputs_ok("prove", in, k + 2, pos + 1 + k, 2))
+    return CLI_USAGE;
+  if (threads)
+    par_set_threads(threads);
+  cli_prove_bp_args a = {.key = pos[0], .pce = pce, .wtns = pos + 1, .k = k,
+                         .proof_out = pos[1 + k], .public_out = pos[2 + k], .threads = threads,
+                         .device = device, .fixed_r = fr, .fixed_s = fs, .quiet = quiet,
+                         .trusted = trusted};
+  return cli_prove_bp(&a);
+}
+
 int cmd_prove(int argc, char **argv) {
   if (cli_wants_help(argc, argv)) {
     prove_usage(stdout);
@@ -100,8 +143,8 @@ int cmd_prove(int argc, char **argv) {
   int tls_opt = 0, bad = 0;
   int priority = 0, local_only = 0;
   limb_t fr[4], fs[4];
-  const char *pos[4];
-  int npos = 0;
+  const char *pos[CLI_PROVE_MAX_ARGS], *pce = NULL;
+  int npos = 0, trusted = 0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--threads")) {
       if (!cli_parse_uint("--threads", i + 1 < argc ? argv[++i] : NULL, &threads))
@@ -137,6 +180,13 @@ int cmd_prove(int argc, char **argv) {
         return CLI_USAGE;
     } else if (!strcmp(argv[i], "--quiet")) {
       quiet = 1;
+    } else if (!strcmp(argv[i], "--pce")) {
+      if (!(pce = opt_value(argc, argv, &i, "Curio's constraint file (pce-CIRCUIT.bin)")))
+        return CLI_USAGE;
+      local_only = 1;
+    } else if (!strcmp(argv[i], "--trusted-key")) {
+      trusted = 1;
+      local_only = 1;
     } else if (!strcmp(argv[i], "--insecure-fixed-rs")) {
       const char *v = i + 1 < argc ? argv[++i] : "";
       const char *comma = strchr(v, ',');
@@ -151,7 +201,7 @@ int cmd_prove(int argc, char **argv) {
       fprintf(stderr, "cuzk prove: unknown option '%s'\n", argv[i]);
       prove_usage(stderr);
       return CLI_USAGE;
-    } else if (npos < 4) {
+    } else if (npos < CLI_PROVE_MAX_ARGS) {
       pos[npos++] = argv[i];
     } else {
       npos++;
@@ -172,6 +222,10 @@ int cmd_prove(int argc, char **argv) {
     conn.addr = addr;
     return cli_remote_prove(&conn, circuit, priority, request_id, pos[0], pos[1], pos[2], quiet);
   }
+  size_t kl = npos > 0 ? strlen(pos[0]) : 0;
+  if (pce || (kl > 7 && !strcmp(pos[0] + kl - 7, ".params")))
+    return prove_bp(pos, npos, pce, (unsigned)threads, device, have_rs ? fr : NULL,
+                    have_rs ? fs : NULL, quiet, trusted);
   if (npos != 4) {
     fprintf(stderr, "cuzk prove: expected 4 file arguments, got %d\n", npos);
     prove_usage(stderr);

@@ -50,7 +50,7 @@ void keygen_comb_recode(int32_t *out, size_t stride, const limb_t k[4], unsigned
  * on the dev machine (2^18 key, 1 thread): section A took 4.2 s at c = 12
  * (21 additions a point), 3.1 s at 16 (15), 2.8 s at 20 (12), but the c = 20
  * tables (0.65 + 1.3 GiB) took 21 s to build. */
-static unsigned comb_pick_bits(uint64_t points) {
+unsigned keygen_comb_pick_bits(uint64_t points) {
   unsigned best = 4;
   double best_cost = 1e300;
   for (unsigned c = 4; c <= 16; c++) {
@@ -150,17 +150,16 @@ uint64_t keygen_chain_wtns_bytes(uint64_t N) { return 12 + (12 + 40) + (12 + 32 
 
 /* ------------------------------------------------- secrets from a seed */
 
-static uint64_t splitmix64(uint64_t *s) {
+uint64_t keygen_splitmix64(uint64_t *s) {
   uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
   return z ^ (z >> 31);
 }
 
-/* Uniform non-zero k < r by rejection on 255 bits. */
-static void draw_scalar(limb_t k[4], uint64_t *s) {
+void keygen_draw_scalar(limb_t k[4], uint64_t *s) {
   for (;;) {
-    for (int i = 0; i < 4; i++) k[i] = splitmix64(s);
+    for (int i = 0; i < 4; i++) k[i] = keygen_splitmix64(s);
     k[3] &= 0x7fffffffffffffffULL;
     if (limbs_lt(k, bls12_381_fr_modulus, 4) && !limbs_is_zero(k, 4))
       return;
@@ -175,21 +174,21 @@ cuzk_status keygen_chain_from_seed(keygen_chain *c, uint64_t N, uint64_t seed, c
                         (unsigned long long)N, KEYGEN_MAX_LG);
   c->n_steps = N;
   uint64_t s = seed ^ 0x6b657967656e2031ULL; /* "keygen 1" */
-  draw_scalar(c->x, &s);
-  draw_scalar(c->y, &s);
-  draw_scalar(c->alpha, &s);
-  draw_scalar(c->beta, &s);
-  draw_scalar(c->delta, &s);
+  keygen_draw_scalar(c->x, &s);
+  keygen_draw_scalar(c->y, &s);
+  keygen_draw_scalar(c->alpha, &s);
+  keygen_draw_scalar(c->beta, &s);
+  keygen_draw_scalar(c->delta, &s);
   const limb_t two_n[1] = {(limb_t)2 << keygen_chain_lg_domain(N)};
   for (;;) { /* tau off the size-2n domain, so no L_i(tau) has a zero denominator */
     fr t, p;
-    draw_scalar(c->tau, &s);
+    keygen_draw_scalar(c->tau, &s);
     bls12_381_fr_from_canon(&t, c->tau);
     bls12_381_fr_pow(&p, &t, two_n, 1);
     if (!bls12_381_fr_is_one(&p))
       break;
   }
-  for (int i = 0; i < 8; i++) wr_u64le(c->cs_hash + 8 * i, splitmix64(&s));
+  for (int i = 0; i < 8; i++) wr_u64le(c->cs_hash + 8 * i, keygen_splitmix64(&s));
   return CUZK_OK;
 }
 
@@ -912,8 +911,8 @@ cuzk_status keygen_chain_write(const keygen_chain *c, const char *zkey_path, con
 
   /* Tables: G1 serves ~4n points, G2 n. */
   t = cuzk_now_s();
-  tm.comb_bits[0] = o && o->comb_bits[0] ? o->comb_bits[0] : comb_pick_bits(4 * n);
-  tm.comb_bits[1] = o && o->comb_bits[1] ? o->comb_bits[1] : comb_pick_bits(n);
+  tm.comb_bits[0] = o && o->comb_bits[0] ? o->comb_bits[0] : keygen_comb_pick_bits(4 * n);
+  tm.comb_bits[1] = o && o->comb_bits[1] ? o->comb_bits[1] : keygen_comb_pick_bits(n);
   report(o, KEYGEN_STAGE_TABLES, 0, 2, t);
   if ((st = bls12_381_g1_comb_init(&c1, &bls12_381_g1_generator, tm.comb_bits[0], threads, err)) !=
           CUZK_OK ||

@@ -57,6 +57,16 @@ static inline unsigned keygen_comb_windows(unsigned bits) { return (256 + bits -
  * w < W = keygen_comb_windows(bits). */
 void keygen_comb_recode(int32_t *out, size_t stride, const limb_t k[4], unsigned bits, unsigned W);
 
+/* The comb window width for a generator multiplied by `points` scalars:
+ * the least table build plus use, counted in additions (keygen.c). */
+unsigned keygen_comb_pick_bits(uint64_t points);
+
+/* The seeded generators' stream (splitmix64 over *state) and a uniform
+ * non-zero scalar k < r drawn from it by rejection on 255 bits: INSECURE
+ * by design, for development keys only. */
+uint64_t keygen_splitmix64(uint64_t *state);
+void keygen_draw_scalar(limb_t k[4], uint64_t *state);
+
 /* ------------------------------------------------- the chain circuit */
 
 #define KEYGEN_CHAIN_PUBLIC 2 /* out, y */

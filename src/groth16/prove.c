@@ -44,9 +44,8 @@ cuzk_status groth16_random_scalar(limb_t out[4], cuzk_err *err) {
   return cuzk_err_set(err, CUZK_INTERNAL, "random scalar rejection sampling did not terminate");
 }
 
-/* Starts stage `name`: CUZK_CANCELLED when the caller's stop hook is set. */
-static cuzk_status stage(const groth16_prove_opts *o, const cuzk_stop *stop, const char *name,
-                         cuzk_err *err) {
+cuzk_status groth16_stage(const groth16_prove_opts *o, const cuzk_stop *stop, const char *name,
+                          cuzk_err *err) {
   if (cuzk_stopped(stop))
     return cuzk_err_set(err, CUZK_CANCELLED, "cancelled before stage '%s'", name);
   if (o && o->progress)
@@ -62,6 +61,56 @@ static void g1_mul(bls12_381_g1_jac *r, const bls12_381_g1_aff *p, const limb_t 
   bls12_381_g1_jac j;
   bls12_381_g1_jac_from_aff(&j, p);
   bls12_381_g1_jac_mul_ct(r, &j, k);
+}
+
+cuzk_status groth16_blinding(limb_t r[4], limb_t s[4], const groth16_prove_opts *o,
+                             cuzk_err *err) {
+  if (o && o->fixed_r && o->fixed_s) {
+    memcpy(r, o->fixed_r, 4 * sizeof *r);
+    memcpy(s, o->fixed_s, 4 * sizeof *s);
+    return CUZK_OK;
+  }
+  cuzk_status st = groth16_random_scalar(r, err);
+  return st != CUZK_OK ? st : groth16_random_scalar(s, err);
+}
+
+void groth16_assemble(groth16_proof *proof, const bls12_381_g1_jac *pa,
+                      const bls12_381_g1_jac *pb1, const bls12_381_g2_jac *pb2,
+                      const bls12_381_g1_jac *pch, const groth16_blind_key *k, const limb_t r[4],
+                      const limb_t s[4]) {
+  limb_t rs[4];
+  bls12_381_fr fr_r, fr_s, fr_rs;
+  bls12_381_fr_from_canon(&fr_r, r);
+  bls12_381_fr_from_canon(&fr_s, s);
+  bls12_381_fr_mul(&fr_rs, &fr_r, &fr_s);
+  bls12_381_fr_to_canon(rs, &fr_rs);
+  bls12_381_g1_jac A, B1, C, t1;
+  bls12_381_g2_jac B2, t2, d2;
+  /* A = alpha1 + pi_A + r delta1 */
+  g1_mul(&t1, k->delta1, r);
+  bls12_381_g1_jac_add_aff(&A, pa, k->alpha1);
+  bls12_381_g1_jac_add(&A, &A, &t1);
+  /* B2 = beta2 + pi_B2 + s delta2 */
+  bls12_381_g2_jac_from_aff(&d2, k->delta2);
+  bls12_381_g2_jac_mul_ct(&t2, &d2, s);
+  bls12_381_g2_jac_add_aff(&B2, pb2, k->beta2);
+  bls12_381_g2_jac_add(&B2, &B2, &t2);
+  /* B1 = beta1 + pi_B1 + s delta1 */
+  g1_mul(&t1, k->delta1, s);
+  bls12_381_g1_jac_add_aff(&B1, pb1, k->beta1);
+  bls12_381_g1_jac_add(&B1, &B1, &t1);
+  /* C = pi_C + pi_H + s A + r B1 - r s delta1 */
+  C = *pch;
+  bls12_381_g1_jac_mul_ct(&t1, &A, s);
+  bls12_381_g1_jac_add(&C, &C, &t1);
+  bls12_381_g1_jac_mul_ct(&t1, &B1, r);
+  bls12_381_g1_jac_add(&C, &C, &t1);
+  g1_mul(&t1, k->delta1, rs);
+  bls12_381_g1_jac_neg(&t1, &t1);
+  bls12_381_g1_jac_add(&C, &C, &t1);
+  bls12_381_g1_jac_to_aff(&proof->a, &A);
+  bls12_381_g2_jac_to_aff(&proof->b, &B2);
+  bls12_381_g1_jac_to_aff(&proof->c, &C);
 }
 
 /* The proof failed verification (why: the verifier's reason): the key is
@@ -127,7 +176,7 @@ static cuzk_status prove(groth16_proof *proof, const zkey_file *zk, const wtns_f
   bls12_381_g1_jac pa, pb1, pch;
   bls12_381_g2_jac pb2;
 
-  if ((st = stage(opts, stop, "a, b", err)) != CUZK_OK)
+  if ((st = groth16_stage(opts, stop, "a, b", err)) != CUZK_OK)
     goto out;
   t = cuzk_now_s();
   st = be->ops->zkey_ab(be, a, b, n, zk->coefs, zk->n_coefs, w->values, w->n_witness, err);
@@ -135,7 +184,7 @@ static cuzk_status prove(groth16_proof *proof, const zkey_file *zk, const wtns_f
   if (st != CUZK_OK)
     goto out;
 
-  if ((st = stage(opts, stop, "quotient (6 NTTs)", err)) != CUZK_OK)
+  if ((st = groth16_stage(opts, stop, "quotient (6 NTTs)", err)) != CUZK_OK)
     goto out;
   t = cuzk_now_s();
   st = be->ops->quotient(be, c, a, b, c, zk->lg_domain, err);
@@ -143,7 +192,7 @@ static cuzk_status prove(groth16_proof *proof, const zkey_file *zk, const wtns_f
   if (st != CUZK_OK)
     goto out;
 
-  if ((st = stage(opts, stop, "MSMs", err)) != CUZK_OK)
+  if ((st = groth16_stage(opts, stop, "MSMs", err)) != CUZK_OK)
     goto out;
   t = cuzk_now_s();
   const size_t nv = zk->n_vars, np = zk->n_public;
@@ -167,51 +216,14 @@ static cuzk_status prove(groth16_proof *proof, const zkey_file *zk, const wtns_f
   tm.msm_s = cuzk_now_s() - t;
 
   /* Blinding (docs/FORMATS.md §3.6 step 6), constant time in r and s. */
-  limb_t r[4], s[4], rs[4];
-  if (opts && opts->fixed_r && opts->fixed_s) {
-    memcpy(r, opts->fixed_r, sizeof r);
-    memcpy(s, opts->fixed_s, sizeof s);
-  } else if ((st = groth16_random_scalar(r, err)) != CUZK_OK ||
-             (st = groth16_random_scalar(s, err)) != CUZK_OK) {
+  limb_t r[4], s[4];
+  if ((st = groth16_blinding(r, s, opts, err)) != CUZK_OK)
     goto out;
-  }
-  {
-    bls12_381_fr fr_r, fr_s, fr_rs;
-    bls12_381_fr_from_canon(&fr_r, r);
-    bls12_381_fr_from_canon(&fr_s, s);
-    bls12_381_fr_mul(&fr_rs, &fr_r, &fr_s);
-    bls12_381_fr_to_canon(rs, &fr_rs);
-  }
-  bls12_381_g1_jac A, B1, C, t1;
-  bls12_381_g2_jac B2, t2, d2;
-  /* A = alpha1 + pi_A + r delta1 */
-  g1_mul(&t1, &zk->delta1, r);
-  bls12_381_g1_jac_add_aff(&A, &pa, &zk->alpha1);
-  bls12_381_g1_jac_add(&A, &A, &t1);
-  /* B2 = beta2 + pi_B2 + s delta2 */
-  bls12_381_g2_jac_from_aff(&d2, &zk->delta2);
-  bls12_381_g2_jac_mul_ct(&t2, &d2, s);
-  bls12_381_g2_jac_add_aff(&B2, &pb2, &zk->beta2);
-  bls12_381_g2_jac_add(&B2, &B2, &t2);
-  /* B1 = beta1 + pi_B1 + s delta1 */
-  g1_mul(&t1, &zk->delta1, s);
-  bls12_381_g1_jac_add_aff(&B1, &pb1, &zk->beta1);
-  bls12_381_g1_jac_add(&B1, &B1, &t1);
-  /* C = pi_C + pi_H + s A + r B1 - r s delta1 */
-  C = pch;
-  bls12_381_g1_jac_mul_ct(&t1, &A, s);
-  bls12_381_g1_jac_add(&C, &C, &t1);
-  bls12_381_g1_jac_mul_ct(&t1, &B1, r);
-  bls12_381_g1_jac_add(&C, &C, &t1);
-  g1_mul(&t1, &zk->delta1, rs);
-  bls12_381_g1_jac_neg(&t1, &t1);
-  bls12_381_g1_jac_add(&C, &C, &t1);
-  bls12_381_g1_jac_to_aff(&proof->a, &A);
-  bls12_381_g2_jac_to_aff(&proof->b, &B2);
-  bls12_381_g1_jac_to_aff(&proof->c, &C);
+  const groth16_blind_key bk = {&zk->alpha1, &zk->beta1, &zk->delta1, &zk->beta2, &zk->delta2};
+  groth16_assemble(proof, &pa, &pb1, &pb2, &pch, &bk, r, s);
 
   /* Verify before returning (never hand out an invalid proof). */
-  if ((st = stage(opts, stop, "verify", err)) != CUZK_OK)
+  if ((st = groth16_stage(opts, stop, "verify", err)) != CUZK_OK)
     goto out;
   t = cuzk_now_s();
   {

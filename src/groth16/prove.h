@@ -55,6 +55,34 @@ cuzk_status groth16_prove_zkey_stoppable(groth16_proof *proof, const zkey_file *
                                          const groth16_prove_opts *opts, const cuzk_stop *stop,
                                          groth16_timings *timings, cuzk_err *err);
 
+/* Starts a prover's stage `name`: CUZK_CANCELLED when the stop hook is
+ * set, else opts' progress callback (when set) and CUZK_OK. */
+cuzk_status groth16_stage(const groth16_prove_opts *opts, const cuzk_stop *stop, const char *name,
+                          cuzk_err *err);
+
+/* The blinding scalars r, s of one proof: opts' fixed ones (tests) when
+ * both are set, else two groth16_random_scalar draws. */
+cuzk_status groth16_blinding(limb_t r[4], limb_t s[4], const groth16_prove_opts *opts,
+                             cuzk_err *err);
+
+/* The key points Groth16's blinding uses (snarkjs and bellperson alike). */
+typedef struct {
+  const bls12_381_g1_aff *alpha1, *beta1, *delta1;
+  const bls12_381_g2_aff *beta2, *delta2;
+} groth16_blind_key;
+
+/* The proof from the four MSM sums (pa = sum a_i A_i, pb1 and pb2 the B
+ * sums in G1 and G2, pch = the C (or L) sum plus the H sum) and r, s
+ * (canonical, < r):
+ *     A = alpha1 + pa + r delta1        B = beta2 + pb2 + s delta2
+ *     C = pch + s A + r (beta1 + pb1 + s delta1) - r s delta1
+ * Every multiplication by r, s or r s is the constant-time one: they and
+ * the points derived from the witness are secret. */
+void groth16_assemble(groth16_proof *proof, const bls12_381_g1_jac *pa,
+                      const bls12_381_g1_jac *pb1, const bls12_381_g2_jac *pb2,
+                      const bls12_381_g1_jac *pch, const groth16_blind_key *k, const limb_t r[4],
+                      const limb_t s[4]);
+
 /* Uniform r in [0, r) from the kernel's CSPRNG (getrandom), by rejection. */
 cuzk_status groth16_random_scalar(limb_t out[4], cuzk_err *err);
 

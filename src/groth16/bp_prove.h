@@ -1,0 +1,45 @@
+/* Groth16 proving for bellperson keys from Curio's constraint files
+ * (docs/FORMATS.md §5.3): the post-synthesis path of Filecoin circuits. */
+#ifndef CUZK_GROTH16_BP_PROVE_H
+#define CUZK_GROTH16_BP_PROVE_H
+
+#include "backend/backend.h"
+#include "groth16/bp.h"
+#include "groth16/pce.h"
+#include "groth16/prove.h"
+#include "groth16/wtns.h"
+
+/* The domain a PCE's rows need: the smallest power of two >= rows (its
+ * num_constraints, which counts the input rows), as lg; 0 for no rows. */
+unsigned bp_lg_domain(uint64_t rows);
+
+/* CUZK_OK when the key's vector lengths are those of the circuit: n_ic =
+ * inputs, n_l = aux, n_h = m - 1, n_a = inputs + |a_aux|, n_b_g1 = n_b_g2 =
+ * |b_input| + |b_aux|; else CUZK_FORMAT naming both files and the first
+ * count that disagrees.  key_name, pce_name: for the message. */
+cuzk_status bp_check_key(const bp_params *pp, const pce_file *pce, const char *key_name,
+                         const char *pce_name, cuzk_err *err);
+
+/* One partition's proof from its witness w (the whole assignment in the
+ * PCE's column order: ONE, the inputs, the aux): a, b, c = A w, B w, C w
+ * (pce_eval); h, the m - 1 monomial coefficients of (a b - c) / Z over the
+ * domain of 7^t roots, through the coset g = 7; the MSMs
+ *     pa  = sum a-query     (inputs in full, aux filtered by a_aux)
+ *     pb  = sum b-query     (G1 and G2; inputs by b_input, aux by b_aux)
+ *     pch = sum aux l + sum h H
+ * and groth16_assemble; the proof is verified against the key's own vk
+ * before it is returned, as every cuzk prover does.  opts: fixed_r,
+ * fixed_s and progress as for groth16_prove_zkey (check_key is not used).
+ * Errors: CUZK_FORMAT when the witness is not the circuit's (count, prime)
+ * or the key's counts are not (bp_check_key), CUZK_UNSATISFIED when the
+ * proof fails verification (the witness does not satisfy the circuit or
+ * the key is another circuit's), CUZK_CANCELLED under stop, CUZK_NO_MEMORY.
+ * Memory: 3 m + the filtered scalars (<= inputs + 2 aux) field elements
+ * besides the key, the PCE and the witness.  tm may be NULL; its ab_s is
+ * the a, b, c evaluation, quotient_s the h polynomial, msm_each_s A, B1,
+ * B2 (G2), L + H. */
+cuzk_status bp_prove(groth16_proof *proof, const bp_params *pp, const pce_file *pce,
+                     const wtns_file *w, backend *be, const groth16_prove_opts *opts,
+                     const cuzk_stop *stop, groth16_timings *tm, cuzk_err *err);
+
+#endif
