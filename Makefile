@@ -18,6 +18,9 @@ OPT      ?= -O3
 ARCH     ?= -march=x86-64-v3 -madx
 CFLAGS   += -std=c11 -D_GNU_SOURCE $(OPT) $(ARCH) -g -Wall -Wextra -Wno-unused-parameter \
             -Wshadow -Wvla -fvisibility=hidden -Iinclude -Isrc -MMD -MP
+# -fPIC: the same objects make libcuzk.a and libcuzk.so (the public API);
+# every symbol but the API's is hidden, so the code pays no GOT indirection.
+CFLAGS   += -fPIC
 LDLIBS   += -lpthread -lm
 LDLIBS   += -lcjson
 # OpenSSL's libcrypto: SHA-256 of a request's content (src/engine/jobs.c).
@@ -45,7 +48,8 @@ CUDA_LIB ?= $(dir $(NVCC_BIN))../lib64
 # an older GPU.  -lineinfo maps SASS back to source lines for profiling.
 NVCC_ARCH ?= -gencode arch=compute_90,code=sm_90
 NVCCFLAGS += -std=c++17 -O3 -lineinfo $(NVCC_ARCH) -Iinclude -Isrc \
-             -Xcompiler -fvisibility=hidden -Xcompiler -Wall -Xcompiler -Wno-unknown-pragmas
+             -Xcompiler -fvisibility=hidden -Xcompiler -fPIC -Xcompiler -Wall \
+             -Xcompiler -Wno-unknown-pragmas
 CU_SRC   := $(sort $(wildcard src/cuda/*.cu))
 LDLIBS   += -L$(CUDA_LIB) -lcudart_static -ldl -lrt -lstdc++
 # GPU tests (harness; each skips, with the reason, without a usable GPU,
@@ -142,8 +146,8 @@ CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 HARNESS  := $(BUILD)/tests/harness.o
 
-.PHONY: all test test-gpu asan clean tests gpu
-all: $(BUILD)/cuzk tests gpu
+.PHONY: all test test-gpu asan clean tests gpu examples
+all: $(BUILD)/cuzk tests gpu $(BUILD)/libcuzk.so examples
 # The daemon joins `all` once its main exists (src/daemon is written apart),
 # and only with GRPC=1: without its gRPC service it is not built at all.
 ifneq ($(wildcard src/daemon/main.c),)
@@ -156,6 +160,21 @@ $(BUILD)/libcuzk.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	@rm -f $@  # no stale members (e.g. CUDA objects after a switch to CUDA=0)
 	$(AR) rcs $@ $^
+
+# The public C API (include/cuzk/cuzk.h) as a shared library: libcuzk.a's
+# objects, exporting only the CUZK_API symbols (everything else is built
+# -fvisibility=hidden), the CUDA runtime linked in statically as for the
+# binaries.  examples/*.c are built against it, as a user's program would
+# be (its headers only, -lcuzk), and find it through their rpath.
+$(BUILD)/libcuzk.so: $(LIB_OBJ)
+	$(CC) $(CFLAGS) -shared -Wl,-soname,libcuzk.so -o $@ $^ $(LDLIBS)
+
+EXAMPLE_BIN := $(patsubst examples/%.c,$(BUILD)/examples/%,$(sort $(wildcard examples/*.c)))
+examples: $(EXAMPLE_BIN)
+$(BUILD)/examples/%: examples/%.c $(BUILD)/libcuzk.so
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -O2 -Wall -Wextra -Werror -Iinclude -o $@ $< -L$(BUILD) -lcuzk \
+	  -Wl,-rpath,'$$ORIGIN/..'
 
 $(BUILD)/libcuzk_server.a: $(SERVER_OBJ)
 	@mkdir -p $(dir $@)

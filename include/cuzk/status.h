@@ -41,10 +41,15 @@ typedef enum {
   CUZK_STATUS_COUNT
 } cuzk_status;
 
+/* What libcuzk.so exports (cuzk/cuzk.h); everything else is hidden. */
+#ifndef CUZK_API
+#define CUZK_API __attribute__((visibility("default")))
+#endif
+
 /* Stable short name, e.g. "format". */
-const char *cuzk_status_name(cuzk_status s);
+CUZK_API const char *cuzk_status_name(cuzk_status s);
 /* Human message, e.g. "malformed input". */
-const char *cuzk_status_message(cuzk_status s);
+CUZK_API const char *cuzk_status_message(cuzk_status s);
 
 #ifdef __cplusplus
 }

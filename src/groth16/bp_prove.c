@@ -28,30 +28,37 @@ unsigned bp_lg_domain(uint64_t rows) {
   return lg;
 }
 
-cuzk_status bp_check_key(const bp_params *pp, const pce_file *pce, const char *key_name,
-                         const char *pce_name, cuzk_err *err) {
-  const uint64_t m = (uint64_t)1 << bp_lg_domain(pce->num_constraints);
-  const uint64_t nb = pce->b_input.popcount + pce->b_aux.popcount;
+/* The key's vector lengths against a circuit of ninp inputs, naux aux,
+ * domain m and the three densities' popcounts. */
+static cuzk_status check_counts(const bp_params *pp, uint64_t ninp, uint64_t naux, uint64_t m,
+                                uint64_t pa, uint64_t pbi, uint64_t pba, const char *key_name,
+                                const char *circ_name, cuzk_err *err) {
   const struct {
     const char *what;
     uint64_t have, want;
   } c[] = {
-      {"ic (the inputs, ONE included)", pp->vk.n_ic, pce->num_inputs},
-      {"l (the aux variables)", pp->n_l, pce->num_aux},
+      {"ic (the inputs, ONE included)", pp->vk.n_ic, ninp},
+      {"l (the aux variables)", pp->n_l, naux},
       {"h (domain size - 1)", pp->n_h, m - 1},
-      {"a (the inputs and the aux with A terms)", pp->n_a,
-       (uint64_t)pce->num_inputs + pce->a_aux.popcount},
-      {"b_g1 (the variables with B terms)", pp->n_b_g1, nb},
-      {"b_g2 (the variables with B terms)", pp->n_b_g2, nb},
+      {"a (the inputs and the aux with A terms)", pp->n_a, ninp + pa},
+      {"b_g1 (the variables with B terms)", pp->n_b_g1, pbi + pba},
+      {"b_g2 (the variables with B terms)", pp->n_b_g2, pbi + pba},
   };
   for (size_t i = 0; i < sizeof c / sizeof *c; i++)
     if (c[i].have != c[i].want)
       return cuzk_err_set(err, CUZK_FORMAT,
                           "%s: vector %s has %llu points but the circuit %s needs %llu: the key "
                           "is not this circuit's",
-                          key_name, c[i].what, (unsigned long long)c[i].have, pce_name,
+                          key_name, c[i].what, (unsigned long long)c[i].have, circ_name,
                           (unsigned long long)c[i].want);
   return CUZK_OK;
+}
+
+cuzk_status bp_check_key(const bp_params *pp, const pce_file *pce, const char *key_name,
+                         const char *pce_name, cuzk_err *err) {
+  return check_counts(pp, pce->num_inputs, pce->num_aux,
+                      (uint64_t)1 << bp_lg_domain(pce->num_constraints), pce->a_aux.popcount,
+                      pce->b_input.popcount, pce->b_aux.popcount, key_name, pce_name, err);
 }
 
 /* ---- the witness in Montgomery form, and the filtered scalars */
@@ -72,13 +79,13 @@ static void mont_part(void *ctx, unsigned idx, unsigned n) {
   }
 }
 
-/* dst := the 32-byte values of w at first + i for each set bit i of d, in
- * order; returns the count (d->popcount, which the reader checked). */
-static size_t compact(uint8_t *dst, const wtns_file *w, uint64_t first, const pce_density *d) {
+/* dst := the 32-byte values v[i] for each set bit i of d, in order;
+ * returns the count (d->popcount, which the reader checked). */
+static size_t compact(uint8_t *dst, const uint8_t *v, const pce_density *d) {
   size_t k = 0;
   for (uint64_t i = 0; i < d->bit_len; i++)
     if (pce_density_get(d, i))
-      memcpy(dst + 32 * k++, wtns_value(w, first + i), 32);
+      memcpy(dst + 32 * k++, v + 32 * i, 32);
   return k;
 }
 
@@ -152,83 +159,54 @@ static cuzk_status quotient(bls12_381_fr *a, bls12_381_fr *b, bls12_381_fr *c, u
 
 /* ---- the proof */
 
-static cuzk_status verify(const groth16_proof *proof, const bp_params *pp, const wtns_file *w,
-                          size_t ninp, cuzk_err *err) {
+static cuzk_status verify(const groth16_proof *proof, const bp_params *pp,
+                          const bp_assignment *as, cuzk_err *err) {
   groth16_vk vk;
   cuzk_status st = bp_vk_to_groth16(&pp->vk, &vk, err);
   if (st != CUZK_OK)
     return st;
-  size_t np = ninp - 1; /* the public values: the inputs without ONE */
+  size_t np = as->n_inputs - 1; /* the public values: the inputs without ONE */
   limb_t(*pub)[4] = malloc((np ? np : 1) * sizeof *pub);
   if (!pub) {
     groth16_vk_fini(&vk);
     return cuzk_err_set(err, CUZK_NO_MEMORY, "no memory for %zu public values", np);
   }
-  for (size_t i = 0; i < np; i++) limbs_from_le(pub[i], wtns_value(w, i + 1), 4);
+  for (size_t i = 0; i < np; i++) limbs_from_le(pub[i], as->inputs + 32 * (i + 1), 4);
   cuzk_err verr = {0};
   st = groth16_verify(&vk, (const limb_t(*)[4])pub, np, proof, &verr);
   free(pub);
   groth16_vk_fini(&vk);
   if (st == CUZK_VERIFY_FAILED)
     return cuzk_err_set(err, CUZK_UNSATISFIED,
-                        "%s: the proof computed from it fails verification (%s): the witness "
+                        "%s: the proof computed from it fails verification (%s): the assignment "
                         "does not satisfy the circuit, or the key is another circuit's; no "
                         "proof written",
-                        binfile_path(&w->bf), verr.msg);
+                        as->name, verr.msg);
   if (st != CUZK_OK)
     return cuzk_err_set(err, st, "%s", verr.msg);
   return CUZK_OK;
 }
 
-static cuzk_status prove(groth16_proof *proof, const bp_params *pp, const pce_file *pce,
-                         const wtns_file *w, backend *be, const groth16_prove_opts *opts,
-                         const cuzk_stop *stop, groth16_timings *tm, cuzk_err *err) {
-  const size_t ninp = pce->num_inputs, naux = pce->num_aux, nv = ninp + naux;
-  cuzk_status st = wtns_check_curve(w, err);
-  if (st != CUZK_OK)
-    return st;
-  if (w->n8 != 32 || w->n_witness != nv)
-    return cuzk_err_set(err, CUZK_FORMAT,
-                        "%s: %llu values, but the circuit has %zu variables (ONE, %zu inputs "
-                        "after it, %zu aux)",
-                        binfile_path(&w->bf), (unsigned long long)w->n_witness, nv, ninp - 1,
-                        naux);
-  if (ninp == 0)
-    return cuzk_err_set(err, CUZK_FORMAT, "the circuit has no inputs (ONE is input 0)");
-  const unsigned lg = bp_lg_domain(pce->num_constraints);
-  const size_t m = (size_t)1 << lg;
-  if (lg < 1)
-    return cuzk_err_set(err, CUZK_FORMAT, "the circuit has %u rows: a domain needs 2 or more",
-                        pce->num_constraints);
-  const size_t nfilt = pce->a_aux.popcount + pce->b_input.popcount + pce->b_aux.popcount;
+/* Everything after a, b, c: h (in c), the MSMs, the blinding, the check.
+ * abc: 3 m elements, a, b, c (Montgomery), overwritten. */
+static cuzk_status prove_abc(groth16_proof *proof, const bp_params *pp, const bp_assignment *as,
+                             bls12_381_fr *abc, unsigned lg, backend *be,
+                             const groth16_prove_opts *opts, const cuzk_stop *stop,
+                             groth16_timings *tm, cuzk_err *err) {
+  const size_t m = (size_t)1 << lg, ninp = as->n_inputs, naux = as->n_aux;
+  bls12_381_fr *a = abc, *b = abc + m, *c = abc + 2 * m;
+  const size_t nfilt = as->a_aux->popcount + as->b_input->popcount + as->b_aux->popcount;
+  cuzk_status st;
   if (be->ops->reserve) {
-    size_t g1 = m - 1 + naux > nv ? m - 1 + naux : nv;
-    if ((st = be->ops->reserve(be, g1, nv, 0, err)) != CUZK_OK)
+    size_t g1 = m - 1 + naux > ninp + naux ? m - 1 + naux : ninp + naux;
+    if ((st = be->ops->reserve(be, g1, ninp + naux, 0, err)) != CUZK_OK)
       return st;
   }
-  bls12_381_fr *buf = malloc((3 * m + nv) * sizeof *buf);
   uint8_t *filt = malloc(nfilt ? 32 * nfilt : 1);
-  if (!buf || !filt) {
-    free(buf);
-    free(filt);
-    return cuzk_err_set(err, CUZK_NO_MEMORY, "no memory for %zu field elements (%zu MiB)",
-                        3 * m + nv + nfilt, ((3 * m + nv + nfilt) * 32) >> 20);
-  }
-  bls12_381_fr *a = buf, *b = buf + m, *c = buf + 2 * m, *wm = buf + 3 * m;
-  double t0 = cuzk_now_s(), t;
-
-  if ((st = groth16_stage(opts, stop, "a, b, c", err)) != CUZK_OK)
-    goto out;
-  t = cuzk_now_s();
-  mont_job mj = {w, wm};
-  par_run(par_threads(), mont_part, &mj);
-  if ((st = pce_eval(pce, wm, a, b, c, stop, err)) != CUZK_OK)
-    goto out;
-  const size_t rows = pce->num_constraints;
-  memset(a + rows, 0, (m - rows) * sizeof *a);
-  memset(b + rows, 0, (m - rows) * sizeof *b);
-  memset(c + rows, 0, (m - rows) * sizeof *c);
-  tm->ab_s = cuzk_now_s() - t;
+  if (!filt)
+    return cuzk_err_set(err, CUZK_NO_MEMORY, "no memory for %zu scalars (%zu MiB)", nfilt,
+                        (nfilt * 32) >> 20);
+  double t;
 
   if ((st = groth16_stage(opts, stop, "h (6 NTTs)", err)) != CUZK_OK)
     goto out;
@@ -240,15 +218,14 @@ static cuzk_status prove(groth16_proof *proof, const bp_params *pp, const pce_fi
   if ((st = groth16_stage(opts, stop, "MSMs", err)) != CUZK_OK)
     goto out;
   t = cuzk_now_s();
-  uint8_t *fa = filt, *fbi = fa + 32 * compact(fa, w, ninp, &pce->a_aux);
-  uint8_t *fba = fbi + 32 * compact(fbi, w, 0, &pce->b_input);
-  compact(fba, w, ninp, &pce->b_aux);
-  const size_t pbi = pce->b_input.popcount;
-  const msm_part pt_a[2] = {{pp->a, w->values, ninp},
-                            {pp->a + ninp, fa, pce->a_aux.popcount}};
-  const msm_part pt_b1[2] = {{pp->b_g1, fbi, pbi}, {pp->b_g1 + pbi, fba, pce->b_aux.popcount}};
-  const msm_part pt_b2[2] = {{pp->b_g2, fbi, pbi}, {pp->b_g2 + pbi, fba, pce->b_aux.popcount}};
-  const msm_part pt_lh[2] = {{pp->l, wtns_value(w, ninp), naux}, {pp->h, c, m - 1}};
+  uint8_t *fa = filt, *fbi = fa + 32 * compact(fa, as->aux, as->a_aux);
+  uint8_t *fba = fbi + 32 * compact(fbi, as->inputs, as->b_input);
+  compact(fba, as->aux, as->b_aux);
+  const size_t pbi = as->b_input->popcount, pba = as->b_aux->popcount;
+  const msm_part pt_a[2] = {{pp->a, as->inputs, ninp}, {pp->a + ninp, fa, as->a_aux->popcount}};
+  const msm_part pt_b1[2] = {{pp->b_g1, fbi, pbi}, {pp->b_g1 + pbi, fba, pba}};
+  const msm_part pt_b2[2] = {{pp->b_g2, fbi, pbi}, {pp->b_g2 + pbi, fba, pba}};
+  const msm_part pt_lh[2] = {{pp->l, as->aux, naux}, {pp->h, c, m - 1}};
   bls12_381_g1_jac pa, pb1, pch;
   bls12_381_g2_jac pb2;
   double tq = t;
@@ -275,14 +252,57 @@ static cuzk_status prove(groth16_proof *proof, const bp_params *pp, const pce_fi
   if ((st = groth16_stage(opts, stop, "verify", err)) != CUZK_OK)
     goto out;
   t = cuzk_now_s();
-  if ((st = verify(proof, pp, w, ninp, err)) != CUZK_OK)
+  if ((st = verify(proof, pp, as, err)) != CUZK_OK)
     memset(proof, 0, sizeof *proof);
   tm->verify_s = cuzk_now_s() - t;
+out:
+  free(filt);
+  return st;
+}
 
+static cuzk_status prove(groth16_proof *proof, const bp_params *pp, const pce_file *pce,
+                         const wtns_file *w, backend *be, const groth16_prove_opts *opts,
+                         const cuzk_stop *stop, groth16_timings *tm, cuzk_err *err) {
+  const size_t ninp = pce->num_inputs, naux = pce->num_aux, nv = ninp + naux;
+  cuzk_status st = wtns_check_curve(w, err);
+  if (st != CUZK_OK)
+    return st;
+  if (w->n8 != 32 || w->n_witness != nv)
+    return cuzk_err_set(err, CUZK_FORMAT,
+                        "%s: %llu values, but the circuit has %zu variables (ONE, %zu inputs "
+                        "after it, %zu aux)",
+                        binfile_path(&w->bf), (unsigned long long)w->n_witness, nv,
+                        ninp ? ninp - 1 : 0, naux);
+  if (ninp == 0 || pce->num_constraints < 2)
+    return cuzk_err_set(err, CUZK_FORMAT,
+                        "the circuit has %zu inputs and %u rows: a proof needs ONE and 2 rows",
+                        ninp, pce->num_constraints);
+  const unsigned lg = bp_lg_domain(pce->num_constraints);
+  const size_t m = (size_t)1 << lg;
+  bls12_381_fr *buf = malloc((3 * m + nv) * sizeof *buf);
+  if (!buf)
+    return cuzk_err_set(err, CUZK_NO_MEMORY, "no memory for %zu field elements (%zu MiB)",
+                        3 * m + nv, ((3 * m + nv) * 32) >> 20);
+  bls12_381_fr *a = buf, *b = buf + m, *c = buf + 2 * m, *wm = buf + 3 * m;
+  double t0 = cuzk_now_s(), t;
+  if ((st = groth16_stage(opts, stop, "a, b, c", err)) != CUZK_OK)
+    goto out;
+  t = cuzk_now_s();
+  mont_job mj = {w, wm};
+  par_run(par_threads(), mont_part, &mj);
+  if ((st = pce_eval(pce, wm, a, b, c, stop, err)) != CUZK_OK)
+    goto out;
+  const size_t rows = pce->num_constraints;
+  memset(a + rows, 0, (m - rows) * sizeof *a);
+  memset(b + rows, 0, (m - rows) * sizeof *b);
+  memset(c + rows, 0, (m - rows) * sizeof *c);
+  tm->ab_s = cuzk_now_s() - t;
+  const bp_assignment as = {w->values, ninp, wtns_value(w, ninp), naux, &pce->a_aux,
+                            &pce->b_input, &pce->b_aux, binfile_path(&w->bf)};
+  st = prove_abc(proof, pp, &as, buf, lg, be, opts, stop, tm, err);
 out:
   tm->total_s = cuzk_now_s() - t0;
   free(buf);
-  free(filt);
   return st;
 }
 
@@ -296,5 +316,105 @@ cuzk_status bp_prove(groth16_proof *proof, const bp_params *pp, const pce_file *
   be->stop = stop;
   cuzk_status st = prove(proof, pp, pce, w, be, opts, stop, tm ? tm : &local, err);
   be->stop = outer;
+  return st;
+}
+
+/* a, b, c (canonical bytes) into Montgomery form, each value checked. */
+typedef struct {
+  const uint8_t *src[3];
+  bls12_381_fr *dst;
+  size_t n, m;
+  uint64_t bad; /* the least index (3 x) of a value >= r, or UINT64_MAX */
+} abc_job;
+
+static void abc_part(void *ctx, unsigned idx, unsigned nt) {
+  abc_job *j = ctx;
+  size_t lo, hi;
+  par_range(j->n, idx, nt, &lo, &hi);
+  for (int k = 0; k < 3; k++)
+    for (size_t i = lo; i < hi; i++) {
+      limb_t x[4];
+      limbs_from_le(x, j->src[k] + 32 * i, 4);
+      if (!bls12_381_fr_canon_ok(x)) {
+        uint64_t at = 3 * (uint64_t)i + (uint64_t)k, cur = __atomic_load_n(&j->bad, __ATOMIC_RELAXED);
+        while (at < cur && !__atomic_compare_exchange_n(&j->bad, &cur, at, false, __ATOMIC_RELAXED,
+                                                        __ATOMIC_RELAXED)) {
+        }
+        continue;
+      }
+      bls12_381_fr_from_canon(&j->dst[k * j->m + i], x);
+    }
+}
+
+static cuzk_status density_ok(const pce_density *d, uint64_t n, const char *what, const char *name,
+                              cuzk_err *err) {
+  if (d->bit_len != n || d->nwords != (n + 63) / 64)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
+                        "%s: density %s has %llu bits in %llu words, expected %llu bits", name,
+                        what, (unsigned long long)d->bit_len, (unsigned long long)d->nwords,
+                        (unsigned long long)n);
+  uint64_t pop = 0;
+  for (uint64_t i = 0; i < d->nwords; i++) pop += (uint64_t)__builtin_popcountll(d->words[i]);
+  if (n % 64 && d->nwords && d->words[d->nwords - 1] >> (n % 64))
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "%s: density %s has bits set past bit %llu",
+                        name, what, (unsigned long long)n);
+  if (pop != d->popcount)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
+                        "%s: density %s has %llu bits set, its popcount says %llu", name, what,
+                        (unsigned long long)pop, (unsigned long long)d->popcount);
+  return CUZK_OK;
+}
+
+cuzk_status bp_prove_assignment(groth16_proof *proof, const bp_params *pp, const bp_assignment *as,
+                                const uint8_t *a, const uint8_t *b, const uint8_t *c,
+                                size_t abc_size, backend *be, const groth16_prove_opts *opts,
+                                const cuzk_stop *stop, groth16_timings *tm, cuzk_err *err) {
+  groth16_timings local = {0};
+  if (!tm)
+    tm = &local;
+  memset(tm, 0, sizeof *tm);
+  const uint64_t m = (uint64_t)pp->n_h + 1;
+  cuzk_status st;
+  if (as->n_inputs == 0 || m < 2 || (m & (m - 1)) || abc_size > m)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
+                        "%s: %zu inputs and %zu rows of a, b, c against a key of domain %llu: "
+                        "needs ONE and at most the domain's rows",
+                        as->name, as->n_inputs, abc_size, (unsigned long long)m);
+  if ((st = density_ok(as->a_aux, as->n_aux, "a_aux", as->name, err)) != CUZK_OK ||
+      (st = density_ok(as->b_input, as->n_inputs, "b_input", as->name, err)) != CUZK_OK ||
+      (st = density_ok(as->b_aux, as->n_aux, "b_aux", as->name, err)) != CUZK_OK ||
+      (st = check_counts(pp, as->n_inputs, as->n_aux, m, as->a_aux->popcount,
+                         as->b_input->popcount, as->b_aux->popcount, "the key", as->name, err)) !=
+          CUZK_OK)
+    return st;
+  for (size_t i = 0; i < as->n_inputs + as->n_aux; i++) {
+    limb_t x[4];
+    limbs_from_le(x, i < as->n_inputs ? as->inputs + 32 * i : as->aux + 32 * (i - as->n_inputs), 4);
+    if (!bls12_381_fr_canon_ok(x))
+      return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "%s: %s value %zu is not below r", as->name,
+                          i < as->n_inputs ? "input" : "aux",
+                          i < as->n_inputs ? i : i - as->n_inputs);
+  }
+  unsigned lg = 0;
+  while (((uint64_t)1 << lg) < m) lg++;
+  bls12_381_fr *buf = calloc(3 * m, sizeof *buf);
+  if (!buf)
+    return cuzk_err_set(err, CUZK_NO_MEMORY, "no memory for 3 x %llu field elements",
+                        (unsigned long long)m);
+  double t0 = cuzk_now_s();
+  abc_job j = {{a, b, c}, buf, abc_size, m, UINT64_MAX};
+  par_run(par_threads(), abc_part, &j);
+  tm->ab_s = cuzk_now_s() - t0;
+  if (j.bad != UINT64_MAX) {
+    st = cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "%s: %c value %llu is not below r", as->name,
+                      "abc"[j.bad % 3], (unsigned long long)(j.bad / 3));
+  } else {
+    const cuzk_stop *outer = be->stop;
+    be->stop = stop;
+    st = prove_abc(proof, pp, as, buf, lg, be, opts, stop, tm, err);
+    be->stop = outer;
+  }
+  tm->total_s = cuzk_now_s() - t0;
+  free(buf);
   return st;
 }

@@ -20,6 +20,19 @@ unsigned bp_lg_domain(uint64_t rows);
 cuzk_status bp_check_key(const bp_params *pp, const pce_file *pce, const char *key_name,
                          const char *pce_name, cuzk_err *err);
 
+/* A partition's assignment as synthesis hands it over (SupraSeal's
+ * boundary, docs/FORMATS.md §5.3): the values are canonical 32-byte
+ * little-endian integers, inputs[0] = ONE; the density bitmaps say which
+ * variables the a and b queries hold (bit i of words[i / 64]). */
+typedef struct {
+  const uint8_t *inputs;
+  size_t n_inputs;
+  const uint8_t *aux;
+  size_t n_aux;
+  const pce_density *a_aux, *b_input, *b_aux;
+  const char *name; /* names the assignment in messages */
+} bp_assignment;
+
 /* One partition's proof from its witness w (the whole assignment in the
  * PCE's column order: ONE, the inputs, the aux): a, b, c = A w, B w, C w
  * (pce_eval); h, the m - 1 monomial coefficients of (a b - c) / Z over the
@@ -41,5 +54,15 @@ cuzk_status bp_check_key(const bp_params *pp, const pce_file *pce, const char *k
 cuzk_status bp_prove(groth16_proof *proof, const bp_params *pp, const pce_file *pce,
                      const wtns_file *w, backend *be, const groth16_prove_opts *opts,
                      const cuzk_stop *stop, groth16_timings *tm, cuzk_err *err);
+
+/* The same from a, b, c already evaluated (abc_size rows each, canonical
+ * 32-byte little-endian; the rows up to the domain are zero) and the
+ * assignment.  The domain is the key's (m = n_h + 1, a power of two >=
+ * abc_size); the counts are checked against the key as bp_check_key does,
+ * and every value is checked to be < r.  Errors as bp_prove's. */
+cuzk_status bp_prove_assignment(groth16_proof *proof, const bp_params *pp, const bp_assignment *as,
+                                const uint8_t *a, const uint8_t *b, const uint8_t *c,
+                                size_t abc_size, backend *be, const groth16_prove_opts *opts,
+                                const cuzk_stop *stop, groth16_timings *tm, cuzk_err *err);
 
 #endif
