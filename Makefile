@@ -165,7 +165,8 @@ $(BUILD)/libcuzk.a: $(LIB_OBJ)
 # objects, exporting only the CUZK_API symbols (everything else is built
 # -fvisibility=hidden), the CUDA runtime linked in statically as for the
 # binaries.  examples/*.c are built against it, as a user's program would
-# be (its headers only, -lcuzk), and find it through their rpath.
+# be (its headers only, -lcuzk; under `make asan` with its sanitizers, as
+# the library is), and find it through their rpath.
 $(BUILD)/libcuzk.so: $(LIB_OBJ)
 	$(CC) $(CFLAGS) -shared -Wl,-soname,libcuzk.so -o $@ $^ $(LDLIBS)
 
@@ -173,7 +174,8 @@ EXAMPLE_BIN := $(patsubst examples/%.c,$(BUILD)/examples/%,$(sort $(wildcard exa
 examples: $(EXAMPLE_BIN)
 $(BUILD)/examples/%: examples/%.c $(BUILD)/libcuzk.so
 	@mkdir -p $(dir $@)
-	$(CC) -std=c11 -O2 -Wall -Wextra -Werror -Iinclude -o $@ $< -L$(BUILD) -lcuzk \
+	$(CC) -std=c11 -O2 $(filter -fsanitize=% -fno-sanitize%,$(OPT)) -Wall -Wextra -Werror \
+	  -Iinclude -o $@ $< -L$(BUILD) -lcuzk \
 	  -Wl,-rpath,'$$ORIGIN/..'
 
 $(BUILD)/libcuzk_server.a: $(SERVER_OBJ)
