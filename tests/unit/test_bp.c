@@ -530,7 +530,8 @@ static int run_node(const char *script, const char *dir, const char *vk, const c
 /* Writes, into $CUZK_BP_FIXTURES (else a temporary directory), a key of 3
  * inputs (k.vk), two partitions' proofs and inputs (proof.bin,
  * public.json), a tampered proof (proof_bad.bin: partition 1's C negated
- * by its sort flag) and tampered inputs (public_bad.json); then runs the
+ * by its sort flag), tampered inputs (public_bad.json) and a .params of
+ * 7, 5, 4, 2, 3 points in h, l, a, b_g1, b_g2 (k.params); then runs the
  * noble verifier on them (tests/malformed/cli.sh compares `cuzk verify`
  * on the same files). */
 TEST(bp_noble_oracle) {
@@ -573,6 +574,11 @@ TEST(bp_noble_oracle) {
   snprintf(path, sizeof path, "%s/public_bad.json", dir);
   write_public(path, (const limb_t(*)[4])x, 2, 3);
   bp_vk_free(&s.vk);
+  bp_params pp;
+  params_make(&pp, 12, 7, 5, 4, 2, 3);
+  snprintf(path, sizeof path, "%s/k.params", dir);
+  CHECK_EQ_INT(bp_params_write(&pp, path, &err), CUZK_OK);
+  bp_params_free(&pp);
 
   char script[600], nm[600];
   snprintf(script, sizeof script, "%s/tests/oracle/bp_verify.mjs", test_srcdir());
