@@ -9,6 +9,7 @@
 #include "base/fileio.h"
 #include "base/par.h"
 #include "ec/encode.h"
+#include "groth16/proof.h"
 #include "groth16/verify.h"
 
 #define G1U BLS12_381_G1_UNCOMPRESSED_BYTES
@@ -448,10 +449,10 @@ cuzk_status bp_vk_to_groth16(const bp_vk *vk, groth16_vk *out, cuzk_err *err) {
 
 /* ------------------------------------------------------------ proofs */
 
+_Static_assert(BP_PROOF_BYTES == GROTH16_PROOF_BYTES, "one proof layout");
+
 void bp_proof_encode(uint8_t out[BP_PROOF_BYTES], const groth16_proof *pr) {
-  bls12_381_g1_encode_compressed(out, &pr->a);
-  bls12_381_g2_encode_compressed(out + 48, &pr->b);
-  bls12_381_g1_encode_compressed(out + 144, &pr->c);
+  groth16_proof_encode(out, pr);
 }
 
 cuzk_status bp_proof_decode(groth16_proof *pr, const uint8_t in[BP_PROOF_BYTES], const char *name,

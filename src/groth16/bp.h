@@ -1,5 +1,5 @@
-/* bellperson (Filecoin) Groth16 files over BLS12-381 (docs/FORMATS.md
- * "bellperson files"): the verifying key (.vk), the parameters (.params) and
+/* bellperson (Filecoin) Groth16 files over BLS12-381 (docs/FORMATS.md §5.3,
+ * §5.4): the verifying key (.vk), the parameters (.params) and
  * proofs (192 bytes each, partitions concatenated).
  *
  *   .vk      alpha_g1 beta_g1 beta_g2 gamma_g2 delta_g1 delta_g2
@@ -95,7 +95,8 @@ void bp_params_free(bp_params *pp);
  * CUZK_NO_MEMORY. */
 cuzk_status bp_vk_to_groth16(const bp_vk *vk, groth16_vk *out, cuzk_err *err);
 
-/* A proof as 192 bytes: compressed A(48) | B(96) | C(48). */
+/* A proof as 192 bytes: compressed A(48) | B(96) | C(48), the daemon's
+ * layout (groth16_proof_encode, groth16/proof.h). */
 void bp_proof_encode(uint8_t out[BP_PROOF_BYTES], const groth16_proof *pr);
 /* The inverse, with the subgroup checks (compressed points are on the
  * curve by construction) and infinity refused in each of A, B, C, as

@@ -3,8 +3,8 @@
 //
 // An independent verifier of bellperson Groth16 proofs on @noble/curves
 // (pinned in tests/oracle/package.json), sharing no code with cuzk: it
-// parses the .vk bytes and the proof bytes itself (docs/FORMATS.md,
-// "bellperson files") and checks, per partition,
+// parses the .vk bytes and the proof bytes itself (docs/FORMATS.md §5.3,
+// §5.4) and checks, per partition,
 //     e(A, B) == e(alpha_g1, beta_g2) * e(IC_0 + sum x_i IC_i, gamma_g2) * e(C, delta_g2)
 // with four separate pairings.  PUBLIC.json: the inputs without ONE as
 // decimal strings, an array of such arrays when PROOF.bin holds k > 1
