@@ -1,6 +1,8 @@
 /* `cuzk info <file>`: describes a .r1cs, .wtns or .zkey file (found by its
- * magic, whatever the file is called) or a snarkjs JSON file (proof,
- * verification key, public signals; sniffed from the text).  The binary
+ * magic, whatever the file is called), a snarkjs JSON file (proof,
+ * verification key, public signals; sniffed from the text), or a
+ * bellperson file, which has no magic: a .vk or .params by its extension,
+ * proof bytes as a .bin without a known magic.  The binary
  * readers validate the whole structure, so a file that `info` describes is
  * one the prover accepts; a malformed one exits 2 with the reader's message. */
 #include <errno.h>
@@ -9,7 +11,9 @@
 #include <unistd.h>
 
 #include "base/fileio.h"
+#include "base/par.h"
 #include "cli/cli.h"
+#include "groth16/bp.h"
 #include "groth16/json.h"
 #include "groth16/verify.h"
 #include "groth16/r1cs.h"
@@ -28,11 +32,19 @@ static void usage(FILE *f) {
           "validated: sizes, counts, field elements below their prime, header points\n"
           "on their curves.\n"
           "\n"
+          "bellperson (Filecoin) files have no magic and are told by their names:\n"
+          "*.vk a verifying key, *.params the parameters (every point on its curve and\n"
+          "in its subgroup, none at infinity in ic or the vectors, the length exactly\n"
+          "what the counts say), *.bin without a known magic k proofs of 192 bytes\n"
+          "(compressed A | B | C, partitions concatenated).\n"
+          "\n"
           "options:\n"
           "  --check-points   (.zkey) also check that every point of sections 3, 5-9 is\n"
           "                   on its curve and the header points are in their subgroups\n"
           "                   (about a second per million points per thread)\n"
-          "  --threads N      threads for --check-points (default: all CPUs)\n"
+          "  --threads N      threads for --check-points and bellperson files (default:\n"
+          "                   all CPUs)\n"
+          "  --skip-checks    (.vk, .params) a trusted file: no on-curve or subgroup checks\n"
           "  --r1cs FILE      (.wtns) also check that the witness satisfies the circuit\n"
           "  -h, --help       this text\n"
           "\n"
@@ -233,6 +245,87 @@ static int info_json(const char *path, const char *text, size_t len, cli_json_ki
   return CLI_USAGE;
 }
 
+/* ------------------------------------------------------------ bellperson */
+
+static bool has_ext(const char *path, const char *ext) {
+  size_t n = strlen(path), m = strlen(ext);
+  return n > m && !strcmp(path + n - m, ext);
+}
+
+static int info_bp_vk(const char *path, const bp_read_opts *o) {
+  bp_vk vk;
+  cuzk_err e = {0};
+  if (bp_vk_read(&vk, path, o, &e) != CUZK_OK)
+    return fail(&e);
+  printf("%s: bellperson Groth16 verifying key, %zu bytes (868 + 96 x %zu)\n", path, bp_vk_size(&vk),
+         vk.n_ic);
+  printf("  %-16sBLS12-381\n", "curve:");
+  printf("  %-16s%zu (ONE and %zu inputs)\n", "n_ic:", vk.n_ic, vk.n_ic - 1);
+  printf("  %-16s%s\n", "points:",
+         o->skip_checks ? "not checked (--skip-checks)"
+                        : "on their curves and in the prime-order subgroups, ic without infinity");
+  bp_vk_free(&vk);
+  return CLI_OK;
+}
+
+static int info_bp_params(const char *path, const bp_read_opts *o) {
+  bp_params pp;
+  cuzk_err e = {0};
+  if (bp_params_read(&pp, path, o, &e) != CUZK_OK)
+    return fail(&e);
+  size_t m = pp.n_h + 1;
+  unsigned lg = 0;
+  while (lg < 63 && ((size_t)1 << lg) < m) lg++;
+  printf("%s: bellperson Groth16 parameters, %zu bytes\n", path, bp_params_size(&pp));
+  printf("  %-16sBLS12-381\n", "curve:");
+  printf("  %-16s%zu (ONE and %zu inputs)\n", "n_ic:", pp.vk.n_ic, pp.vk.n_ic - 1);
+  printf("  %-16s%zu (G1)\n", "h:", pp.n_h);
+  printf("  %-16s%zu (G1, one per aux variable)\n", "l:", pp.n_l);
+  printf("  %-16s%zu (G1)\n", "a:", pp.n_a);
+  printf("  %-16s%zu (G1)\n", "b_g1:", pp.n_b_g1);
+  printf("  %-16s%zu (G2)\n", "b_g2:", pp.n_b_g2);
+  if (((size_t)1 << lg) == m)
+    printf("  %-16s%zu (2^%u, from h + 1)\n", "domain size:", m, lg);
+  else
+    printf("  %-16s%zu = h + 1, NOT a power of two (bellperson's h has m - 1 points)\n",
+           "domain size:", m);
+  printf("  %-16s%s\n", "points:",
+         o->skip_checks ? "not checked (--skip-checks)"
+                        : "on their curves and in the prime-order subgroups, none at infinity");
+  bp_params_free(&pp);
+  return ((size_t)1 << lg) == m ? CLI_OK : CLI_NO;
+}
+
+/* k proofs of 192 bytes; each decoded with its subgroup checks. */
+static int info_bp_proofs(const char *path) {
+  char *b;
+  size_t len;
+  cuzk_err e = {0};
+  if (fileio_read_all(&b, &len, path, (size_t)16 << 20, &e) != CUZK_OK)
+    return fail(&e);
+  if (len == 0 || len % BP_PROOF_BYTES) { /* it changed since the caller's stat */
+    fprintf(stderr, "cuzk info: format: %s: %zu bytes, not a positive multiple of %d (bellperson proofs)\n",
+            path, len, BP_PROOF_BYTES);
+    free(b);
+    return CLI_USAGE;
+  }
+  size_t k = len / BP_PROOF_BYTES, bad = 0;
+  printf("%s: bellperson Groth16 proofs, %zu bytes\n", path, len);
+  printf("  %-16s%zu of %d bytes (compressed A | B | C)\n", "partitions:", k, BP_PROOF_BYTES);
+  for (size_t i = 0; i < k; i++) {
+    groth16_proof pr;
+    if (bp_proof_decode(&pr, (const uint8_t *)b + i * BP_PROOF_BYTES, path, i, &e) != CUZK_OK) {
+      printf("  %-16s%s\n", bad ? "" : "NOT decoded:", e.msg);
+      bad++;
+    }
+  }
+  if (!bad)
+    printf("  %-16severy partition's A, B, C in the prime-order subgroups, none at infinity\n",
+           "points:");
+  free(b);
+  return bad ? CLI_NO : CLI_OK;
+}
+
 /* ------------------------------------------------------------ entry */
 
 int cmd_info(int argc, char **argv) {
@@ -242,10 +335,13 @@ int cmd_info(int argc, char **argv) {
   }
   const char *path = NULL, *r1cs_path = NULL;
   bool check_points = false;
+  bp_read_opts bpo = {0};
   unsigned long threads = 0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--check-points")) {
       check_points = true;
+    } else if (!strcmp(argv[i], "--skip-checks")) {
+      bpo.skip_checks = true;
     } else if (!strcmp(argv[i], "--threads")) {
       if (i + 1 >= argc || !cli_parse_uint("--threads", argv[i + 1], &threads))
         return CLI_USAGE;
@@ -272,6 +368,12 @@ int cmd_info(int argc, char **argv) {
     return CLI_USAGE;
   }
 
+  if (threads)
+    par_set_threads((unsigned)threads);
+  if (has_ext(path, ".vk"))
+    return info_bp_vk(path, &bpo);
+  if (has_ext(path, ".params"))
+    return info_bp_params(path, &bpo);
   uint8_t magic[4] = {0};
   int fd;
   cuzk_err oe = {0};
@@ -290,6 +392,10 @@ int cmd_info(int argc, char **argv) {
   if (got == 4 && !memcmp(magic, "zkey", 4))
     return info_zkey(path, check_points, (unsigned)threads);
 
+  struct stat st;
+  if (has_ext(path, ".bin") && !(got == 4 && !memcmp(magic, "PCE", 3)) && stat(path, &st) == 0 &&
+      st.st_size > 0 && st.st_size % BP_PROOF_BYTES == 0)
+    return info_bp_proofs(path);
   size_t len = 0;
   char *text = cli_read_text("info", path, &len);
   if (!text)
@@ -301,7 +407,8 @@ int cmd_info(int argc, char **argv) {
   } else {
     fprintf(stderr,
             "cuzk info: format: %s: unknown file type (%zu bytes): expected the magic \"r1cs\", "
-            "\"wtns\" or \"zkey\", or snarkjs JSON\n",
+            "\"wtns\" or \"zkey\", snarkjs JSON, a bellperson KEY.vk or KEY.params, or "
+            "bellperson proofs (a .bin of k x 192 bytes)\n",
             path, len);
     rc = CLI_USAGE;
   }

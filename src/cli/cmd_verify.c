@@ -1,23 +1,38 @@
-/* cuzk verify: snarkjs's `groth16 verify` for BLS12-381.  Prints OK (exit
- * 0) or INVALID (exit 1); unreadable or malformed input exits 2. */
+/* cuzk verify: snarkjs's `groth16 verify` for BLS12-381, and bellperson's
+ * verifier for a .vk and binary proofs (k partitions of 192 bytes).  Prints
+ * OK (exit 0) or INVALID (exit 1); unreadable or malformed input exits 2. */
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "base/fileio.h"
+#include "groth16/bp.h"
 #include "groth16/json.h"
 #include "groth16/verify.h"
 
 static void verify_usage(FILE *f) {
   fprintf(f, "usage: cuzk verify <verification_key.json> <public.json> <proof.json>\n"
+             "       cuzk verify <KEY.vk> <PUBLIC.json> <PROOF.bin>\n"
              "\n"
-             "Checks a Groth16 proof (snarkjs JSON, curve bls12381): the points must be on\n"
-             "the curve and in the prime-order subgroup and the pairing equation must hold.\n"
+             "Checks a Groth16 proof over BLS12-381: the points must be on the curve and in\n"
+             "the prime-order subgroup and the pairing equation must hold.\n"
              "\n"
-             "Prints OK and exits 0 for a valid proof; prints INVALID and the reason and\n"
+             "The first form takes snarkjs JSON files (curve bls12381).  The second, chosen\n"
+             "when the key is named *.vk or the proof *.bin, takes bellperson's (Filecoin)\n"
+             "files: KEY.vk a bellperson verifying key; PROOF.bin k proofs of 192 bytes\n"
+             "(compressed A | B | C), partitions concatenated in order; PUBLIC.json the\n"
+             "inputs without ONE as decimal strings, an array of k such arrays when k > 1.\n"
+             "Every partition is checked.\n"
+             "\n"
+             "Prints OK and exits 0 for a valid proof (every partition valid); prints\n"
+             "INVALID and the reason (bellperson: one line per invalid partition, naming\n"
+             "it; a proof point that does not decode makes its partition invalid) and\n"
              "exits 1 for an invalid one; exits 2 with a message for unreadable or\n"
-             "malformed input, or files in another order than the one above (the message\n"
-             "says which argument is what).\n");
+             "malformed input (a key that does not parse, a proof file that is not a\n"
+             "positive multiple of 192 bytes, inputs that do not match the key or the\n"
+             "number of partitions), or files in another order than the one above (the\n"
+             "message says which argument is what).\n");
 }
 
 #define VERIFY_ARGS "verification_key.json public.json proof.json"
@@ -42,6 +57,89 @@ static bool misplaced(char **argv) {
   return false;
 }
 
+static bool ends_with(const char *s, const char *suffix) {
+  size_t n = strlen(s), m = strlen(suffix);
+  return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/* The most partitions a PROOF.bin may hold (16 MiB of proofs). */
+#define BP_VERIFY_MAX_BYTES ((size_t)16 << 20)
+
+/* cuzk verify KEY.vk PUBLIC.json PROOF.bin */
+static int verify_bp(char **argv) {
+  cuzk_err err = {0};
+  bp_vk bvk;
+  groth16_vk vk = {0};
+  char *bytes = NULL;
+  size_t len = 0, k = 0, n_parts = 0, per = 0, bad = 0;
+  limb_t(*pub)[4] = NULL;
+  int rc = CLI_USAGE;
+  if (bp_vk_read(&bvk, argv[1], NULL, &err) != CUZK_OK) {
+    fprintf(stderr, "cuzk verify: %s\n", err.msg);
+    return CLI_USAGE;
+  }
+  if (bp_vk_to_groth16(&bvk, &vk, &err) != CUZK_OK) {
+    fprintf(stderr, "cuzk verify: %s: %s\n", argv[1], err.msg);
+    goto done;
+  }
+  if (fileio_read_all(&bytes, &len, argv[3], BP_VERIFY_MAX_BYTES, &err) != CUZK_OK) {
+    fprintf(stderr, "cuzk verify: %s\n", err.msg);
+    goto done;
+  }
+  if (len == 0 || len % BP_PROOF_BYTES) {
+    fprintf(stderr,
+            "cuzk verify: %s: %zu bytes, expected a positive multiple of %d (one bellperson proof "
+            "per partition)\n",
+            argv[3], len, BP_PROOF_BYTES);
+    goto done;
+  }
+  k = len / BP_PROOF_BYTES;
+  if (json_read_public_parts(argv[2], &pub, &n_parts, &per, &err) != CUZK_OK) {
+    fprintf(stderr, "cuzk verify: %s\n", err.msg);
+    goto done;
+  }
+  if (n_parts != k) {
+    fprintf(stderr, "cuzk verify: %s holds %zu partitions' inputs, %s %zu proofs\n", argv[2],
+            n_parts, argv[3], k);
+    goto done;
+  }
+  if (per != vk.n_public) {
+    fprintf(stderr, "cuzk verify: %s: %zu inputs per partition, the key %s expects %zu (n_ic %zu less ONE)\n",
+            argv[2], per, argv[1], vk.n_public, bvk.n_ic);
+    goto done;
+  }
+  for (size_t i = 0; i < k; i++) {
+    groth16_proof pr;
+    cuzk_status st = bp_proof_decode(&pr, (const uint8_t *)bytes + i * BP_PROOF_BYTES, argv[3], i, &err);
+    if (st == CUZK_OK)
+      st = groth16_verify(&vk, (const limb_t(*)[4])(pub + i * per), per, &pr, &err);
+    if (st == CUZK_OK)
+      continue;
+    if (st != CUZK_FORMAT && st != CUZK_VERIFY_FAILED) {
+      fprintf(stderr, "cuzk verify: partition %zu: %s\n", i, err.msg);
+      goto done;
+    }
+    /* bp_proof_decode names the partition itself */
+    if (st == CUZK_FORMAT)
+      printf("INVALID: %s\n", err.msg);
+    else
+      printf("INVALID: partition %zu of %zu: %s\n", i, k, err.msg);
+    bad++;
+  }
+  if (bad == 0) {
+    printf("OK\n");
+    rc = CLI_OK;
+  } else {
+    rc = CLI_NO;
+  }
+done:
+  free(pub);
+  free(bytes);
+  groth16_vk_fini(&vk);
+  bp_vk_free(&bvk);
+  return rc;
+}
+
 int cmd_verify(int argc, char **argv) {
   if (cli_wants_help(argc, argv)) {
     verify_usage(stdout);
@@ -58,6 +156,8 @@ int cmd_verify(int argc, char **argv) {
     verify_usage(stderr);
     return CLI_USAGE;
   }
+  if (ends_with(argv[1], ".vk") || ends_with(argv[3], ".bin"))
+    return verify_bp(argv);
   cuzk_err err = {0};
   groth16_vk vk = {0};
   groth16_proof proof;

@@ -580,6 +580,85 @@ cuzk_status json_parse_public(const char *text, size_t len, const char *name,
   return s;
 }
 
+/* One array of signals per partition: a flat array is one partition, an
+ * array whose first element is an array holds one array per partition,
+ * each of the same length. */
+static cuzk_status public_parts_from_tree(const jr *r, const cJSON *root, limb_t (**values)[4],
+                                          size_t *n_parts, size_t *per_part) {
+  if (!cJSON_IsArray(root) || !cJSON_IsArray(cJSON_GetArrayItem(root, 0))) {
+    *n_parts = 1;
+    return public_from_tree(r, root, values, per_part);
+  }
+  size_t k = (size_t)cJSON_GetArraySize(root), m = 0, i = 0;
+  limb_t(*all)[4] = NULL;
+  const cJSON *part;
+  cJSON_ArrayForEach(part, root) {
+    char where[48];
+    snprintf(where, sizeof where, "[%zu]", i);
+    if (!cJSON_IsArray(part)) {
+      free(all);
+      return jr_fail(r, CUZK_FORMAT, where, "expected an array of decimal strings (partition %zu), found %s",
+                     i, jr_kind(part));
+    }
+    limb_t(*v)[4] = NULL;
+    size_t n = 0;
+    char name[CUZK_ERR_MSG_MAX / 2];
+    snprintf(name, sizeof name, "%s: partition %zu", r->name, i);
+    jr sub = *r;
+    sub.name = name;
+    cuzk_status s = public_from_tree(&sub, part, &v, &n);
+    if (s != CUZK_OK) {
+      free(all);
+      return s;
+    }
+    if (i == 0) {
+      m = n;
+      all = k && m ? malloc(k * m * sizeof *all) : NULL;
+      if (k && m && !all) {
+        free(v);
+        return jr_fail(r, CUZK_NO_MEMORY, NULL, "out of memory for %zu x %zu public signals", k, m);
+      }
+    } else if (n != m) {
+      free(v);
+      free(all);
+      return jr_fail(r, CUZK_FORMAT, where, "partition %zu has %zu signals, partition 0 has %zu", i, n, m);
+    }
+    if (n)
+      memcpy(all + i * m, v, n * sizeof *v);
+    free(v);
+    i++;
+  }
+  *values = all;
+  *n_parts = k;
+  *per_part = m;
+  return CUZK_OK;
+}
+
+cuzk_status json_parse_public_parts(const char *text, size_t len, const char *name,
+                                    limb_t (**values)[4], size_t *n_parts, size_t *per_part,
+                                    cuzk_err *err) {
+  jr r = {name, err};
+  cJSON *root;
+  *values = NULL;
+  *n_parts = *per_part = 0;
+  CUZK_TRY(jr_parse(&r, text, len, JSON_PUBLIC_MAX_BYTES, &root));
+  cuzk_status s = public_parts_from_tree(&r, root, values, n_parts, per_part);
+  cJSON_Delete(root);
+  return s;
+}
+
+cuzk_status json_read_public_parts(const char *path, limb_t (**values)[4], size_t *n_parts,
+                                   size_t *per_part, cuzk_err *err) {
+  char *text;
+  size_t len;
+  *values = NULL;
+  *n_parts = *per_part = 0;
+  CUZK_TRY(fileio_read_all(&text, &len, path, JSON_PUBLIC_MAX_BYTES, err));
+  cuzk_status s = json_parse_public_parts(text, len, path, values, n_parts, per_part, err);
+  free(text);
+  return s;
+}
+
 /* nPublic: a non-negative integral JSON number (snarkjs writes a number). */
 static cuzk_status jr_npublic(const jr *r, const cJSON *root, size_t *n) {
   const cJSON *j;

@@ -100,6 +100,16 @@ cuzk_status json_read_public(const char *path, limb_t (**values)[4], size_t *n, 
 cuzk_status json_parse_public(const char *text, size_t len, const char *name,
                               limb_t (**values)[4], size_t *n, cuzk_err *err);
 
+/* bellperson's PUBLIC.json for k partitions: a flat array (one partition)
+ * or an array of k arrays of the same length.  *values: *n_parts x
+ * *per_part values, partition-major (NULL when none).  A partition's
+ * errors say which: "public.json: partition 1: [0]: not a decimal integer". */
+cuzk_status json_read_public_parts(const char *path, limb_t (**values)[4], size_t *n_parts,
+                                   size_t *per_part, cuzk_err *err);
+cuzk_status json_parse_public_parts(const char *text, size_t len, const char *name,
+                                    limb_t (**values)[4], size_t *n_parts, size_t *per_part,
+                                    cuzk_err *err);
+
 /* On success *vk owns vk->ic (free with groth16_vk_fini); on failure *vk is
  * zeroed and owns nothing. */
 cuzk_status json_read_vk(const char *path, groth16_vk *vk, cuzk_err *err);

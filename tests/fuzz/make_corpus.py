@@ -222,3 +222,67 @@ put("rpc", "refusals.bin", bytes([0x0F, 0x00]) + rec(0, submit_msg(b"x", b"k", [
 put("rpc", "cancel.bin", bytes([0x03, 0x00]) + rec(0, submit_msg(b"c", b"k", [b"K", b"K"], 4)) +
     rec(3, field(1, 2, b"c")) + rec(0, submit_msg(b"c", b"k", [b"K", b"K"], 4)) + GO +
     rec(1, field(1, 2, b"c") + field(2, 0, 1)))
+
+# ---- bellperson .vk / .params / proofs (groth16/bp.h).  Points are the
+# standard generators and their doubles (zcash encodings, from @noble/curves);
+# bp_vk and bp_params take a control byte first (0: every check; 1: skip_checks).
+G1U = bytes.fromhex(
+    "17f1d3a73197d7942695638c4fa9ac0fc3688c4f9774b905a14e3a3f171bac586c55e83ff97a1aeffb3af00adb22c6bb"
+    "08b3f481e3aaa0f1a09e30ed741d8ae4fcf5e095d5d00af600db18cb2c04b3edd03cc744a2888ae40caa232946c5e7e1")
+G1U2 = bytes.fromhex(
+    "0572cbea904d67468808c8eb50a9450c9721db309128012543902d0ac358a62ae28f75bb8f1c7c42c39a8c5529bf0f4e"
+    "166a9d8cabc673a322fda673779d8e3822ba3ecb8670e461f73bb9021d5fd76a4c56d9d4cd16bd1bba86881979749d28")
+G2U = bytes.fromhex(
+    "13e02b6052719f607dacd3a088274f65596bd0d09920b61ab5da61bbdc7f5049334cf11213945d57e5ac7d055d042b7e"
+    "024aa2b2f08f0a91260805272dc51051c6e47ad4fa403b02b4510b647ae3d1770bac0326a805bbefd48056c8c121bdb8"
+    "0606c4a02ea734cc32acd2b02bc28b99cb3e287e85a763af267492ab572e99ab3f370d275cec1da1aaa9075ff05f79be"
+    "0ce5d527727d6e118cc9cdc6da2e351aadfd9baa8cbdd3a76d429a695160d12c923ac9cc3baca289e193548608b82801")
+G1C = bytes.fromhex(
+    "97f1d3a73197d7942695638c4fa9ac0fc3688c4f9774b905a14e3a3f171bac586c55e83ff97a1aeffb3af00adb22c6bb")
+G1C2 = bytes.fromhex(
+    "a572cbea904d67468808c8eb50a9450c9721db309128012543902d0ac358a62ae28f75bb8f1c7c42c39a8c5529bf0f4e")
+G2C = bytes.fromhex(
+    "93e02b6052719f607dacd3a088274f65596bd0d09920b61ab5da61bbdc7f5049334cf11213945d57e5ac7d055d042b7e"
+    "024aa2b2f08f0a91260805272dc51051c6e47ad4fa403b02b4510b647ae3d1770bac0326a805bbefd48056c8c121bdb8")
+INF1U = b"\x40" + bytes(95)
+INF2U = b"\x40" + bytes(191)
+INF1C = b"\xc0" + bytes(47)
+
+
+def bp_vec(points):
+    return struct.pack(">I", len(points)) + b"".join(points)
+
+
+def bp_vk(ic):
+    return G1U + G1U2 + G2U + G2U + G1U + G2U + bp_vec(ic)
+
+
+vk2 = bp_vk([G1U, G1U2])
+put("bp_vk", "valid.vk", b"\x00" + vk2)
+put("bp_vk", "valid-unchecked.vk", b"\x01" + vk2)
+put("bp_vk", "ic1.vk", b"\x00" + bp_vk([G1U2]))
+put("bp_vk", "inf-alpha.vk", b"\x00" + INF1U + vk2[96:])
+put("bp_vk", "inf-ic.vk", b"\x00" + bp_vk([G1U, INF1U]))
+put("bp_vk", "ic0.vk", b"\x00" + bp_vk([]))
+put("bp_vk", "trailing.vk", b"\x01" + vk2 + b"\x00")
+put("bp_vk", "short.vk", b"\x01" + vk2[:-50])
+put("bp_vk", "count-big.vk", b"\x01" + vk2[:864] + b"\xff\xff\xff\xff" + vk2[868:])
+
+params = (bp_vk([G1U, G1U2]) + bp_vec([G1U, G1U2, G1U]) + bp_vec([G1U2]) + bp_vec([G1U, G1U]) +
+          bp_vec([]) + bp_vec([G2U]))
+put("bp_params", "valid.params", b"\x00" + params)
+put("bp_params", "valid-unchecked.params", b"\x01" + params)
+put("bp_params", "empty-vectors.params", b"\x01" + bp_vk([G1U]) + bp_vec([]) * 5)
+put("bp_params", "inf-h.params", b"\x01" + bp_vk([G1U]) + bp_vec([INF1U]) + bp_vec([]) * 4)
+put("bp_params", "inf-b_g2.params", b"\x01" + bp_vk([G1U]) + bp_vec([]) * 4 + bp_vec([INF2U]))
+put("bp_params", "trailing.params", b"\x01" + params + b"\x00")
+put("bp_params", "short.params", b"\x01" + params[:-1])
+put("bp_params", "count-big.params", b"\x01" + bp_vk([G1U]) + b"\xff\xff\xff\xff" + G1U)
+
+proof = G1C + G2C + G1C2
+put("bp_proof", "one.bin", proof)
+put("bp_proof", "two.bin", proof + G1C2 + G2C + G1C)
+put("bp_proof", "inf-c.bin", G1C + G2C + INF1C)
+put("bp_proof", "uncompressed-flag.bin", bytes([G1C[0] & 0x7F]) + G1C[1:] + G2C + G1C2)
+put("bp_proof", "sort-flipped.bin", bytes([G1C[0] ^ 0x20]) + G1C[1:] + G2C + G1C2)
+put("bp_proof", "short.bin", proof[:191])

@@ -150,6 +150,56 @@ fi
 
 # The remote forms (with gRPC): --addr as `cuzk --help` says, and an
 # option never taken for --remote's or --addr's value.
+# bellperson files: a key, two partitions' proofs and inputs made by
+# test_bp (a proof simulated with the key's trapdoor), verified and
+# described, tampered and broken; where node and tests/oracle/node_modules
+# are there, the @noble/curves verifier must give the same answers.
+bp=$tmp/bp
+CUZK_BP_FIXTURES=$bp CUZK_SRCDIR=$repo "$build/tests/unit/test_bp" bp_noble_oracle >/dev/null 2>&1
+if [ ! -s "$bp/k.vk" ] || [ ! -s "$bp/k.params" ]; then
+  fail=$((fail+1)); echo "FAIL: $build/tests/unit/test_bp bp_noble_oracle wrote no bellperson files in $bp"
+else
+  expect 0 OK "$cuzk" verify "$bp/k.vk" "$bp/public.json" "$bp/proof.bin"
+  expect 0 OK "$cuzk" verify "$bp/k.vk" "$bp/public1.json" "$bp/proof1.bin"
+  expect 1 "INVALID: partition 1 of 2: the pairing equation does not hold" "$cuzk" verify "$bp/k.vk" "$bp/public.json" "$bp/proof_bad.bin"
+  expect 1 "INVALID: partition 1 of 2" "$cuzk" verify "$bp/k.vk" "$bp/public_bad.json" "$bp/proof.bin"
+  python3 -c 'import sys; b=bytearray(open(sys.argv[1],"rb").read()); b[48]=0xc0; b[49:144]=bytes(95); open(sys.argv[2],"wb").write(b)' "$bp/proof.bin" "$bp/proof_inf.bin"
+  expect 1 "INVALID: $bp/proof_inf.bin: partition 0, B at byte offset 48: point at infinity" "$cuzk" verify "$bp/k.vk" "$bp/public.json" "$bp/proof_inf.bin"
+  head -c 200 "$bp/proof.bin" >"$bp/proof_short.bin"
+  expect 2 "proof_short.bin: 200 bytes, expected a positive multiple of 192" "$cuzk" verify "$bp/k.vk" "$bp/public.json" "$bp/proof_short.bin"
+  expect 2 "public1.json holds 1 partitions' inputs, $bp/proof.bin 2 proofs" "$cuzk" verify "$bp/k.vk" "$bp/public1.json" "$bp/proof.bin"
+  echo '[["1","2"],["3","4"]]' >"$bp/public_few.json"
+  expect 2 "2 inputs per partition, the key $bp/k.vk expects 3" "$cuzk" verify "$bp/k.vk" "$bp/public_few.json" "$bp/proof.bin"
+  echo '[["1","2","3"],["3","x","5"]]' >"$bp/public_nan.json"
+  expect 2 "public_nan.json: partition 1: [1]" "$cuzk" verify "$bp/k.vk" "$bp/public_nan.json" "$bp/proof.bin"
+  head -c 1000 "$bp/k.vk" >"$bp/short.vk"
+  expect 2 "short.vk: vector ic: count 4 at byte offset 864 needs 384 bytes" "$cuzk" verify "$bp/short.vk" "$bp/public.json" "$bp/proof.bin"
+  expect 2 "k.params: 2324 trailing bytes at byte offset 1156 after the last vector (ic)" "$cuzk" verify "$bp/k.params" "$bp/public.json" "$bp/proof.bin"
+  expect 0 "cuzk verify <KEY.vk> <PUBLIC.json> <PROOF.bin>" "$cuzk" verify --help
+  expect 0 "n_ic:           4 (ONE and 3 inputs)" "$cuzk" info "$bp/k.vk"
+  expect 0 "domain size:    8 (2^3, from h + 1)" "$cuzk" info "$bp/k.params"
+  expect 0 "b_g2:           3 (G2)" "$cuzk" info --skip-checks "$bp/k.params"
+  expect 0 "partitions:     2 of 192 bytes" "$cuzk" info "$bp/proof.bin"
+  expect 1 "NOT decoded:    $bp/proof_inf.bin: partition 0, B" "$cuzk" info "$bp/proof_inf.bin"
+  expect 2 "proof_short.bin: unknown file type (200 bytes)" "$cuzk" info "$bp/proof_short.bin"
+  head -c 2000 "$bp/k.params" >"$bp/trunc.params"
+  expect 2 "trunc.params: vector l: count 5 at byte offset 1832 needs 480 bytes of 96-byte points, only 164 left" "$cuzk" info "$bp/trunc.params"
+  python3 -c 'import sys; b=bytearray(open(sys.argv[1],"rb").read()); b[1252+4+96+95]^=1; open(sys.argv[2],"wb").write(b)' "$bp/k.params" "$bp/offcurve.params"
+  expect 2 "offcurve.params: vector h, point 2 at byte offset 1352: uncompressed G1: not on the curve" "$cuzk" info "$bp/offcurve.params"
+  expect 0 "not checked (--skip-checks)" "$cuzk" info --skip-checks "$bp/offcurve.params"
+  if [ -f "$repo/tests/oracle/node_modules/@noble/curves/bls12-381.js" ] && command -v node >/dev/null; then
+    for c in "public.json proof.bin" "public1.json proof1.bin" "public.json proof_bad.bin" "public_bad.json proof.bin" "public.json proof_inf.bin"; do
+      set -- $c
+      "$cuzk" verify "$bp/k.vk" "$bp/$1" "$bp/$2" >/dev/null 2>&1; rc_c=$?
+      node "$repo/tests/oracle/bp_verify.mjs" "$bp/k.vk" "$bp/$1" "$bp/$2" >/dev/null 2>&1; rc_n=$?
+      if [ "$rc_c" = "$rc_n" ]; then pass=$((pass+1)); else
+        fail=$((fail+1)); echo "FAIL: cuzk verify (exit $rc_c) and bp_verify.mjs (exit $rc_n) disagree on $1 $2"; fi
+    done
+  else
+    echo "skip: the @noble/curves verifier (node or tests/oracle/node_modules missing)"
+  fi
+fi
+
 nobody="unix://$tmp/nobody.sock"
 if "$cuzk" status --addr "$nobody" 2>&1 | grep -q "built without gRPC"; then
   echo "skip: the remote forms (built without gRPC)"
