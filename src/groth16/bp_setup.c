@@ -321,9 +321,11 @@ cuzk_status bp_setup(bp_params *pp, const pce_file *pce, uint64_t seed, const bp
     size_t zero, n = scalars(k, plan[v].which, &t, m, &zero);
     if (zero != SIZE_MAX) {
       st = cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
-                        "seed %llu gives point %zu of vector %s at infinity (a zero scalar at "
-                        "tau), which bellperson keys may not hold; use another seed",
-                        (unsigned long long)seed, zero, vec_names[plan[v].which]);
+                        "point %zu of vector %s would be at infinity, which bellperson keys "
+                        "may not hold: its variable's columns are zero at tau (a variable that "
+                        "no constraint names; with negligible probability, seed %llu: try "
+                        "another)",
+                        zero, vec_names[plan[v].which], (unsigned long long)seed);
       goto out;
     }
     void *out = points(plan[v].group, n);

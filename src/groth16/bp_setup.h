@@ -30,10 +30,9 @@ typedef struct {
 } bp_setup_opts;
 
 /* Fills pp (bp_params_free frees it).  Errors: CUZK_NO_MEMORY;
- * CUZK_INVALID_ARGUMENT for a PCE with no rows or no inputs, or a seed
- * whose tau lies in the domain or gives a query point at infinity (a
- * variable the density says is present with a zero column at tau: another
- * seed fixes it). */
+ * CUZK_INVALID_ARGUMENT for a PCE with no inputs or fewer than 2 rows,
+ * or one whose key would hold a point at infinity (a variable that no
+ * constraint names has a zero l or ic point). */
 cuzk_status bp_setup(bp_params *pp, const pce_file *pce, uint64_t seed, const bp_setup_opts *o,
                      cuzk_err *err);
 

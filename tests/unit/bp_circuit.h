@@ -122,7 +122,8 @@ static inline void wtns_bytes(circuit *c) {
 
 static inline void circuit_make(circuit *c, uint32_t ninp, uint32_t naux, uint32_t rows, uint64_t seed) {
   memset(c, 0, sizeof *c);
-  const uint32_t nv = ninp + naux, total = rows + ninp;
+  const uint32_t nv = ninp + naux;
+  uint32_t total = rows + ninp;
   pce_file *p = &c->p;
   p->num_inputs = ninp, p->num_aux = naux, p->num_constraints = total;
   c->w = malloc(nv * sizeof *c->w);
@@ -137,9 +138,14 @@ static inline void circuit_make(circuit *c, uint32_t ninp, uint32_t naux, uint32
     else
       rand_fr(&c->w[i], &s);
   }
-  csr_alloc(&p->a, total, 3ull * total);
-  csr_alloc(&p->b, total, 3ull * total);
-  csr_alloc(&p->c, total, 1ull * total);
+  /* Room for one extra row per variable: each variable no random row
+   * names gets a row of its own (v * 1 = v), as every variable of a real
+   * circuit is constrained (bellperson keys hold no point at infinity, and
+   * an unconstrained variable's l point would be one). */
+  csr_alloc(&p->a, total + nv, 3ull * (total + nv));
+  csr_alloc(&p->b, total + nv, 3ull * (total + nv));
+  csr_alloc(&p->c, total + nv, 1ull * (total + nv));
+  uint8_t *used = calloc(nv, 1);
   /* Aux variables below naux / 4 never appear in A, those in the next
    * quarter never in B: the filters have something to drop. */
   const uint32_t noA = naux / 4, noB = naux / 2;
@@ -172,7 +178,26 @@ static inline void circuit_make(circuit *c, uint32_t ninp, uint32_t naux, uint32
     csr_row(&p->a, r, ta, na);
     csr_row(&p->b, r, tb, nb);
     csr_row(&p->c, r, tc, bls12_381_fr_is_zero(&tc[0].val) ? 0 : 1);
+    const pce_csr *ms[3] = {&p->a, &p->b, &p->c};
+    for (int k = 0; k < 3; k++)
+      for (uint32_t t = ms[k]->row_ptr[r]; t < ms[k]->row_ptr[r + 1]; t++) used[ms[k]->col[t]] = 1;
   }
+  for (uint32_t v = 1; v < nv; v++) {
+    if (used[v])
+      continue;
+    /* v * 1 = v: v on the side its exclusion allows, ONE on the other */
+    int v_in_b = v >= ninp && v - ninp < noA;
+    term t1 = {v, {{0}}}, t0 = {0, {{0}}}, tc = {v, {{0}}};
+    bls12_381_fr_set_one(&t1.val), bls12_381_fr_set_one(&t0.val), bls12_381_fr_set_one(&tc.val);
+    csr_row(&p->a, rows, v_in_b ? &t0 : &t1, 1);
+    csr_row(&p->b, rows, v_in_b ? &t1 : &t0, 1);
+    csr_row(&p->c, rows, &tc, 1);
+    rows++;
+  }
+  free(used);
+  total = rows + ninp;
+  p->num_constraints = total;
+  p->a.nrows = p->b.nrows = p->c.nrows = total;
   for (uint32_t i = 0; i < ninp; i++) { /* input rows: A = [(i, 1)] */
     term t = {i, {{0}}};
     bls12_381_fr_set_one(&t.val);
