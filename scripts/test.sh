@@ -5,7 +5,8 @@
 #      npm ci of the pinned oracles: snarkjs, circom2, @noble/curves)
 #   2. builds; the oracle suite: circuits compiled by circom, keys and proofs
 #      made by snarkjs, cross-checked with cuzk in both directions
-#   3. the unit and known-answer tests (some read the oracle's fixtures)
+#   3. the unit and known-answer tests (some read the oracle's fixtures);
+#      the Filecoin path end to end (tests/malformed/filecoin.sh)
 #   4. the daemon tests: the gRPC service against real clients (Python
 #      grpcio and cuzk's own), a daemon started as a helper process
 #   5. the GPU tests report that they are skipped when there is no GPU (a
@@ -47,6 +48,10 @@ tally build/logs/oracle.log
 echo "== unit and known-answer tests"
 tests/run_unit.sh build 2>&1 | tee build/logs/unit.log
 tally build/logs/unit.log
+
+echo "== Filecoin path: circuit gen, setup, prove --pce, verify (cuzk and @noble/curves), the C API"
+tests/malformed/filecoin.sh build 2>&1 | tee build/logs/filecoin.log
+tally build/logs/filecoin.log
 
 echo "== daemon: the gRPC service against real clients"
 tests/daemon/run.sh build 2>&1 | tee build/logs/daemon.log
