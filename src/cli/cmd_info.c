@@ -1,4 +1,4 @@
-/* `cuzk info <file>`: describes a .r1cs, .wtns or .zkey file (found by its
+/* `cuzk info <file>`: describes a .r1cs, .wtns, .zkey or PCE .bin file (found by its
  * magic, whatever the file is called) or a snarkjs JSON file (proof,
  * verification key, public signals; sniffed from the text).  The binary
  * readers validate the whole structure, so a file that `info` describes is
@@ -11,6 +11,7 @@
 #include "base/fileio.h"
 #include "cli/cli.h"
 #include "groth16/json.h"
+#include "groth16/pce.h"
 #include "groth16/verify.h"
 #include "groth16/r1cs.h"
 #include "groth16/wtns.h"
@@ -23,7 +24,8 @@ static void usage(FILE *f) {
           "usage: cuzk info [options] <file>\n"
           "\n"
           "Describes a circom/snarkjs file: .r1cs (circuit), .wtns (witness), .zkey\n"
-          "(Groth16 proving key), detected by the magic bytes; or a snarkjs JSON file\n"
+          "(Groth16 proving key), detected by the magic bytes; Curio cuzk's PCE .bin\n"
+          "(pre-compiled constraints: counts, nnz, densities, domain); or a snarkjs JSON file\n"
           "(proof.json, verification_key.json, public.json).  Binary files are fully\n"
           "validated: sizes, counts, field elements below their prime, header points\n"
           "on their curves.\n"
@@ -289,6 +291,8 @@ int cmd_info(int argc, char **argv) {
     return info_wtns(path, r1cs_path);
   if (got == 4 && !memcmp(magic, "zkey", 4))
     return info_zkey(path, check_points, (unsigned)threads);
+  if (got == 4 && pce_is_pce(magic, 4))
+    return cli_info_pce(path);
 
   size_t len = 0;
   char *text = cli_read_text("info", path, &len);
@@ -301,7 +305,7 @@ int cmd_info(int argc, char **argv) {
   } else {
     fprintf(stderr,
             "cuzk info: format: %s: unknown file type (%zu bytes): expected the magic \"r1cs\", "
-            "\"wtns\" or \"zkey\", or snarkjs JSON\n",
+            "\"wtns\", \"zkey\" or \"PCE\\x02\", or snarkjs JSON\n",
             path, len);
     rc = CLI_USAGE;
   }
