@@ -12,8 +12,9 @@
 
 typedef unsigned long long ull;
 
-/* PoRep 32G is measured (CUZK-REFERENCE.md §1c: counts, nnz A 309.4M / C
- * 282.7M with total_nnz 722,388,891 exact, densities).  The others take
+/* PoRep 32G is measured (Curio cuzk's reference numbers, docs/FORMATS.md
+ * §7: counts, nnz A 309.4M / C 282.7M with total_nnz 722,388,891 exact,
+ * densities).  The others take
  * their constraint counts from there and PoRep's proportions; their input
  * counts are assumptions (see docs/FORMATS.md). */
 #define PR_NC 130278869ull
