@@ -13,6 +13,9 @@ int cmd_verify(int argc, char **argv);
 int cmd_export_vk(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_circuit(int argc, char **argv);
+/* `cuzk info` of a PCE .bin (src/cli/cmd_circuit.c). */
+int cli_info_pce(const char *path);
 
 /* talking to a daemon (src/cli/cmd_remote.c; "built without gRPC" when so) */
 int cmd_submit(int argc, char **argv);

@@ -1,6 +1,6 @@
-/* `cuzk info <file>`: describes a .r1cs, .wtns or .zkey file (found by its
- * magic, whatever the file is called), a snarkjs JSON file (proof,
- * verification key, public signals; sniffed from the text), or a
+/* `cuzk info <file>`: describes a .r1cs, .wtns, .zkey or PCE .bin file
+ * (found by its magic, whatever the file is called), a snarkjs JSON file
+ * (proof, verification key, public signals; sniffed from the text), or a
  * bellperson file, which has no magic: a .vk or .params by its extension,
  * proof bytes as a .bin without a known magic.  The binary
  * readers validate the whole structure, so a file that `info` describes is
@@ -15,6 +15,7 @@
 #include "cli/cli.h"
 #include "groth16/bp.h"
 #include "groth16/json.h"
+#include "groth16/pce.h"
 #include "groth16/verify.h"
 #include "groth16/r1cs.h"
 #include "groth16/wtns.h"
@@ -27,7 +28,8 @@ static void usage(FILE *f) {
           "usage: cuzk info [options] <file>\n"
           "\n"
           "Describes a circom/snarkjs file: .r1cs (circuit), .wtns (witness), .zkey\n"
-          "(Groth16 proving key), detected by the magic bytes; or a snarkjs JSON file\n"
+          "(Groth16 proving key), detected by the magic bytes; Curio cuzk's PCE .bin\n"
+          "(pre-compiled constraints: counts, nnz, densities, domain); or a snarkjs JSON file\n"
           "(proof.json, verification_key.json, public.json).  Binary files are fully\n"
           "validated: sizes, counts, field elements below their prime, header points\n"
           "on their curves.\n"
@@ -391,6 +393,8 @@ int cmd_info(int argc, char **argv) {
     return info_wtns(path, r1cs_path);
   if (got == 4 && !memcmp(magic, "zkey", 4))
     return info_zkey(path, check_points, (unsigned)threads);
+  if (got == 4 && pce_is_pce(magic, 4))
+    return cli_info_pce(path);
 
   struct stat st;
   if (has_ext(path, ".bin") && !(got == 4 && !memcmp(magic, "PCE", 3)) && stat(path, &st) == 0 &&
@@ -407,8 +411,8 @@ int cmd_info(int argc, char **argv) {
   } else {
     fprintf(stderr,
             "cuzk info: format: %s: unknown file type (%zu bytes): expected the magic \"r1cs\", "
-            "\"wtns\" or \"zkey\", snarkjs JSON, a bellperson KEY.vk or KEY.params, or "
-            "bellperson proofs (a .bin of k x 192 bytes)\n",
+            "\"wtns\", \"zkey\" or \"PCE\\x02\", snarkjs JSON, a bellperson KEY.vk or "
+            "KEY.params, or bellperson proofs (a .bin of k x 192 bytes)\n",
             path, len);
     rc = CLI_USAGE;
   }

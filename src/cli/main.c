@@ -16,6 +16,7 @@ static const command commands[] = {
     {"verify", cmd_verify, "check a proof.json against verification_key.json and public.json"},
     {"export-vk", cmd_export_vk, "write verification_key.json from a .zkey"},
     {"info", cmd_info, "describe a .r1cs, .wtns, .zkey or proof file"},
+    {"circuit", cmd_circuit, "gen: a development circuit (Curio PCE .bin) and witnesses; check"},
     {"setup", cmd_setup, "write INSECURE bellperson .params/.vk for a PCE circuit (development)"},
     {"bench", cmd_bench, "measure ntt, msm-g1, msm-g2 or prove throughput"},
     {"submit", cmd_submit, "queue a proof job on a cuzk daemon; prints its job id"},

@@ -13,6 +13,7 @@
 #include "base/clock.h"
 #include "base/fileio.h"
 #include "base/par.h"
+#include "groth16/wtns.h"
 #include "msm/window.h"
 #include "poly/ntt.h"
 
@@ -789,19 +790,9 @@ static cuzk_status write_witness(int fd, const char *path, const keygen_chain *c
                                  const keygen_opts *o, cuzk_err *err) {
   const uint64_t N = c->n_steps, nv = N + 4;
   const double t0 = cuzk_now_s();
-  uint8_t h[96]; /* the header (64 bytes), later wires 0..2 */
-  memcpy(h, "wtns", 4);
-  wr_u32le(h + 4, 2);
-  wr_u32le(h + 8, 2);
-  wr_u32le(h + 12, 1);
-  wr_u64le(h + 16, 40);
-  wr_u32le(h + 24, 32);
-  limbs_to_le(h + 28, bls12_381_fr_modulus, 4);
-  wr_u32le(h + 60, (uint32_t)nv);
-  CUZK_TRY(pwrite_all(fd, path, h, 64, 0, err));
-  wr_u32le(h, 2);
-  wr_u64le(h + 4, 32 * nv);
-  CUZK_TRY(pwrite_all(fd, path, h, 12, 64, err));
+  uint8_t h[96]; /* the header (76 bytes), later wires 0..2 */
+  wtns_bls_header(h, (uint32_t)nv);
+  CUZK_TRY(pwrite_all(fd, path, h, WTNS_BLS_HEADER_BYTES, 0, err));
   const uint64_t base = 76; /* value 0 */
 
   enum { BLK = 8192 };

@@ -3,6 +3,9 @@
 
 #include <string.h>
 
+#include "base/bytes.h"
+#include "ff/bls12_381.h"
+
 typedef unsigned long long ull;
 
 static cuzk_status wtns_parse(wtns_file *w, cuzk_err *err);
@@ -87,4 +90,17 @@ cuzk_status wtns_check_curve(const wtns_file *w, cuzk_err *err) {
                         path, dec, w->n8, binfile_prime_name(w->prime_id));
   }
   }
+}
+
+void wtns_bls_header(uint8_t h[WTNS_BLS_HEADER_BYTES], uint32_t n) {
+  memcpy(h, "wtns", 4);
+  wr_u32le(h + 4, 2);  /* version */
+  wr_u32le(h + 8, 2);  /* sections */
+  wr_u32le(h + 12, 1); /* section 1: n8, prime, nWitness */
+  wr_u64le(h + 16, 40);
+  wr_u32le(h + 24, 32);
+  limbs_to_le(h + 28, bls12_381_fr_modulus, 4);
+  wr_u32le(h + 60, n);
+  wr_u32le(h + 64, 2); /* section 2: the values */
+  wr_u64le(h + 68, 32 * (uint64_t)n);
 }

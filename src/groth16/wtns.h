@@ -37,6 +37,12 @@ void wtns_close(wtns_file *w);
  * the prime ("BN254 is not supported yet" for BN254's r). */
 cuzk_status wtns_check_curve(const wtns_file *w, cuzk_err *err);
 
+/* The 76 bytes before a BLS12-381 witness's values: the container header,
+ * section 1 {n8 = 32, r, nWitness = n}, and section 2's header for n
+ * 32-byte values. */
+#define WTNS_BLS_HEADER_BYTES 76u
+void wtns_bls_header(uint8_t h[WTNS_BLS_HEADER_BYTES], uint32_t n);
+
 /* Value i (n8 bytes, little-endian canonical), i < n_witness. */
 static inline const uint8_t *wtns_value(const wtns_file *w, uint64_t i) {
   return w->values + i * w->n8;

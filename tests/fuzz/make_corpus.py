@@ -286,3 +286,45 @@ put("bp_proof", "inf-c.bin", G1C + G2C + INF1C)
 put("bp_proof", "uncompressed-flag.bin", bytes([G1C[0] & 0x7F]) + G1C[1:] + G2C + G1C2)
 put("bp_proof", "sort-flipped.bin", bytes([G1C[0] ^ 0x20]) + G1C[1:] + G2C + G1C2)
 put("bp_proof", "short.bin", proof[:191])
+
+# ---- PCE .bin (Curio cuzk, docs/FORMATS.md "PCE"): rows are (A, B, C) lists of
+# (column, value); the dummy rows, densities and counts are added here.
+RM = (1 << 256) % R
+
+
+def pce(ni, naux, rows):
+    rows = list(rows) + [([(i, 1)], [], []) for i in range(ni)]
+    out = b"PCE\x02" + struct.pack("<IIII", 2, ni, naux, len(rows))
+    mats = b""
+    total = 0
+    dens = [set(), set(), set()]
+    for m in range(3):
+        rp, cols, vals = [0], [], []
+        for r in rows:
+            for c, v in sorted(r[m]):
+                cols.append(c)
+                vals.append(v * RM % R)
+                if m == 0 and c >= ni:
+                    dens[0].add(c - ni)
+                if m == 1:
+                    (dens[1].add(c) if c < ni else dens[2].add(c - ni))
+            rp.append(len(cols))
+        total += len(cols)
+        mats += struct.pack("<Q", len(rp)) + b"".join(struct.pack("<I", x) for x in rp)
+        mats += struct.pack("<Q", len(cols)) + b"".join(struct.pack("<I", x) for x in cols)
+        mats += struct.pack("<Q", len(vals)) + b"".join(fe(x) for x in vals)
+    out += struct.pack("<QI", total, 0) + mats
+    for d, bits in zip(dens, (naux, ni, naux)):
+        words = [0] * ((bits + 63) // 64)
+        for i in d:
+            words[i // 64] |= 1 << (i % 64)
+        out += struct.pack("<Q", len(words)) + b"".join(struct.pack("<Q", x) for x in words)
+        out += struct.pack("<QQ", bits, len(d))
+    return out
+
+
+# (x + a0) * a0 = a1 over ONE, x; a XOR row (2a)(b) = a + b - c; a pack row
+put("pce", "tiny.bin", pce(2, 2, [([(1, 1), (2, 1)], [(2, 1)], [(3, 1)])]))
+put("pce", "xor.bin", pce(1, 3, [([(1, 1)], [(1, 1)], [(1, 1)]), ([(2, 2)], [(1, 1)], [(1, 1), (2, 1), (3, R - 1)])]))
+put("pce", "pack.bin", pce(3, 4, [([(3, 1), (4, 2), (5, 4)], [(0, 1)], [(6, 1)]), ([(1, 1)], [(0, 1)], [(2, 1)])]))
+put("pce", "inputs-only.bin", pce(1, 0, []))

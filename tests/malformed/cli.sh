@@ -222,6 +222,30 @@ version=$(sed -n 's/^#define CUZK_VERSION "\(.*\)"$/\1/p' "$repo/include/cuzk/ve
 expect 0 "cuzk $version" "$cuzk" --version
 [ -x "$build/cuzk-daemon" ] && expect 0 "cuzk-daemon $version" "$build/cuzk-daemon" --version
 
+# cuzk circuit gen/check and info of a PCE .bin: generated witnesses
+# satisfy, a changed value fails at its row (exit 1), broken PCE files exit 2
+# naming the file and the field.
+cg=$tmp/circuit
+expect 0 "witness-1.wtns" "$cuzk" circuit gen --shape porep-32g --scale-lg 10 --partitions 2 --seed 3 --out "$cg"
+expect 0 "satisfies" "$cuzk" circuit check "$cg/pce-porep-32g.bin" "$cg/witness-1.wtns"
+expect 0 "domain          2^10" "$cuzk" info "$cg/pce-porep-32g.bin"
+expect 0 "b_input density 1 of 3 set" "$cuzk" info "$cg/pce-porep-32g.bin"
+# value 5 = aux 2, the first BOOL bit (rows 0, 1 are the input rows): row 2
+python3 - "$cg/witness-0.wtns" "$cg/bad.wtns" <<'PY'
+import sys
+b = bytearray(open(sys.argv[1], 'rb').read()); b[76 + 32 * 5] = 2; open(sys.argv[2], 'wb').write(b)
+PY
+expect 1 "does not satisfy" "$cuzk" circuit check "$cg/pce-porep-32g.bin" "$cg/bad.wtns"
+expect 1 "row 2:" "$cuzk" circuit check "$cg/pce-porep-32g.bin" "$cg/bad.wtns"
+expect 2 "expected num_inputs + num_aux" "$cuzk" circuit check "$cg/pce-porep-32g.bin" "$ex/witness.wtns"
+head -c 1000 "$cg/pce-porep-32g.bin" >"$cg/trunc.bin"
+expect 2 "trunc.bin: A.row_ptrs count at byte 32 is" "$cuzk" info "$cg/trunc.bin"
+cp "$cg/pce-porep-32g.bin" "$cg/trail.bin"; printf x >>"$cg/trail.bin"
+expect 2 "trail.bin: 1 trailing bytes" "$cuzk" info "$cg/trail.bin"
+expect 2 "unknown shape 'nope'" "$cuzk" circuit gen --shape nope --out "$cg"
+expect 2 "--shape and --out are required" "$cuzk" circuit gen --shape porep-32g
+expect 2 "--scale-lg 7: at least 8" "$cuzk" circuit gen --shape winning-32g --scale-lg 7 --out "$cg"
+
 # The README's --device auto threshold is the one the code uses (prove --help
 # prints CLI_AUTO_GPU_LG).
 code_lg=$("$cuzk" prove --help | tr '\n' ' ' | grep -oE 'for domains of 2\^[0-9]+' | head -1)
