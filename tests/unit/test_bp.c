@@ -9,6 +9,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <time.h>
+
+#include "base/par.h"
 #include "ec/encode.h"
 #include "groth16/binfile.h"
 #include "groth16/bp.h"
@@ -595,4 +598,65 @@ TEST(bp_noble_oracle) {
   free(out);
   CHECK_EQ_INT(run_node(script, dir, "k.vk", "public_bad.json", "proof.bin"), 1);
   CHECK_EQ_INT(run_node(script, dir, "k.vk", "public1.json", "proof.bin"), 2);
+}
+
+/* ------------------------------------------------------------ parallel decoding */
+
+/* A .params of 2048 points in l (g, 2g, 3g, ...: cheap to make), read with
+ * 1 and with 4 threads: the same points, and for a point broken at each of
+ * several places (two points each) the same message, naming the lower
+ * failing index, whatever the thread count.  Prints the checked and unchecked decoding rates. */
+TEST(bp_params_parallel_read) {
+  const size_t nl = 2048;
+  bp_params pp;
+  params_make(&pp, 13, 1, 0, 1, 1, 1);
+  free(pp.l);
+  pp.n_l = nl;
+  pp.l = malloc(nl * sizeof *pp.l);
+  bls12_381_g1_jac acc;
+  bls12_381_g1_jac_from_aff(&acc, &bls12_381_g1_generator);
+  for (size_t i = 0; i < nl; i++) {
+    bls12_381_g1_jac_to_aff(&pp.l[i], &acc);
+    bls12_381_g1_jac_add_aff(&acc, &acc, &bls12_381_g1_generator);
+  }
+  size_t n = bp_params_size(&pp);
+  uint8_t *b = malloc(n), *b2 = malloc(n);
+  bp_params_encode(b, &pp);
+  const size_t l0 = 868 + 96 * 3 + 4 + 96 + 4; /* l's first point */
+  cuzk_err err = {0}, err1 = {0};
+  bp_params back;
+  for (int skip = 0; skip < 2; skip++) {
+    bp_read_opts o = {.skip_checks = skip != 0};
+    for (unsigned th = 1; th <= 4; th += 3) {
+      par_set_threads(th);
+      struct timespec t0, t1;
+      clock_gettime(CLOCK_MONOTONIC, &t0);
+      CHECK_EQ_INT(bp_params_parse(&back, b, n, "k.params", &o, &err), CUZK_OK);
+      clock_gettime(CLOCK_MONOTONIC, &t1);
+      double s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+      printf("  %s, %u thread%s: %zu G1 points in %.1f ms (%.0f points/s)\n",
+             skip ? "skip_checks" : "checked", th, th > 1 ? "s" : "", nl, 1e3 * s, (double)nl / s);
+      bp_params_encode(b2, &back);
+      CHECK_EQ_MEM(b, b2, n);
+      bp_params_free(&back);
+    }
+  }
+  static const size_t bad[][2] = {{2046, 2047}, {100, 1500}, {1500, 1501}, {0, 1024}};
+  for (size_t c = 0; c < sizeof bad / sizeof bad[0]; c++) {
+    memcpy(b2, b, n);
+    for (int k = 0; k < 2; k++) b2[l0 + 96 * bad[c][k] + 95] ^= 1; /* off the curve */
+    par_set_threads(1);
+    CHECK_EQ_INT(bp_params_parse(&back, b2, n, "k.params", NULL, &err1), CUZK_FORMAT);
+    par_set_threads(4);
+    CHECK_EQ_INT(bp_params_parse(&back, b2, n, "k.params", NULL, &err), CUZK_FORMAT);
+    CHECK_EQ_STR(err.msg, err1.msg);
+    char want[160];
+    snprintf(want, sizeof want, "k.params: vector l, point %zu at byte offset %zu: uncompressed G1: not on the curve",
+             bad[c][0], l0 + 96 * bad[c][0]);
+    CHECK_EQ_STR(err.msg, want);
+  }
+  par_set_threads(0);
+  free(b);
+  free(b2);
+  bp_params_free(&pp);
 }
