@@ -15,6 +15,7 @@
 #include "ec/encode.h"
 #include "groth16/binfile.h"
 #include "groth16/bp.h"
+#include "groth16/json.h"
 #include "groth16/verify.h"
 
 /* ------------------------------------------------------------ scalars, points */
@@ -659,4 +660,43 @@ TEST(bp_params_parallel_read) {
   free(b);
   free(b2);
   bp_params_free(&pp);
+}
+
+/* json_write_public_parts / json_read_public_parts: k arrays, or a flat one. */
+TEST(bp_public_parts_roundtrip) {
+  limb_t x[6][4];
+  inputs_rand(x, 6, 14);
+  uint8_t le[6 * 32];
+  for (size_t i = 0; i < 6; i++) limbs_to_le(le + 32 * i, x[i], 4);
+  for (size_t k = 1; k <= 3; k++) {
+    char *t = json_public_parts_string(le, k, 6 / k);
+    CHECK(t);
+    CHECK((k == 1) == (strncmp(t, "[\n \"", 4) == 0));
+    limb_t(*v)[4];
+    size_t parts, per;
+    cuzk_err err = {0};
+    CHECK_EQ_INT(json_parse_public_parts(t, strlen(t), "p.json", &v, &parts, &per, &err), CUZK_OK);
+    CHECK_EQ_INT(parts, k);
+    CHECK_EQ_INT(per, 6 / k);
+    CHECK_EQ_MEM(v, x, sizeof x);
+    free(v);
+    free(t);
+  }
+  limb_t(*v)[4];
+  size_t parts, per;
+  cuzk_err err = {0};
+  const char *ragged = "[[\"1\", \"2\"], [\"3\"]]";
+  CHECK_EQ_INT(json_parse_public_parts(ragged, strlen(ragged), "p.json", &v, &parts, &per, &err),
+               CUZK_FORMAT);
+  CHECK_EQ_STR(err.msg, "p.json: [1]: partition 1 has 1 signals, partition 0 has 2");
+  const char *mixed = "[[\"1\"], \"3\"]";
+  CHECK_EQ_INT(json_parse_public_parts(mixed, strlen(mixed), "p.json", &v, &parts, &per, &err),
+               CUZK_FORMAT);
+  CHECK(strstr(err.msg, "p.json: [1]: expected an array of decimal strings (partition 1)"));
+  const char *empty = "[[], []]";
+  CHECK_EQ_INT(json_parse_public_parts(empty, strlen(empty), "p.json", &v, &parts, &per, &err), CUZK_OK);
+  CHECK(parts == 2 && per == 0 && v == NULL);
+  uint8_t big[32];
+  memset(big, 0xff, 32);
+  CHECK_EQ_INT(json_write_public_parts("/tmp/never-written.json", big, 1, 1, &err), CUZK_INVALID_ARGUMENT);
 }
