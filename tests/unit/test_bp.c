@@ -700,3 +700,56 @@ TEST(bp_public_parts_roundtrip) {
   memset(big, 0xff, 32);
   CHECK_EQ_INT(json_write_public_parts("/tmp/never-written.json", big, 1, 1, &err), CUZK_INVALID_ARGUMENT);
 }
+
+/* A vector longer than the reader's chunk (2^20 points), read from a file
+ * and from memory with skip_checks (the points are arbitrary coordinates
+ * below p, which only the skipped checks would refuse): the same bytes
+ * back, and a bad point past the first chunk named at its index. */
+TEST(bp_params_chunked_file_read) {
+  const size_t nh = ((size_t)1 << 20) + 5, bad = ((size_t)1 << 20) + 3;
+  sim_key s;
+  sim_make(&s, 15, 1);
+  size_t vk = bp_vk_size(&s.vk), h0 = vk + 4, n = h0 + 96 * nh + 16;
+  uint8_t *b = calloc(n, 1), *b2 = malloc(n);
+  CHECK(b && b2);
+  bp_vk_encode(b, &s.vk);
+  bp_vk_free(&s.vk);
+  put_be32(b + vk, (uint32_t)nh);
+  for (size_t i = 0; i < nh; i++) {
+    uint8_t *pt = b + h0 + 96 * i;
+    for (int k = 0; k < 8; k++) pt[47 - k] = (uint8_t)((i + 1) >> (8 * k));
+    pt[95] = 1;
+  }
+  char dir[] = "/tmp/test_bp_XXXXXX", path[64];
+  CHECK(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/big.params", dir);
+  write_bytes(path, b, n);
+  bp_read_opts skip = {.skip_checks = true};
+  bp_params pp;
+  cuzk_err err = {0}, err2 = {0};
+  CHECK_EQ_INT(bp_params_read(&pp, path, &skip, &err), CUZK_OK);
+  CHECK_EQ_INT(pp.n_h, nh);
+  CHECK_EQ_INT(bp_params_size(&pp), n);
+  bp_params_encode(b2, &pp);
+  CHECK_EQ_MEM(b2, b, n);
+  bp_params_free(&pp);
+  memset(b + h0 + 96 * bad, 0x1f, 48);
+  write_bytes(path, b, n);
+  CHECK_EQ_INT(bp_params_read(&pp, path, &skip, &err), CUZK_FORMAT);
+  char want[200];
+  snprintf(want, sizeof want, "%s: vector h, point %zu at byte offset %zu: uncompressed G1: x >= p", path,
+           bad, h0 + 96 * bad);
+  CHECK_EQ_STR(err.msg, want);
+  CHECK_EQ_INT(bp_params_parse(&pp, b, n, path, &skip, &err2), CUZK_FORMAT);
+  CHECK_EQ_STR(err2.msg, want);
+  /* a file shorter than its counts say */
+  write_bytes(path, b2, n);
+  CHECK(truncate(path, (off_t)(n - 1)) == 0);
+  CHECK_EQ_INT(bp_params_read(&pp, path, &skip, &err), CUZK_FORMAT);
+  CHECK_MSG(strstr(err.msg, "vector b_g2: count at byte offset") && strstr(err.msg, "(3 bytes left, 4 needed)"),
+            "%s", err.msg);
+  unlink(path);
+  rmdir(dir);
+  free(b);
+  free(b2);
+}
