@@ -85,7 +85,7 @@ fi
 
 echo "== AddressSanitizer: readers and malformed inputs"
 if make -s -j"$jobs" asan >build/logs/asan-build.log 2>&1; then
-  for t in unit/test_readers unit/test_json kat/test_encode unit/test_toml unit/test_config; do
+  for t in unit/test_readers unit/test_json unit/test_bp kat/test_encode unit/test_toml unit/test_config; do
     CUZK_SRCDIR=$here build-asan/tests/$t 2>&1 | tee build/logs/asan-$(basename $t).log
     tally build/logs/asan-$(basename $t).log
   done

@@ -81,13 +81,44 @@ static void vec_worker(void *ctx, unsigned idx, unsigned n) {
 }
 
 /* The reading position in a file's bytes. */
+/* The reading position in a file: its bytes in memory (fd < 0), or the
+ * open file itself, read chunk by chunk with pread, so that reading a key
+ * costs its decoded points and one chunk, not the file twice over. */
 typedef struct {
-  const uint8_t *p;
+  const uint8_t *p; /* fd < 0: the n bytes */
+  int fd;
   size_t n, off;
   const char *name;
   bool skip;
   cuzk_err *err;
 } cur;
+
+/* Points decoded a chunk at a time: 2^20 (96 or 192 MiB of file). */
+#define BP_CHUNK_POINTS ((size_t)1 << 20)
+
+/* *out = the bytes [off, off + len) of the file (off + len <= c->n): in
+ * place for memory, else read into buf (len bytes). */
+static cuzk_status cur_bytes(cur *c, size_t off, size_t len, uint8_t *buf, const uint8_t **out) {
+  if (c->fd < 0) {
+    *out = c->p + off;
+    return CUZK_OK;
+  }
+  size_t got = 0;
+  while (got < len) {
+    ssize_t r = pread(c->fd, buf + got, len - got, (off_t)(off + got));
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r == 0)
+      return cuzk_err_set(c->err, CUZK_IO, "%s: the file shrank while read (ends before byte offset %zu)",
+                          c->name, off + len);
+    if (r < 0)
+      return cuzk_err_set(c->err, CUZK_IO, "%s: read at byte offset %zu: %s", c->name, off + got,
+                          strerror(errno));
+    got += (size_t)r;
+  }
+  *out = buf;
+  return CUZK_OK;
+}
 
 /* Reads "u32 BE count, count points" of vector what into a malloc'd array. */
 static cuzk_status read_vec(cur *c, const char *what, bool g2, void **out, size_t *count) {
@@ -99,7 +130,9 @@ static cuzk_status read_vec(cur *c, const char *what, bool g2, void **out, size_
                         "%s: vector %s: count at byte offset %zu: the file ends there (%zu bytes left, "
                         "4 needed)",
                         c->name, what, c->off, c->n - c->off);
-  const uint8_t *b = c->p + c->off;
+  uint8_t kb[4];
+  const uint8_t *b;
+  CUZK_TRY(cur_bytes(c, c->off, 4, kb, &b));
   uint32_t k = (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
   size_t at = c->off;
   c->off += 4;
@@ -121,39 +154,54 @@ static cuzk_status read_vec(cur *c, const char *what, bool g2, void **out, size_
   if (!dst)
     return cuzk_err_set(c->err, CUZK_NO_MEMORY, "%s: vector %s: no memory for %u points", c->name,
                         what, k);
+  size_t chunk = k < BP_CHUNK_POINTS ? k : BP_CHUNK_POINTS;
   vec_job *j = malloc(sizeof *j);
-  if (!j) {
+  uint8_t *buf = c->fd >= 0 ? malloc(chunk * esz) : NULL;
+  if (!j || (c->fd >= 0 && !buf)) {
+    free(j);
+    free(buf);
     free(dst);
-    return cuzk_err_set(c->err, CUZK_NO_MEMORY, "%s: vector %s: no memory", c->name, what);
+    return cuzk_err_set(c->err, CUZK_NO_MEMORY, "%s: vector %s: no memory for a chunk of %zu points",
+                        c->name, what, chunk);
   }
   j->g2 = g2;
   j->skip = c->skip;
-  j->src = c->p + c->off;
-  j->dst = dst;
-  j->count = k;
-  /* A worker's share is at least 64 points (~50 ms checked), so that a
-   * small vector does not pay for thread starts. */
-  size_t nw = par_threads();
-  if (nw > BP_MAX_WORKERS)
-    nw = BP_MAX_WORKERS;
-  if (nw > (k + 63) / 64)
-    nw = (k + 63) / 64;
-  par_run((unsigned)nw, vec_worker, j);
-  size_t bad = SIZE_MAX, bw = 0;
-  for (size_t w = 0; w < nw; w++)
-    if (j->w[w].bad < bad) {
-      bad = j->w[w].bad;
-      bw = w;
-    }
-  if (bad != SIZE_MAX) {
-    cuzk_status st = cuzk_err_set(c->err, CUZK_FORMAT, "%s: %s %s, point %zu at byte offset %zu: %s",
-                                  c->name, strcmp(what, "ic") ? "vector" : "key field", what, bad,
-                                  c->off + bad * esz, j->w[bw].err.msg);
-    free(j);
+  cuzk_status st = CUZK_OK;
+  for (size_t done = 0; done < k && st == CUZK_OK; done += chunk) {
+    if (chunk > k - done)
+      chunk = k - done;
+    const uint8_t *src;
+    if ((st = cur_bytes(c, c->off + done * esz, chunk * esz, buf, &src)) != CUZK_OK)
+      break;
+    j->src = src;
+    j->dst = (uint8_t *)dst + done * psz;
+    j->count = chunk;
+    /* A worker's share is at least 64 points checked (~10 ms) or 2^16
+     * unchecked (a range check each, ~5 ms), so that a small vector does
+     * not pay for thread starts. */
+    size_t nw = par_threads(), share = c->skip ? (size_t)1 << 16 : 64;
+    if (nw > BP_MAX_WORKERS)
+      nw = BP_MAX_WORKERS;
+    if (nw > (chunk + share - 1) / share)
+      nw = (chunk + share - 1) / share;
+    par_run((unsigned)nw, vec_worker, j);
+    size_t bad = SIZE_MAX, bw = 0;
+    for (size_t w = 0; w < nw; w++)
+      if (j->w[w].bad < bad) {
+        bad = j->w[w].bad;
+        bw = w;
+      }
+    if (bad != SIZE_MAX)
+      st = cuzk_err_set(c->err, CUZK_FORMAT, "%s: %s %s, point %zu at byte offset %zu: %s", c->name,
+                        strcmp(what, "ic") ? "vector" : "key field", what, done + bad,
+                        c->off + (done + bad) * esz, j->w[bw].err.msg);
+  }
+  free(j);
+  free(buf);
+  if (st != CUZK_OK) {
     free(dst);
     return st;
   }
-  free(j);
   c->off += (size_t)k * esz;
   *out = dst;
   *count = k;
@@ -167,9 +215,11 @@ static cuzk_status read_fixed(cur *c, const char *what, bool g2, void *dst) {
                         "%s: key field %s at byte offset %zu: the file ends there (%zu bytes left, "
                         "%zu needed)",
                         c->name, what, c->off, c->n - c->off, esz);
+  uint8_t buf[G2U];
+  const uint8_t *src;
+  CUZK_TRY(cur_bytes(c, c->off, esz, buf, &src));
   cuzk_err e = {0};
-  cuzk_status st = g2 ? dec_g2(dst, c->p + c->off, c->skip, false, &e)
-                      : dec_g1(dst, c->p + c->off, c->skip, false, &e);
+  cuzk_status st = g2 ? dec_g2(dst, src, c->skip, false, &e) : dec_g1(dst, src, c->skip, false, &e);
   if (st != CUZK_OK)
     return cuzk_err_set(c->err, st, "%s: key field %s at byte offset %zu: %s", c->name, what,
                         c->off, e.msg);
@@ -199,106 +249,86 @@ static cuzk_status no_trailing(const cur *c, const char *after) {
   return CUZK_OK;
 }
 
-cuzk_status bp_vk_parse(bp_vk *vk, const uint8_t *p, size_t n, const char *name,
-                        const bp_read_opts *o, cuzk_err *err) {
+static cuzk_status parse_vk(bp_vk *vk, cur *c) {
   memset(vk, 0, sizeof *vk);
-  cur c = {p, n, 0, name, o && o->skip_checks, err};
-  cuzk_status st = read_vk(&c, vk);
+  cuzk_status st = read_vk(c, vk);
   if (st == CUZK_OK)
-    st = no_trailing(&c, "ic");
+    st = no_trailing(c, "ic");
   if (st != CUZK_OK)
     bp_vk_free(vk);
   return st;
 }
 
-cuzk_status bp_params_parse(bp_params *pp, const uint8_t *p, size_t n, const char *name,
-                            const bp_read_opts *o, cuzk_err *err) {
+static cuzk_status parse_params(bp_params *pp, cur *c) {
   memset(pp, 0, sizeof *pp);
-  cur c = {p, n, 0, name, o && o->skip_checks, err};
   void *v;
-  cuzk_status st = read_vk(&c, &pp->vk);
-  if (st == CUZK_OK && (st = read_vec(&c, "h", false, &v, &pp->n_h)) == CUZK_OK)
+  cuzk_status st = read_vk(c, &pp->vk);
+  if (st == CUZK_OK && (st = read_vec(c, "h", false, &v, &pp->n_h)) == CUZK_OK)
     pp->h = v;
-  if (st == CUZK_OK && (st = read_vec(&c, "l", false, &v, &pp->n_l)) == CUZK_OK)
+  if (st == CUZK_OK && (st = read_vec(c, "l", false, &v, &pp->n_l)) == CUZK_OK)
     pp->l = v;
-  if (st == CUZK_OK && (st = read_vec(&c, "a", false, &v, &pp->n_a)) == CUZK_OK)
+  if (st == CUZK_OK && (st = read_vec(c, "a", false, &v, &pp->n_a)) == CUZK_OK)
     pp->a = v;
-  if (st == CUZK_OK && (st = read_vec(&c, "b_g1", false, &v, &pp->n_b_g1)) == CUZK_OK)
+  if (st == CUZK_OK && (st = read_vec(c, "b_g1", false, &v, &pp->n_b_g1)) == CUZK_OK)
     pp->b_g1 = v;
-  if (st == CUZK_OK && (st = read_vec(&c, "b_g2", true, &v, &pp->n_b_g2)) == CUZK_OK)
+  if (st == CUZK_OK && (st = read_vec(c, "b_g2", true, &v, &pp->n_b_g2)) == CUZK_OK)
     pp->b_g2 = v;
   if (st == CUZK_OK)
-    st = no_trailing(&c, "b_g2");
+    st = no_trailing(c, "b_g2");
   if (st != CUZK_OK)
     bp_params_free(pp);
   return st;
 }
 
-/* The regular file path whole, into a malloc'd buffer (NULL for an empty
- * file).  Reads in 64 MiB chunks until the size fstat gave; a file that
- * changes size meanwhile is an error. */
-static cuzk_status read_file(uint8_t **buf, size_t *len, const char *path, cuzk_err *err) {
+cuzk_status bp_vk_parse(bp_vk *vk, const uint8_t *p, size_t n, const char *name,
+                        const bp_read_opts *o, cuzk_err *err) {
+  cur c = {p, -1, n, 0, name, o && o->skip_checks, err};
+  return parse_vk(vk, &c);
+}
+
+cuzk_status bp_params_parse(bp_params *pp, const uint8_t *p, size_t n, const char *name,
+                            const bp_read_opts *o, cuzk_err *err) {
+  cur c = {p, -1, n, 0, name, o && o->skip_checks, err};
+  return parse_params(pp, &c);
+}
+
+/* A regular file read through c (fd mode) by parse (parse_vk or
+ * parse_params on *out); a file that grows past its fstat size while read
+ * is refused (CUZK_IO), one that shrinks fails its read. */
+static cuzk_status read_path(const char *path, const bp_read_opts *o, cuzk_err *err, void *out,
+                             bool params) {
   int fd;
   struct stat st;
-  *buf = NULL;
-  *len = 0;
   CUZK_TRY(fileio_open_read(&fd, &st, path, err));
-  size_t n = (size_t)st.st_size;
-  uint8_t *b = n ? malloc(n) : NULL;
-  if (n && !b) {
-    close(fd);
-    return cuzk_err_set(err, CUZK_NO_MEMORY, "%s: no memory for its %zu bytes", path, n);
-  }
-  size_t got = 0;
-  while (got < n) {
-    size_t want = n - got < ((size_t)64 << 20) ? n - got : ((size_t)64 << 20);
-    ssize_t r = pread(fd, b + got, want, (off_t)got);
-    if (r < 0 && errno == EINTR)
-      continue;
-    if (r <= 0) {
-      int e = errno;
-      close(fd);
-      free(b);
-      if (r == 0)
-        return cuzk_err_set(err, CUZK_IO, "%s: the file shrank while read (%zu of %zu bytes)", path,
-                            got, n);
-      return cuzk_err_set(err, CUZK_IO, "%s: read at byte offset %zu: %s", path, got, strerror(e));
+  cur c = {NULL, fd, (size_t)st.st_size, 0, path, o && o->skip_checks, err};
+  cuzk_status s = params ? parse_params(out, &c) : parse_vk(out, &c);
+  if (s == CUZK_OK) {
+    uint8_t extra;
+    ssize_t r;
+    while ((r = pread(fd, &extra, 1, (off_t)c.n)) < 0 && errno == EINTR) {
     }
-    got += (size_t)r;
-  }
-  uint8_t extra;
-  ssize_t r;
-  while ((r = pread(fd, &extra, 1, (off_t)n)) < 0 && errno == EINTR) {
+    if (r != 0) {
+      s = r > 0 ? cuzk_err_set(err, CUZK_IO, "%s: the file grew while read (past %zu bytes)", path, c.n)
+                : cuzk_err_set(err, CUZK_IO, "%s: read at byte offset %zu: %s", path, c.n, strerror(errno));
+      if (params)
+        bp_params_free(out);
+      else
+        bp_vk_free(out);
+    }
   }
   close(fd);
-  if (r != 0) {
-    free(b);
-    return cuzk_err_set(err, CUZK_IO, "%s: the file grew while read (past %zu bytes)", path, n);
-  }
-  *buf = b;
-  *len = n;
-  return CUZK_OK;
+  return s;
 }
 
 cuzk_status bp_vk_read(bp_vk *vk, const char *path, const bp_read_opts *o, cuzk_err *err) {
-  uint8_t *b;
-  size_t n;
   memset(vk, 0, sizeof *vk);
-  CUZK_TRY(read_file(&b, &n, path, err));
-  cuzk_status st = bp_vk_parse(vk, b, n, path, o, err);
-  free(b);
-  return st;
+  return read_path(path, o, err, vk, false);
 }
 
 cuzk_status bp_params_read(bp_params *pp, const char *path, const bp_read_opts *o,
                            cuzk_err *err) {
-  uint8_t *b;
-  size_t n;
   memset(pp, 0, sizeof *pp);
-  CUZK_TRY(read_file(&b, &n, path, err));
-  cuzk_status st = bp_params_parse(pp, b, n, path, o, err);
-  free(b);
-  return st;
+  return read_path(path, o, err, pp, true);
 }
 
 /* ------------------------------------------------------------ encoding */

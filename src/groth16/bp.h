@@ -21,7 +21,8 @@
  * ic and in every vector of a .params, as bellperson refuses it; the six
  * fixed points of the key may be infinity, as bellperson allows (a key
  * with such a point verifies nothing).  n_ic = 0 is refused: ic[0] is the
- * ONE input's point.  Vectors are decoded in parallel (base/par.h).
+ * ONE input's point.  Vectors are decoded in parallel (base/par.h); the
+ * failure reported is the lowest failing index, whatever the thread count.
  * Messages name the file (or `name`), the field or vector, the point's
  * index and byte offset, and the reason:
  *   "k.params: vector l, point 7 at byte offset 2404: uncompressed G1: not on the curve"
@@ -60,8 +61,10 @@ typedef struct {
   size_t n_b_g2;
 } bp_params;
 
-/* Parsers read n bytes at p (name in messages); readers read the file path
- * whole into memory of their own.  o NULL: all checks.  On success *vk /
+/* Parsers read n bytes at p (name in messages); readers read the regular
+ * file path with pread, a chunk of 2^20 points at a time decoded in
+ * parallel, so that memory is the decoded points plus one chunk (a file
+ * that changes size while read is CUZK_IO).  o NULL: all checks.  On success *vk /
  * *pp owns its vectors; on failure it is zeroed and owns nothing.
  * Errors: CUZK_FORMAT (as the DESIGN says), CUZK_IO, CUZK_NO_MEMORY. */
 cuzk_status bp_vk_parse(bp_vk *vk, const uint8_t *p, size_t n, const char *name,

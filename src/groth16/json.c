@@ -166,19 +166,34 @@ static bool signal_ok(const uint8_t *s, limb_t v[4]) {
   return bls12_381_fr_canon_ok(v);
 }
 
-char *json_public_string(const uint8_t *signals, size_t n) {
-  jw w = {0};
-  jw_open(&w, NULL, '[');
+/* An array of n signals as decimal strings; one >= r fails w. */
+static void jw_signals(jw *w, const uint8_t *signals, size_t n) {
+  jw_open(w, NULL, '[');
   for (size_t i = 0; i < n; i++) {
     limb_t v[4];
     char dec[4 * 20 + 1];
     if (!signal_ok(signals + 32 * i, v)) {
-      w.failed = true; /* refuse: jw_finish frees and returns NULL */
+      w->failed = true; /* refuse: jw_finish frees and returns NULL */
       break;
     }
     limbs_to_dec(dec, v, 4);
-    jw_str(&w, NULL, dec);
+    jw_str(w, NULL, dec);
   }
+  jw_close(w, ']');
+}
+
+char *json_public_string(const uint8_t *signals, size_t n) {
+  jw w = {0};
+  jw_signals(&w, signals, n);
+  return jw_finish(&w);
+}
+
+char *json_public_parts_string(const uint8_t *signals, size_t k, size_t m) {
+  if (k == 1)
+    return json_public_string(signals, m);
+  jw w = {0};
+  jw_open(&w, NULL, '[');
+  for (size_t p = 0; p < k && !w.failed; p++) jw_signals(&w, signals + 32 * p * m, m);
   jw_close(&w, ']');
   return jw_finish(&w);
 }
@@ -241,6 +256,17 @@ cuzk_status json_write_public(const char *path, const uint8_t *signals, size_t n
       return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "%s: public signal %zu is >= r", path, i);
   }
   return write_text(path, json_public_string(signals, n), err);
+}
+
+cuzk_status json_write_public_parts(const char *path, const uint8_t *signals, size_t k, size_t m,
+                                    cuzk_err *err) {
+  for (size_t i = 0; i < k * m; i++) {
+    limb_t v[4];
+    if (!signal_ok(signals + 32 * i, v))
+      return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "%s: partition %zu: public signal %zu is >= r",
+                          path, i / m, i % m);
+  }
+  return write_text(path, json_public_parts_string(signals, k, m), err);
 }
 
 cuzk_status json_write_vk(const char *path, const groth16_vk *vk, cuzk_err *err) {

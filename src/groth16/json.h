@@ -76,6 +76,14 @@ char *json_proof_string(const groth16_proof *p);
 cuzk_status json_write_public(const char *path, const uint8_t *signals, size_t n, cuzk_err *err);
 char *json_public_string(const uint8_t *signals, size_t n);
 
+/* bellperson's PUBLIC.json for k partitions of m signals each (signals:
+ * k x m values as above, partition-major): for k = 1 json_public_string's
+ * flat array, else an array of k such arrays, in the same layout.  What
+ * json_read_public_parts reads back. */
+cuzk_status json_write_public_parts(const char *path, const uint8_t *signals, size_t k, size_t m,
+                                    cuzk_err *err);
+char *json_public_parts_string(const uint8_t *signals, size_t k, size_t m);
+
 /* Writes a text made by a _string writer (proof.h's groth16_proof_json
  * too) to path as it is: no newline added. */
 cuzk_status json_write_text(const char *path, const char *text, cuzk_err *err);

@@ -9,9 +9,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <time.h>
+
+#include "base/par.h"
 #include "ec/encode.h"
 #include "groth16/binfile.h"
 #include "groth16/bp.h"
+#include "groth16/json.h"
 #include "groth16/verify.h"
 
 /* ------------------------------------------------------------ scalars, points */
@@ -595,4 +599,157 @@ TEST(bp_noble_oracle) {
   free(out);
   CHECK_EQ_INT(run_node(script, dir, "k.vk", "public_bad.json", "proof.bin"), 1);
   CHECK_EQ_INT(run_node(script, dir, "k.vk", "public1.json", "proof.bin"), 2);
+}
+
+/* ------------------------------------------------------------ parallel decoding */
+
+/* A .params of 2048 points in l (g, 2g, 3g, ...: cheap to make), read with
+ * 1 and with 4 threads: the same points, and for a point broken at each of
+ * several places (two points each) the same message, naming the lower
+ * failing index, whatever the thread count.  Prints the checked and unchecked decoding rates. */
+TEST(bp_params_parallel_read) {
+  const size_t nl = 2048;
+  bp_params pp;
+  params_make(&pp, 13, 1, 0, 1, 1, 1);
+  free(pp.l);
+  pp.n_l = nl;
+  pp.l = malloc(nl * sizeof *pp.l);
+  bls12_381_g1_jac acc;
+  bls12_381_g1_jac_from_aff(&acc, &bls12_381_g1_generator);
+  for (size_t i = 0; i < nl; i++) {
+    bls12_381_g1_jac_to_aff(&pp.l[i], &acc);
+    bls12_381_g1_jac_add_aff(&acc, &acc, &bls12_381_g1_generator);
+  }
+  size_t n = bp_params_size(&pp);
+  uint8_t *b = malloc(n), *b2 = malloc(n);
+  bp_params_encode(b, &pp);
+  const size_t l0 = 868 + 96 * 3 + 4 + 96 + 4; /* l's first point */
+  cuzk_err err = {0}, err1 = {0};
+  bp_params back;
+  for (int skip = 0; skip < 2; skip++) {
+    bp_read_opts o = {.skip_checks = skip != 0};
+    for (unsigned th = 1; th <= 4; th += 3) {
+      par_set_threads(th);
+      struct timespec t0, t1;
+      clock_gettime(CLOCK_MONOTONIC, &t0);
+      CHECK_EQ_INT(bp_params_parse(&back, b, n, "k.params", &o, &err), CUZK_OK);
+      clock_gettime(CLOCK_MONOTONIC, &t1);
+      double s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+      printf("  %s, %u thread%s: %zu G1 points in %.1f ms (%.0f points/s)\n",
+             skip ? "skip_checks" : "checked", th, th > 1 ? "s" : "", nl, 1e3 * s, (double)nl / s);
+      bp_params_encode(b2, &back);
+      CHECK_EQ_MEM(b, b2, n);
+      bp_params_free(&back);
+    }
+  }
+  static const size_t bad[][2] = {{2046, 2047}, {100, 1500}, {1500, 1501}, {0, 1024}};
+  for (size_t c = 0; c < sizeof bad / sizeof bad[0]; c++) {
+    memcpy(b2, b, n);
+    for (int k = 0; k < 2; k++) b2[l0 + 96 * bad[c][k] + 95] ^= 1; /* off the curve */
+    par_set_threads(1);
+    CHECK_EQ_INT(bp_params_parse(&back, b2, n, "k.params", NULL, &err1), CUZK_FORMAT);
+    par_set_threads(4);
+    CHECK_EQ_INT(bp_params_parse(&back, b2, n, "k.params", NULL, &err), CUZK_FORMAT);
+    CHECK_EQ_STR(err.msg, err1.msg);
+    char want[160];
+    snprintf(want, sizeof want, "k.params: vector l, point %zu at byte offset %zu: uncompressed G1: not on the curve",
+             bad[c][0], l0 + 96 * bad[c][0]);
+    CHECK_EQ_STR(err.msg, want);
+  }
+  par_set_threads(0);
+  free(b);
+  free(b2);
+  bp_params_free(&pp);
+}
+
+/* json_write_public_parts / json_read_public_parts: k arrays, or a flat one. */
+TEST(bp_public_parts_roundtrip) {
+  limb_t x[6][4];
+  inputs_rand(x, 6, 14);
+  uint8_t le[6 * 32];
+  for (size_t i = 0; i < 6; i++) limbs_to_le(le + 32 * i, x[i], 4);
+  for (size_t k = 1; k <= 3; k++) {
+    char *t = json_public_parts_string(le, k, 6 / k);
+    CHECK(t);
+    CHECK((k == 1) == (strncmp(t, "[\n \"", 4) == 0));
+    limb_t(*v)[4];
+    size_t parts, per;
+    cuzk_err err = {0};
+    CHECK_EQ_INT(json_parse_public_parts(t, strlen(t), "p.json", &v, &parts, &per, &err), CUZK_OK);
+    CHECK_EQ_INT(parts, k);
+    CHECK_EQ_INT(per, 6 / k);
+    CHECK_EQ_MEM(v, x, sizeof x);
+    free(v);
+    free(t);
+  }
+  limb_t(*v)[4];
+  size_t parts, per;
+  cuzk_err err = {0};
+  const char *ragged = "[[\"1\", \"2\"], [\"3\"]]";
+  CHECK_EQ_INT(json_parse_public_parts(ragged, strlen(ragged), "p.json", &v, &parts, &per, &err),
+               CUZK_FORMAT);
+  CHECK_EQ_STR(err.msg, "p.json: [1]: partition 1 has 1 signals, partition 0 has 2");
+  const char *mixed = "[[\"1\"], \"3\"]";
+  CHECK_EQ_INT(json_parse_public_parts(mixed, strlen(mixed), "p.json", &v, &parts, &per, &err),
+               CUZK_FORMAT);
+  CHECK(strstr(err.msg, "p.json: [1]: expected an array of decimal strings (partition 1)"));
+  const char *empty = "[[], []]";
+  CHECK_EQ_INT(json_parse_public_parts(empty, strlen(empty), "p.json", &v, &parts, &per, &err), CUZK_OK);
+  CHECK(parts == 2 && per == 0 && v == NULL);
+  uint8_t big[32];
+  memset(big, 0xff, 32);
+  CHECK_EQ_INT(json_write_public_parts("/tmp/never-written.json", big, 1, 1, &err), CUZK_INVALID_ARGUMENT);
+}
+
+/* A vector longer than the reader's chunk (2^20 points), read from a file
+ * and from memory with skip_checks (the points are arbitrary coordinates
+ * below p, which only the skipped checks would refuse): the same bytes
+ * back, and a bad point past the first chunk named at its index. */
+TEST(bp_params_chunked_file_read) {
+  const size_t nh = ((size_t)1 << 20) + 5, bad = ((size_t)1 << 20) + 3;
+  sim_key s;
+  sim_make(&s, 15, 1);
+  size_t vk = bp_vk_size(&s.vk), h0 = vk + 4, n = h0 + 96 * nh + 16;
+  uint8_t *b = calloc(n, 1), *b2 = malloc(n);
+  CHECK(b && b2);
+  bp_vk_encode(b, &s.vk);
+  bp_vk_free(&s.vk);
+  put_be32(b + vk, (uint32_t)nh);
+  for (size_t i = 0; i < nh; i++) {
+    uint8_t *pt = b + h0 + 96 * i;
+    for (int k = 0; k < 8; k++) pt[47 - k] = (uint8_t)((i + 1) >> (8 * k));
+    pt[95] = 1;
+  }
+  char dir[] = "/tmp/test_bp_XXXXXX", path[64];
+  CHECK(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/big.params", dir);
+  write_bytes(path, b, n);
+  bp_read_opts skip = {.skip_checks = true};
+  bp_params pp;
+  cuzk_err err = {0}, err2 = {0};
+  CHECK_EQ_INT(bp_params_read(&pp, path, &skip, &err), CUZK_OK);
+  CHECK_EQ_INT(pp.n_h, nh);
+  CHECK_EQ_INT(bp_params_size(&pp), n);
+  bp_params_encode(b2, &pp);
+  CHECK_EQ_MEM(b2, b, n);
+  bp_params_free(&pp);
+  memset(b + h0 + 96 * bad, 0x1f, 48);
+  write_bytes(path, b, n);
+  CHECK_EQ_INT(bp_params_read(&pp, path, &skip, &err), CUZK_FORMAT);
+  char want[200];
+  snprintf(want, sizeof want, "%s: vector h, point %zu at byte offset %zu: uncompressed G1: x >= p", path,
+           bad, h0 + 96 * bad);
+  CHECK_EQ_STR(err.msg, want);
+  CHECK_EQ_INT(bp_params_parse(&pp, b, n, path, &skip, &err2), CUZK_FORMAT);
+  CHECK_EQ_STR(err2.msg, want);
+  /* a file shorter than its counts say */
+  write_bytes(path, b2, n);
+  CHECK(truncate(path, (off_t)(n - 1)) == 0);
+  CHECK_EQ_INT(bp_params_read(&pp, path, &skip, &err), CUZK_FORMAT);
+  CHECK_MSG(strstr(err.msg, "vector b_g2: count at byte offset") && strstr(err.msg, "(3 bytes left, 4 needed)"),
+            "%s", err.msg);
+  unlink(path);
+  rmdir(dir);
+  free(b);
+  free(b2);
 }
