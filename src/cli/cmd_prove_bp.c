@@ -16,32 +16,6 @@
 #include "groth16/bp_prove.h"
 #include "groth16/json.h"
 
-/* The public inputs of the k witnesses (values 1 .. ninp - 1 of each). */
-static char *public_json(const wtns_file *w, size_t k, size_t ninp) {
-  size_t cap = 16 + k * (4 + ninp * 84), len = 0;
-  char *s = malloc(cap);
-  if (!s)
-    return NULL;
-  if (k > 1)
-    len += (size_t)snprintf(s + len, cap - len, "[\n");
-  for (size_t p = 0; p < k; p++) {
-    len += (size_t)snprintf(s + len, cap - len, "%s[", k > 1 ? " " : "");
-    for (size_t i = 1; i < ninp; i++) {
-      limb_t x[4];
-      char dec[80];
-      limbs_from_le(x, wtns_value(&w[p], i), 4);
-      limbs_to_dec(dec, x, 4);
-      len += (size_t)snprintf(s + len, cap - len, "%s\n%s \"%s\"", i > 1 ? "," : "",
-                              k > 1 ? " " : "", dec);
-    }
-    len += (size_t)snprintf(s + len, cap - len, "%s%s]%s\n", ninp > 1 ? "\n" : "",
-                            ninp > 1 && k > 1 ? " " : "", p + 1 < k ? "," : "");
-  }
-  if (k > 1)
-    snprintf(s + len, cap - len, "]\n");
-  return s;
-}
-
 typedef struct {
   double t0;
   int quiet;
@@ -76,7 +50,7 @@ int cli_prove_bp(const cli_prove_bp_args *a) {
   uint8_t *bytes = malloc(192 * a->k);
   backend *be = NULL;
   size_t opened = 0;
-  char *pub = NULL;
+  uint8_t *pub = NULL;
   if (!w || !proofs || !bytes) {
     fprintf(stderr, "cuzk prove: no memory for %zu partitions\n", a->k);
     goto done;
@@ -112,12 +86,15 @@ int cli_prove_bp(const cli_prove_bp_args *a) {
               "%.2f s)\n",
               p, tm.total_s, tm.ab_s, tm.quotient_s, tm.msm_s, tm.verify_s);
   }
-  if (!(pub = public_json(w, a->k, pce.num_inputs))) {
+  /* the public inputs: values 1 .. inputs - 1 of each witness */
+  const size_t np = pce.num_inputs - 1;
+  if (!(pub = malloc(32 * np * a->k + 1))) {
     fprintf(stderr, "cuzk prove: no memory for the public inputs\n");
     goto done;
   }
+  for (size_t p = 0; p < a->k; p++) memcpy(pub + 32 * np * p, wtns_value(&w[p], 1), 32 * np);
   if (fileio_write(a->proof_out, bytes, 192 * a->k, &err) != CUZK_OK ||
-      json_write_text(a->public_out, pub, &err) != CUZK_OK) {
+      json_write_public_parts(a->public_out, pub, a->k, np, &err) != CUZK_OK) {
     fprintf(stderr, "cuzk prove: %s\n", err.msg);
     goto done;
   }
