@@ -3,6 +3,7 @@
  * development circuits' witnesses. */
 #include <unistd.h>
 
+#include "base/par.h"
 #include "groth16/pce.h"
 #include "groth16/pce_gen.h"
 #include "harness.h"
@@ -359,5 +360,65 @@ TEST(pce_gen_proportions) {
   double an = (double)f.a.nnz / f.num_constraints, cn = (double)f.c.nnz / f.num_constraints;
   CHECK_MSG(an > 2.3 && an < 2.45, "A nnz/row %.3f", an);
   CHECK_MSG(cn > 2.1 && cn < 2.25, "C nnz/row %.3f", cn);
+  pce_close(&f);
+}
+
+TEST(pce_eval_stops) {
+  pce_file f;
+  pce_gen_plan p;
+  gen(&f, &p, "porep-32g", 10);
+  uint64_t nv = p.ni + p.naux, nc = f.num_constraints;
+  bls12_381_fr *w = calloc(nv, 32), *out = malloc(3 * nc * 32);
+  bls12_381_fr_set_one(&w[0]);
+  cuzk_stop stop;
+  atomic_init(&stop, true);
+  cuzk_err e;
+  CHECK(pce_eval(&f, w, out, out + nc, out + 2 * nc, &stop, &e) == CUZK_CANCELLED);
+  CHECK(pce_check(&f, w, NULL, &stop, &e) == CUZK_CANCELLED);
+  atomic_store(&stop, false);
+  CHECK(pce_eval(&f, w, out, out + nc, out + 2 * nc, &stop, &e) == CUZK_OK);
+  free(w), free(out);
+  pce_close(&f);
+}
+
+TEST(pce_open_errors) {
+  pce_file f;
+  cuzk_err e;
+  CHECK(pce_open(&f, "/nonexistent/pce.bin", &e) == CUZK_IO);
+  CHECK(strstr(e.msg, "/nonexistent/pce.bin") != NULL);
+  char path[] = "/tmp/cuzk-pce-XXXXXX";
+  int fd = mkstemp(path);
+  CHECK(fd >= 0);
+  CHECK(write(fd, "PCE\x02\x02\x00\x00\x00", 8) == 8);
+  close(fd);
+  CHECK(pce_open(&f, path, &e) == CUZK_FORMAT);
+  CHECK(strstr(e.msg, "inside the 32-byte header") != NULL);
+  unlink(path);
+}
+
+/* Over PAR_MIN rows the checks run on several workers: the failure reported
+ * is still the first in the file. */
+TEST(pce_parallel_first_failure) {
+  par_set_threads(4);
+  pce_file f;
+  pce_gen_plan p;
+  gen(&f, &p, "porep-32g", 18);
+  CHECK(f.num_constraints > 3 * 65536); /* over PAR_MIN: 4 workers */
+  uint8_t *b;
+  size_t n;
+  cuzk_err e;
+  CHECK(pce_serialize(&f, &b, &n, &e) == CUZK_OK);
+  uint64_t cols_at = 32 + 8 + (f.a.nrows + 1) * 4 + 8; /* A.cols[0] */
+  uint64_t early = f.a.nnz / 3, late = f.a.nnz * 5 / 6;
+  uint32_t big = 0xfffffff0u;
+  memcpy(b + cols_at + 4 * late, &big, 4);
+  memcpy(b + cols_at + 4 * early, &big, 4);
+  pce_file g;
+  CHECK(pce_parse(&g, b, n, "par.bin", &e) == CUZK_FORMAT);
+  char want[64];
+  snprintf(want, sizeof want, "A.cols[%llu] at byte %llu", (unsigned long long)early,
+           (unsigned long long)(cols_at + 4 * early));
+  CHECK_MSG(strstr(e.msg, want) != NULL, "%s lacks %s", e.msg, want);
+  free(b);
   pce_close(&f);
 }
