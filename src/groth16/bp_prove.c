@@ -1,6 +1,6 @@
 /* The bellperson-convention Groth16 prover (bp_prove.h).
  *
- * DESIGN: docs/FORMATS.md §5.3 step by step, on the CPU for the vectors
+ * DESIGN: docs/FORMATS.md §5.5 step by step, on the CPU for the vectors
  * and through the backend for the MSMs:
  *   a, b, c = A w, B w, C w                         (pce_eval)
  *   h       = monomial coefficients 0 .. m-2 of (a b - c) / (x^m - 1):

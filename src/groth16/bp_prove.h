@@ -1,5 +1,5 @@
 /* Groth16 proving for bellperson keys from Curio's constraint files
- * (docs/FORMATS.md §5.3): the post-synthesis path of Filecoin circuits. */
+ * (docs/FORMATS.md §5.5): the post-synthesis path of Filecoin circuits. */
 #ifndef CUZK_GROTH16_BP_PROVE_H
 #define CUZK_GROTH16_BP_PROVE_H
 
@@ -21,7 +21,7 @@ cuzk_status bp_check_key(const bp_params *pp, const pce_file *pce, const char *k
                          const char *pce_name, cuzk_err *err);
 
 /* A partition's assignment as synthesis hands it over (SupraSeal's
- * boundary, docs/FORMATS.md §5.3): the values are canonical 32-byte
+ * boundary, docs/FORMATS.md §5.5): the values are canonical 32-byte
  * little-endian integers, inputs[0] = ONE; the density bitmaps say which
  * variables the a and b queries hold (bit i of words[i / 64]). */
 typedef struct {

@@ -12,7 +12,7 @@
 typedef bls12_381_fr fr;
 
 /* A circuit of `rows` random constraints over ninp inputs (ONE first) and
- * naux aux variables, its input rows appended (PCE layout, FORMATS.md §7),
+ * naux aux variables, its input rows appended (PCE layout, docs/FORMATS.md §7),
  * and a satisfying assignment: each row's A and B are 1-3 random terms;
  * its C is one term on a variable with a non-zero value, scaled so that
  * the row holds.  Aux variables never named by A (resp. B) exist, so the
