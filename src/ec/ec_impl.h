@@ -20,7 +20,7 @@ int E_FN(aff_is_on_curve)(const E_T(aff) * p) {
   return F_FN(eq)(&l, &r);
 }
 
-int E_FN(aff_in_subgroup)(const E_T(aff) * p) {
+int E_FN(aff_in_subgroup_ref)(const E_T(aff) * p) {
   if (!E_FN(aff_is_on_curve)(p))
     return 0;
   E_T(jac) j;

@@ -69,8 +69,12 @@ static inline void E_FN(xyzz_from_aff)(E_T(xyzz) * r, const E_T(aff) * p) {
 
 /* y^2 == x^3 + b; the point at infinity counts as on the curve. */
 int E_FN(aff_is_on_curve)(const E_T(aff) * p);
-/* On the curve and in the prime-order subgroup ([r]P = O).  Vartime. */
+/* On the curve and in the prime-order subgroup.  aff_in_subgroup is the
+ * curve's fast test (an endomorphism against a short multiple, defined in
+ * the curve's file: ec/bls12_381.c); aff_in_subgroup_ref its reference,
+ * [r]P = O by double-and-add.  Both vartime. */
 int E_FN(aff_in_subgroup)(const E_T(aff) * p);
+int E_FN(aff_in_subgroup_ref)(const E_T(aff) * p);
 
 /* dbl-2009-l: 2M + 5S. */
 void E_FN(jac_dbl)(E_T(jac) * r, const E_T(jac) * p);

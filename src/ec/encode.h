@@ -58,12 +58,11 @@ void bls12_381_g2_encode_uncompressed(uint8_t out[BLS12_381_G2_UNCOMPRESSED_BYTE
 
 /* Decoders: *p receives the point (Montgomery form, infinity as x = y = 0).
  * check = true: also on the curve (uncompressed) and in the prime-order
- * subgroup ([r]P = O by double-and-add).  Measured on the 2-core dev
- * machine (-O3): the subgroup test costs ~0.8 ms (G1) / ~2.1 ms (G2), the
- * square root of a compressed point ~0.1 ms / ~0.6 ms; unchecked
- * uncompressed decoding is a range check (< 1 us).  Decoding millions of
- * checked points (a bellperson .params) wants an endomorphism-based test
- * first (TODO, in ec/ with the group law). */
+ * subgroup (aff_in_subgroup: the endomorphism tests of ec/bls12_381.c, a
+ * 128-bit multiple in G1 and a 64-bit one in G2).  The subgroup test is
+ * the cost of a checked decode, the square root of a compressed point the
+ * next; unchecked uncompressed decoding is a range check (the figures are
+ * in bench/RESULTS.md, "Subgroup tests"). */
 cuzk_status bls12_381_g1_decode_compressed(bls12_381_g1_aff *p,
                                            const uint8_t in[BLS12_381_G1_COMPRESSED_BYTES],
                                            bool check, cuzk_err *err);

@@ -390,3 +390,63 @@ TEST(g2_psi_is_mul_by_u) {
   bls12_381_g2_aff_mul_u2(&m, &inf);
   CHECK(bls12_381_g2_aff_is_inf(&m));
 }
+
+/* The endomorphism subgroup tests against the [r]P reference, on points
+ * in the subgroup ([k]G), on curve points found from small x (all but
+ * certainly outside), on G-multiples plus a torsion point T = [r]R of the
+ * cofactor part (outside whenever T != O: what a crafted point would be),
+ * and on infinity. */
+#define SUBGROUP_FAST_VS_REF(G, FP, SET_X, SQRT, seed)                                         \
+  do {                                                                                       \
+    test_rng g = {test_stream_seed(seed)};                                                   \
+    G##_jac gen, a, t;                                                                       \
+    G##_aff p, r, inf;                                                                       \
+    memset(&inf, 0, sizeof inf);                                                             \
+    CHECK(G##_aff_in_subgroup(&inf) && G##_aff_in_subgroup_ref(&inf));                       \
+    G##_jac_from_aff(&gen, &G##_generator);                                                  \
+    int inside = 0, outside = 0, torsion = 0;                                                \
+    for (uint64_t x = 1; x < 400 && (outside < 12 || torsion < 12); x++) {                   \
+      limb_t k[4] = {test_rng_next(&g), test_rng_next(&g), test_rng_next(&g), 0};            \
+      G##_jac_mul_vartime(&a, &gen, k, 4);                                                   \
+      G##_jac_to_aff(&p, &a);                                                                \
+      CHECK(G##_aff_in_subgroup(&p) && G##_aff_in_subgroup_ref(&p));                         \
+      inside++;                                                                              \
+      FP rhs;                                                                                \
+      SET_X(&r.x, x);                                                                        \
+      FP##_sqr(&rhs, &r.x);                                                                  \
+      FP##_mul(&rhs, &rhs, &r.x);                                                            \
+      FP##_add(&rhs, &rhs, &G##_b);                                                          \
+      if (!SQRT(&r.y, &rhs))                                                                 \
+        continue;                                                                            \
+      CHECK(G##_aff_is_on_curve(&r));                                                        \
+      int ref = G##_aff_in_subgroup_ref(&r);                                                 \
+      CHECK_MSG(G##_aff_in_subgroup(&r) == ref, "x = %llu: fast %d, ref %d",                 \
+                (unsigned long long)x, !ref, ref);                                           \
+      outside += !ref;                                                                       \
+      /* T = [r]R: a point of the cofactor part; P + T */                                    \
+      G##_jac_from_aff(&t, &r);                                                              \
+      G##_jac_mul_vartime(&t, &t, bls12_381_fr_modulus, 4);                                  \
+      if (G##_jac_is_inf(&t))                                                                \
+        continue;                                                                            \
+      G##_jac_add(&t, &t, &a);                                                               \
+      G##_jac_to_aff(&p, &t);                                                                \
+      CHECK(!G##_aff_in_subgroup_ref(&p));                                                   \
+      CHECK_MSG(!G##_aff_in_subgroup(&p), "x = %llu: [k]G + [r]R taken for a subgroup point",  \
+                (unsigned long long)x);                                                      \
+      torsion++;                                                                             \
+    }                                                                                        \
+    CHECK(inside >= 12 && outside >= 12 && torsion >= 12);                                   \
+  } while (0)
+
+static void g1_set_x(bls12_381_fp *x, uint64_t v) { bls12_381_fp_set_u64(x, v); }
+static void g2_set_x(bls12_381_fp2 *x, uint64_t v) {
+  bls12_381_fp_set_u64(&x->c0, v);
+  bls12_381_fp_set_u64(&x->c1, v / 3 + 1);
+}
+
+TEST(g1_subgroup_test_matches_reference) {
+  SUBGROUP_FAST_VS_REF(bls12_381_g1, bls12_381_fp, g1_set_x, bls12_381_fp_sqrt, 41);
+}
+TEST(g2_subgroup_test_matches_reference) {
+  SUBGROUP_FAST_VS_REF(bls12_381_g2, bls12_381_fp2, g2_set_x, bls12_381_fp2_sqrt, 42);
+}
