@@ -167,8 +167,9 @@ $(BUILD)/libcuzk.a: $(LIB_OBJ)
 # binaries.  examples/*.c are built against it, as a user's program would
 # be (its headers only, -lcuzk; under `make asan` with its sanitizers, as
 # the library is), and find it through their rpath.
-$(BUILD)/libcuzk.so: $(LIB_OBJ)
-	$(CC) $(CFLAGS) -shared -Wl,-soname,libcuzk.so -o $@ $^ $(LDLIBS)
+$(BUILD)/libcuzk.so: $(LIB_OBJ) src/api/libcuzk.map
+	$(CC) $(CFLAGS) -shared -Wl,-soname,libcuzk.so -Wl,--version-script,src/api/libcuzk.map \
+	  -o $@ $(LIB_OBJ) $(LDLIBS)
 
 EXAMPLE_BIN := $(patsubst examples/%.c,$(BUILD)/examples/%,$(sort $(wildcard examples/*.c)))
 examples: $(EXAMPLE_BIN)
