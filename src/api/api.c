@@ -205,63 +205,21 @@ CUZK_API cuzk_status cuzk_prove_witness(cuzk_prover *prover, const cuzk_key *key
   const pce_file *c = &circuit->pce;
   if ((st = bp_check_key(&key->pp, c, key->path, circuit->path, E(err))) != CUZK_OK)
     return st;
-  /* Without constraints evaluated by the caller, a, b, c come from the
-   * circuit: the assignment path with the PCE's product. */
-  const size_t nv = (size_t)c->num_inputs + c->num_aux, rows = c->num_constraints;
-  bls12_381_fr *wm = malloc((nv + 3 * rows) * sizeof *wm);
-  uint8_t *abc = malloc(3 * rows * 32 + 1);
-  if (!wm || !abc) {
-    free(wm);
-    free(abc);
-    return cuzk_err_set(E(err), CUZK_NO_MEMORY, "no memory for %zu values", nv + 6 * rows);
-  }
-  for (size_t p = 0; p < k && st == CUZK_OK; p++) {
-    if (!assignments[p]) {
-      st = partition_err(cuzk_err_set(E(err), CUZK_INVALID_ARGUMENT, "assignment is NULL"), p, k,
-                         err);
-      break;
-    }
-    for (size_t i = 0; i < nv; i++) {
-      limb_t x[4];
-      limbs_from_le(x, assignments[p] + 32 * i, 4);
-      if (!bls12_381_fr_canon_ok(x)) {
-        st = partition_err(cuzk_err_set(E(err), CUZK_INVALID_ARGUMENT,
-                                        "assignment value %zu is not below r", i),
-                           p, k, err);
-        break;
-      }
-      bls12_381_fr_from_canon(&wm[i], x);
-    }
-    if (st != CUZK_OK)
-      break;
-    bls12_381_fr *ea = wm + nv, *eb = ea + rows, *ec = eb + rows;
-    if ((st = pce_eval(c, wm, ea, eb, ec, NULL, E(err))) != CUZK_OK) {
-      partition_err(st, p, k, err);
-      break;
-    }
-    for (size_t i = 0; i < 3 * rows; i++) {
-      limb_t x[4];
-      bls12_381_fr_to_canon(x, &ea[i]);
-      limbs_to_le(abc + 32 * i, x, 4);
-    }
+  for (size_t p = 0; p < k; p++) {
+    if (!assignments[p])
+      return partition_err(cuzk_err_set(E(err), CUZK_INVALID_ARGUMENT, "assignment is NULL"), p,
+                           k, err);
     char name[64];
     snprintf(name, sizeof name, "assignment %zu", p);
-    const bp_assignment as = {assignments[p], c->num_inputs, assignments[p] + 32 * c->num_inputs,
-                              c->num_aux, &c->a_aux, &c->b_input, &c->b_aux, name};
     limb_t r[4], s[4];
     groth16_prove_opts go = blinding(options, p, r, s);
     groth16_proof pr;
-    st = bp_prove_assignment(&pr, &key->pp, &as, abc, abc + 32 * rows, abc + 64 * rows, rows,
-                             prover->be, &go, NULL, NULL, E(err));
-    if (st != CUZK_OK) {
-      partition_err(st, p, k, err);
-      break;
-    }
+    if ((st = bp_prove_values(&pr, &key->pp, c, assignments[p], name, prover->be, &go, NULL,
+                              NULL, E(err))) != CUZK_OK)
+      return partition_err(st, p, k, err);
     bp_proof_encode(proofs + CUZK_PROOF_BYTES * p, &pr);
   }
-  free(wm);
-  free(abc);
-  return st;
+  return CUZK_OK;
 }
 
 CUZK_API cuzk_status cuzk_prove_assignment(cuzk_prover *prover, const cuzk_key *key,

@@ -10,6 +10,7 @@
 #include "cli/cli.h"
 #include "groth16/pce.h"
 #include "groth16/pce_gen.h"
+#include "groth16/types.h"
 #include "groth16/wtns.h"
 
 typedef unsigned long long ull;
@@ -193,11 +194,7 @@ static int check(int argc, char **argv) {
     fprintf(stderr, "cuzk circuit check: no_memory: %llu values\n", (ull)nv);
     rc = CLI_USAGE;
   } else {
-    for (uint64_t i = 0; i < nv; i++) {
-      limb_t v[4];
-      memcpy(v, wtns_value(&wt, i), 32); /* little-endian host */
-      bls12_381_fr_from_canon(&w[i], v);
-    }
+    groth16_values_to_mont(w, wt.values, nv); /* the reader checked each < r */
     if (!bls12_381_fr_is_one(&w[0])) {
       fprintf(stderr, "cuzk circuit check: format: %s: value 0 is not 1 (ONE)\n", wp);
       rc = CLI_USAGE;

@@ -65,7 +65,7 @@ int cli_prove_bp(const cli_prove_bp_args *a) {
       goto done;
     }
   backend_device_opts bo = {.threads = a->threads};
-  if (!(be = cli_backend(a->device, &bo, bp_lg_domain(pce.num_constraints), &err))) {
+  if (!(be = cli_backend(a->device, &bo, pce_domain_lg(&pce), &err))) {
     fprintf(stderr, "cuzk prove: %s\n", err.msg);
     goto done;
   }

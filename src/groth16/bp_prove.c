@@ -22,12 +22,6 @@
 #include "groth16/verify.h"
 #include "poly/ntt.h"
 
-unsigned bp_lg_domain(uint64_t rows) {
-  unsigned lg = 0;
-  while (lg < 63 && ((uint64_t)1 << lg) < rows) lg++;
-  return lg;
-}
-
 /* The key's vector lengths against a circuit of ninp inputs, naux aux,
  * domain m and the three densities' popcounts. */
 static cuzk_status check_counts(const bp_params *pp, uint64_t ninp, uint64_t naux, uint64_t m,
@@ -57,27 +51,11 @@ static cuzk_status check_counts(const bp_params *pp, uint64_t ninp, uint64_t nau
 cuzk_status bp_check_key(const bp_params *pp, const pce_file *pce, const char *key_name,
                          const char *pce_name, cuzk_err *err) {
   return check_counts(pp, pce->num_inputs, pce->num_aux,
-                      (uint64_t)1 << bp_lg_domain(pce->num_constraints), pce->a_aux.popcount,
+                      (uint64_t)1 << pce_domain_lg(pce), pce->a_aux.popcount,
                       pce->b_input.popcount, pce->b_aux.popcount, key_name, pce_name, err);
 }
 
-/* ---- the witness in Montgomery form, and the filtered scalars */
-
-typedef struct {
-  const wtns_file *w;
-  bls12_381_fr *out;
-} mont_job;
-
-static void mont_part(void *ctx, unsigned idx, unsigned n) {
-  const mont_job *j = ctx;
-  size_t lo, hi;
-  par_range(j->w->n_witness, idx, n, &lo, &hi);
-  for (size_t i = lo; i < hi; i++) {
-    limb_t x[4];
-    limbs_from_le(x, wtns_value(j->w, i), 4);
-    bls12_381_fr_from_canon(&j->out[i], x);
-  }
-}
+/* ---- the filtered scalars */
 
 /* dst := the 32-byte values v[i] for each set bit i of d, in order;
  * returns the count (d->popcount, which the reader checked). */
@@ -260,9 +238,58 @@ out:
   return st;
 }
 
-static cuzk_status prove(groth16_proof *proof, const bp_params *pp, const pce_file *pce,
-                         const wtns_file *w, backend *be, const groth16_prove_opts *opts,
-                         const cuzk_stop *stop, groth16_timings *tm, cuzk_err *err) {
+cuzk_status bp_prove_values(groth16_proof *proof, const bp_params *pp, const pce_file *pce,
+                            const uint8_t *values, const char *name, backend *be,
+                            const groth16_prove_opts *opts, const cuzk_stop *stop,
+                            groth16_timings *tm, cuzk_err *err) {
+  groth16_timings local = {0};
+  if (!tm)
+    tm = &local;
+  memset(tm, 0, sizeof *tm);
+  const size_t ninp = pce->num_inputs, naux = pce->num_aux, nv = ninp + naux;
+  if (ninp == 0 || pce->num_constraints < 2)
+    return cuzk_err_set(err, CUZK_FORMAT,
+                        "the circuit has %zu inputs and %u rows: a proof needs ONE and 2 rows",
+                        ninp, pce->num_constraints);
+  const unsigned lg = pce_domain_lg(pce);
+  const size_t m = (size_t)1 << lg;
+  bls12_381_fr *buf = malloc((3 * m + nv) * sizeof *buf);
+  if (!buf)
+    return cuzk_err_set(err, CUZK_NO_MEMORY, "no memory for %zu field elements (%zu MiB)",
+                        3 * m + nv, ((3 * m + nv) * 32) >> 20);
+  bls12_381_fr *a = buf, *b = buf + m, *c = buf + 2 * m, *wm = buf + 3 * m;
+  double t0 = cuzk_now_s(), t;
+  cuzk_status st;
+  if ((st = groth16_stage(opts, stop, "a, b, c", err)) != CUZK_OK)
+    goto out;
+  t = cuzk_now_s();
+  size_t bad = groth16_values_to_mont(wm, values, nv);
+  if (bad != nv) {
+    st = cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "%s: value %zu is not below r", name, bad);
+    goto out;
+  }
+  if ((st = pce_eval(pce, wm, a, b, c, stop, err)) != CUZK_OK)
+    goto out;
+  const size_t rows = pce->num_constraints;
+  memset(a + rows, 0, (m - rows) * sizeof *a);
+  memset(b + rows, 0, (m - rows) * sizeof *b);
+  memset(c + rows, 0, (m - rows) * sizeof *c);
+  tm->ab_s = cuzk_now_s() - t;
+  const bp_assignment as = {values, ninp, values + 32 * ninp, naux, &pce->a_aux,
+                            &pce->b_input, &pce->b_aux, name};
+  const cuzk_stop *outer = be->stop;
+  be->stop = stop;
+  st = prove_abc(proof, pp, &as, buf, lg, be, opts, stop, tm, err);
+  be->stop = outer;
+out:
+  tm->total_s = cuzk_now_s() - t0;
+  free(buf);
+  return st;
+}
+
+cuzk_status bp_prove(groth16_proof *proof, const bp_params *pp, const pce_file *pce,
+                     const wtns_file *w, backend *be, const groth16_prove_opts *opts,
+                     const cuzk_stop *stop, groth16_timings *tm, cuzk_err *err) {
   const size_t ninp = pce->num_inputs, naux = pce->num_aux, nv = ninp + naux;
   cuzk_status st = wtns_check_curve(w, err);
   if (st != CUZK_OK)
@@ -273,50 +300,7 @@ static cuzk_status prove(groth16_proof *proof, const bp_params *pp, const pce_fi
                         "after it, %zu aux)",
                         binfile_path(&w->bf), (unsigned long long)w->n_witness, nv,
                         ninp ? ninp - 1 : 0, naux);
-  if (ninp == 0 || pce->num_constraints < 2)
-    return cuzk_err_set(err, CUZK_FORMAT,
-                        "the circuit has %zu inputs and %u rows: a proof needs ONE and 2 rows",
-                        ninp, pce->num_constraints);
-  const unsigned lg = bp_lg_domain(pce->num_constraints);
-  const size_t m = (size_t)1 << lg;
-  bls12_381_fr *buf = malloc((3 * m + nv) * sizeof *buf);
-  if (!buf)
-    return cuzk_err_set(err, CUZK_NO_MEMORY, "no memory for %zu field elements (%zu MiB)",
-                        3 * m + nv, ((3 * m + nv) * 32) >> 20);
-  bls12_381_fr *a = buf, *b = buf + m, *c = buf + 2 * m, *wm = buf + 3 * m;
-  double t0 = cuzk_now_s(), t;
-  if ((st = groth16_stage(opts, stop, "a, b, c", err)) != CUZK_OK)
-    goto out;
-  t = cuzk_now_s();
-  mont_job mj = {w, wm};
-  par_run(par_threads(), mont_part, &mj);
-  if ((st = pce_eval(pce, wm, a, b, c, stop, err)) != CUZK_OK)
-    goto out;
-  const size_t rows = pce->num_constraints;
-  memset(a + rows, 0, (m - rows) * sizeof *a);
-  memset(b + rows, 0, (m - rows) * sizeof *b);
-  memset(c + rows, 0, (m - rows) * sizeof *c);
-  tm->ab_s = cuzk_now_s() - t;
-  const bp_assignment as = {w->values, ninp, wtns_value(w, ninp), naux, &pce->a_aux,
-                            &pce->b_input, &pce->b_aux, binfile_path(&w->bf)};
-  st = prove_abc(proof, pp, &as, buf, lg, be, opts, stop, tm, err);
-out:
-  tm->total_s = cuzk_now_s() - t0;
-  free(buf);
-  return st;
-}
-
-cuzk_status bp_prove(groth16_proof *proof, const bp_params *pp, const pce_file *pce,
-                     const wtns_file *w, backend *be, const groth16_prove_opts *opts,
-                     const cuzk_stop *stop, groth16_timings *tm, cuzk_err *err) {
-  groth16_timings local = {0};
-  if (tm)
-    memset(tm, 0, sizeof *tm);
-  const cuzk_stop *outer = be->stop;
-  be->stop = stop;
-  cuzk_status st = prove(proof, pp, pce, w, be, opts, stop, tm ? tm : &local, err);
-  be->stop = outer;
-  return st;
+  return bp_prove_values(proof, pp, pce, w->values, binfile_path(&w->bf), be, opts, stop, tm, err);
 }
 
 /* a, b, c (canonical bytes) into Montgomery form, each value checked. */

@@ -9,12 +9,8 @@
 #include "groth16/prove.h"
 #include "groth16/wtns.h"
 
-/* The domain a PCE's rows need: the smallest power of two >= rows (its
- * num_constraints, which counts the input rows), as lg; 0 for no rows. */
-unsigned bp_lg_domain(uint64_t rows);
-
 /* CUZK_OK when the key's vector lengths are those of the circuit: n_ic =
- * inputs, n_l = aux, n_h = m - 1, n_a = inputs + |a_aux|, n_b_g1 = n_b_g2 =
+ * inputs, n_l = aux, n_h = m - 1 (m: pce_domain_lg), n_a = inputs + |a_aux|, n_b_g1 = n_b_g2 =
  * |b_input| + |b_aux|; else CUZK_FORMAT naming both files and the first
  * count that disagrees.  key_name, pce_name: for the message. */
 cuzk_status bp_check_key(const bp_params *pp, const pce_file *pce, const char *key_name,
@@ -54,6 +50,15 @@ typedef struct {
 cuzk_status bp_prove(groth16_proof *proof, const bp_params *pp, const pce_file *pce,
                      const wtns_file *w, backend *be, const groth16_prove_opts *opts,
                      const cuzk_stop *stop, groth16_timings *tm, cuzk_err *err);
+
+/* The same from the assignment's values alone (n_inputs + n_aux canonical
+ * 32-byte little-endian values, ONE first; name stands for them in
+ * messages): CUZK_INVALID_ARGUMENT for a value >= r.  bp_prove is this on
+ * a .wtns file's values, after checking its prime and count. */
+cuzk_status bp_prove_values(groth16_proof *proof, const bp_params *pp, const pce_file *pce,
+                            const uint8_t *values, const char *name, backend *be,
+                            const groth16_prove_opts *opts, const cuzk_stop *stop,
+                            groth16_timings *tm, cuzk_err *err);
 
 /* The same from a, b, c already evaluated (abc_size rows each, canonical
  * 32-byte little-endian; the rows up to the domain are zero) and the

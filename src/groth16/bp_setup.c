@@ -203,7 +203,7 @@ cuzk_status bp_setup(bp_params *pp, const pce_file *pce, uint64_t seed, const bp
                      cuzk_err *err) {
   memset(pp, 0, sizeof *pp);
   const size_t ninp = pce->num_inputs, naux = pce->num_aux, nv = ninp + naux;
-  const unsigned lg = bp_lg_domain(pce->num_constraints);
+  const unsigned lg = pce_domain_lg(pce);
   const size_t m = (size_t)1 << lg;
   if (ninp == 0 || pce->num_constraints < 2)
     return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,

@@ -4,7 +4,7 @@
  *
  * With tau, alpha, beta, gamma, delta and the generators g1 = k1 G1,
  * g2 = k2 G2 drawn from the seed (bellperson's setup draws random
- * generators too; docs/FORMATS.md §5.3), m the domain (bp_lg_domain of the
+ * generators too; docs/FORMATS.md §5.3), m the domain (pce_domain_lg of the
  * PCE's rows), w = 7^t's root of order m, L_i(tau) = w^i (tau^m - 1) /
  * (m (tau - w^i)) and u_j, v_j, w_j the columns of A, B and C at tau
  * (sum_i M[i][j] L_i(tau)):

@@ -28,4 +28,10 @@ typedef struct {
 
 void groth16_vk_fini(groth16_vk *vk);
 
+/* out[i] := in's value i (32-byte little-endian canonical) in Montgomery
+ * form, for i < n, on par_threads() workers.  Returns n when every value
+ * is < r, else the least index of one that is not (out is then partly
+ * written). */
+size_t groth16_values_to_mont(bls12_381_fr *out, const uint8_t *in, size_t n);
+
 #endif
