@@ -7,7 +7,9 @@
 #include <string.h>
 
 #include "base/bytes.h"
+#include "groth16/keygen.h"
 #include "groth16/pce.h"
+#include "groth16/wtns.h"
 
 typedef bls12_381_fr fr;
 
@@ -25,12 +27,7 @@ typedef struct {
   size_t wt_len;
 } circuit;
 
-static inline uint64_t rng_next(uint64_t *s) {
-  uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
+static inline uint64_t rng_next(uint64_t *s) { return keygen_splitmix64(s); }
 
 static inline void rand_fr(fr *x, uint64_t *s) {
   limb_t k[4];
@@ -101,22 +98,13 @@ static inline fr dot(const term *t, size_t n, const fr *w) {
 
 static inline void wtns_bytes(circuit *c) {
   const size_t nv = c->p.num_inputs + c->p.num_aux;
-  c->wt_len = 12 + 12 + 40 + 12 + 32 * nv;
+  c->wt_len = WTNS_BLS_HEADER_BYTES + 32 * nv;
   uint8_t *b = c->wt = calloc(1, c->wt_len);
-  memcpy(b, "wtns", 4);
-  wr_u32le(b + 4, 2);
-  wr_u32le(b + 8, 2);
-  wr_u32le(b + 12, 1);
-  wr_u64le(b + 16, 40);
-  wr_u32le(b + 24, 32);
-  limbs_to_le(b + 28, bls12_381_fr_modulus, 4);
-  wr_u32le(b + 60, (uint32_t)nv);
-  wr_u32le(b + 64, 2);
-  wr_u64le(b + 68, 32 * nv);
+  wtns_bls_header(b, (uint32_t)nv);
   for (size_t i = 0; i < nv; i++) {
     limb_t x[4];
     bls12_381_fr_to_canon(x, &c->w[i]);
-    limbs_to_le(b + 76 + 32 * i, x, 4);
+    limbs_to_le(b + WTNS_BLS_HEADER_BYTES + 32 * i, x, 4);
   }
 }
 

@@ -50,7 +50,7 @@ TEST(bp_setup_prove_verify_sizes) {
     cuzk_status st = bp_setup(&pp, &c.p, 7 + i, NULL, &err);
     CHECK_MSG(st == CUZK_OK, "setup %zu: %s", i, err.msg);
     CHECK_EQ_INT(bp_check_key(&pp, &c.p, "k", "c", &err), CUZK_OK);
-    CHECK_EQ_INT(pp.n_h, ((size_t)1 << bp_lg_domain(c.p.num_constraints)) - 1);
+    CHECK_EQ_INT(pp.n_h, ((size_t)1 << pce_domain_lg(&c.p)) - 1);
     if (c.p.num_aux >= 8)
       CHECK(pp.n_a < c.p.num_inputs + c.p.num_aux && pp.n_b_g1 < c.p.num_inputs + c.p.num_aux);
     groth16_proof pr;
