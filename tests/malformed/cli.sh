@@ -17,19 +17,7 @@ bad=$build/malformed
 ex=$repo/examples/mul
 tmp=$build/malformed-cli
 rm -rf "$tmp"; mkdir -p "$tmp"
-pass=0; fail=0
-# expect WANT_RC SUBSTRING cmd...: run, compare the exit status and look for
-# SUBSTRING in the output; a sanitizer report is always a failure.
-expect() {
-  local want=$1 sub=$2; shift 2
-  local out rc
-  out=$("$@" 2>&1); rc=$?
-  if [ "$rc" -eq "$want" ] && [[ "$out" == *"$sub"* ]] && [[ "$out" != *Sanitizer* ]] && [[ "$out" != *"runtime error"* ]]; then
-    pass=$((pass+1))
-  else
-    fail=$((fail+1)); printf 'FAIL: %s\n  exit %s (expected %s), wanted "%s" in:\n%s\n' "$*" "$rc" "$want" "$sub" "$out"
-  fi
-}
+. "$here/expect.sh"
 [ -f "$bad/MANIFEST" ] || { echo "run tests/malformed/run.sh $build first"; echo "malformed-cli: 0 passed, 1 failed"; exit 1; }
 
 # Broken keys and witnesses given to prove; every message names the file.

@@ -15,17 +15,7 @@ build=$(cd "${1:-build}" && pwd)
 cuzk=$build/cuzk
 tmp=$build/filecoin-cli
 rm -rf "$tmp"; mkdir -p "$tmp"
-pass=0; fail=0
-expect() { # expect WANT_RC SUBSTRING cmd...
-  local want=$1 sub=$2; shift 2
-  local out rc
-  out=$("$@" 2>&1); rc=$?
-  if [ "$rc" -eq "$want" ] && [[ "$out" == *"$sub"* ]] && [[ "$out" != *Sanitizer* ]] && [[ "$out" != *"runtime error"* ]]; then
-    pass=$((pass+1))
-  else
-    fail=$((fail+1)); printf 'FAIL: %s\n  exit %s (expected %s), wanted "%s" in:\n%s\n' "$*" "$rc" "$want" "$sub" "$out"
-  fi
-}
+. "$here/expect.sh"
 noble=0
 [ -f "$repo/tests/oracle/node_modules/@noble/curves/bls12-381.js" ] && command -v node >/dev/null && noble=1
 [ "$noble" = 1 ] || echo "skip: the @noble/curves verifier (node or tests/oracle/node_modules missing)"
