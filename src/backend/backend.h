@@ -32,6 +32,7 @@
 #include "base/err.h"
 #include "base/stop.h"
 #include "ec/bls12_381.h"
+#include "groth16/pce.h"
 #include "msm/msm.h"
 
 typedef enum { CUZK_CURVE_BLS12_381 = 1, CUZK_CURVE_BN254 = 2 } cuzk_curve;
@@ -41,8 +42,46 @@ typedef enum {
   BACKEND_OP_QUOTIENT,   /* h on the odd coset from a, b (snarkjs, 6 NTTs) */
   BACKEND_OP_MSM_G1,
   BACKEND_OP_MSM_G2,
+  BACKEND_OP_BP_SUMS,    /* a bellperson-convention partition's MSM sums (bp_sums) */
   BACKEND_OP_COUNT
 } backend_op;
+
+/* What bp_sums needs of a bellperson key and its circuit (docs/FORMATS.md
+ * §5.5): the domain, the variables (n_inputs counts ONE), the constraint
+ * matrices (pce: a, b, c = A w, B w, C w; NULL when a, b, c are given),
+ * the density bitmaps of the a and b queries (a_aux over the aux
+ * variables, b_input over the inputs, b_aux over the aux: pce's own, or a
+ * synthesized assignment's), and the key's query bases in the layout of
+ * msm.h: a (n_inputs + |a_aux|: every input, then the aux with A terms),
+ * b_g1 and b_g2 (|b_input| + |b_aux|), l (n_aux), h (2^lg_domain - 1).
+ * The caller checked every count against the others (bp_check_key) and
+ * keeps every array unchanged while a backend may hold copies of them
+ * (hold_bases). */
+typedef struct {
+  unsigned lg_domain;
+  size_t n_inputs, n_aux;
+  const pce_file *pce;
+  const pce_density *a_aux, *b_input, *b_aux;
+  const bls12_381_g1_aff *a, *b_g1, *l, *h;
+  const bls12_381_g2_aff *b_g2;
+  size_t n_a, n_b;
+} backend_bp_key;
+
+/* a, b, c given instead of evaluated (SupraSeal's boundary): rows values
+ * each (rows <= 2^lg_domain, the rest of the domain zero), canonical
+ * 32-byte little-endian, each below r (the caller checked). */
+typedef struct {
+  const void *a, *b, *c;
+  size_t rows;
+} backend_bp_abc;
+
+/* A partition's four MSM sums and where the time went (seconds, each
+ * stage's device work waited for). */
+typedef struct {
+  bls12_381_g1_jac a, b1, lh; /* the a query, the b query in G1, l + h */
+  bls12_381_g2_jac b2;        /* the b query in G2 */
+  double abc_s, h_s, msm_s[4]; /* a, b, c; h; the MSMs a, b1, b2, l + h */
+} backend_bp_sums;
 
 typedef struct backend backend;
 
@@ -118,6 +157,18 @@ typedef struct {
                         size_t nparts, cuzk_err *err);
   cuzk_status (*msm_g2)(backend *b, bls12_381_g2_jac *out, const msm_part *parts,
                         size_t nparts, cuzk_err *err);
+  /* One bellperson-convention partition up to its MSM sums (docs/FORMATS.md
+   * §5.5): a, b, c = A w, B w, C w (or abc's, when not NULL); h, the
+   * coefficients of (a b - c) / (x^m - 1) through the coset 7 of the
+   * 7^t-root domain; and the sums of the a, b (G1, G2) and l + h queries.
+   * values: n_inputs + n_aux canonical 32-byte little-endian values, each
+   * below r (the caller checked), ONE first.  The CPU backend works in
+   * host memory; the CUDA backend keeps everything on the GPU (the values
+   * go up once, the matrices and bases are resident copies, only the
+   * sums come back).  CUZK_CANCELLED under the stop hook, at its stage
+   * boundaries (and inside the CPU's stages). */
+  cuzk_status (*bp_sums)(backend *b, backend_bp_sums *out, const backend_bp_key *k,
+                         const void *values, const backend_bp_abc *abc, cuzk_err *err);
   /* May be NULL.  The priority of the device work of the operations that
    * follow (the CUDA backend: its high- or normal-priority stream, made at
    * creation, carries every operation's copies and kernels, the MSMs'

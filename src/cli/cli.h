@@ -64,6 +64,7 @@ int cli_parse_priority(const char *v, int *out);
 int bench_ntt(int argc, char **argv);
 int bench_msm(int argc, char **argv, int group); /* group 1 = G1, 2 = G2 */
 int bench_prove(int argc, char **argv);
+int bench_bp(int argc, char **argv);     /* bellperson partitions of a generated circuit */
 int bench_keygen(int argc, char **argv);
 int bench_daemon(int argc, char **argv); /* load on a running daemon (bench_daemon.c) */
 

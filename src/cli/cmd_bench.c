@@ -4,7 +4,8 @@
 #include "cli/cli.h"
 
 static void bench_usage(FILE *f) {
-  fprintf(f, "usage: cuzk bench ntt|msm-g1|msm-g2|prove|keygen|daemon [options]\n"
+  fprintf(f, "usage: cuzk bench ntt|msm-g1|msm-g2|prove|bp|keygen|daemon [options]\n"
+             "  bp proves partitions of a Filecoin-shaped development circuit.\n"
              "  keygen writes an INSECURE test key and witness of 2^K constraints.\n"
              "  daemon loads a running cuzk-daemon from concurrent clients.\n"
              "  `cuzk bench <what> --help` lists the options of each.\n");
@@ -27,6 +28,8 @@ int cmd_bench(int argc, char **argv) {
     return bench_msm(argc - 1, argv + 1, 2);
   if (!strcmp(argv[1], "prove"))
     return bench_prove(argc - 1, argv + 1);
+  if (!strcmp(argv[1], "bp"))
+    return bench_bp(argc - 1, argv + 1);
   if (!strcmp(argv[1], "keygen"))
     return bench_keygen(argc - 1, argv + 1);
   if (!strcmp(argv[1], "daemon"))

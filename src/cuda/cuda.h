@@ -65,6 +65,16 @@ cuzk_status cuzk_cuda_mem_info(int ordinal, uint64_t *free_bytes, uint64_t *tota
 cuzk_status cuzk_cuda_host_alloc(void **p, size_t bytes, cuzk_err *err);
 void cuzk_cuda_host_free(void *p);
 
+/* Device memory on the current device (cudaMalloc): *p = NULL and the
+ * CUDA error on failure; free with cuzk_cuda_dev_free (NULL is fine). */
+cuzk_status cuzk_cuda_dev_alloc(void **p, size_t bytes, cuzk_err *err);
+void cuzk_cuda_dev_free(void *p);
+/* A copy of `bytes` from host memory to device memory, queued on stream
+ * (a cudaStream_t as void *): the host memory must stay unchanged until
+ * the stream has passed it. */
+cuzk_status cuzk_cuda_copy_to_device(void *dev, const void *host, size_t bytes, void *stream,
+                                     cuzk_err *err);
+
 /* A stream on the current device that does not synchronize with the legacy
  * default stream (cudaStreamNonBlocking), as a `void *`; free with
  * cuzk_cuda_stream_free.  _priority: with a CUDA stream priority, from

@@ -268,6 +268,28 @@ extern "C" void cuzk_cuda_stream_free(void *stream) {
     cuda_gc_stream_destroy((cudaStream_t)stream);
 }
 
+extern "C" cuzk_status cuzk_cuda_dev_alloc(void **p, size_t bytes, cuzk_err *err) {
+  *p = nullptr;
+  cudaError_t e = cuda_gc_malloc(p, bytes ? bytes : 1);
+  if (e != cudaSuccess) {
+    *p = nullptr;
+    return cuda_fail(e, __FILE__, __LINE__, "cudaMalloc", err);
+  }
+  return CUZK_OK;
+}
+
+extern "C" void cuzk_cuda_dev_free(void *p) {
+  if (p)
+    cuda_gc_free(p);
+}
+
+extern "C" cuzk_status cuzk_cuda_copy_to_device(void *dev, const void *host, size_t bytes,
+                                                void *stream, cuzk_err *err) {
+  if (bytes)
+    CUDA_TRY(err, cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, (cudaStream_t)stream));
+  return CUZK_OK;
+}
+
 extern "C" cuzk_status cuzk_cuda_stream_sync(void *stream, cuzk_err *err) {
   CUDA_TRY(err, cudaStreamSynchronize((cudaStream_t)stream));
   return CUZK_OK;

@@ -740,6 +740,7 @@ extern "C" bool msm_gpu_bases_match(const msm_gpu_bases *b, const msm_gpu_part *
 }
 
 extern "C" size_t msm_gpu_bases_bytes(const msm_gpu_bases *b) { return b ? b->n * b->asize : 0; }
+extern "C" const void *msm_gpu_bases_data(const msm_gpu_bases *b) { return b ? b->data : nullptr; }
 
 extern "C" cuzk_status msm_gpu_upload(msm_gpu *ctx, const void *bases, const void *scalars,
                                       size_t n, double *ms, cuzk_err *err) {

@@ -71,7 +71,8 @@ cuzk_status msm_gpu_g2_parts(msm_gpu *ctx, bls12_381_g2_jac *out, const msm_part
  * over it zero the scalars of its bases at infinity on the device, as runs
  * over uploaded bases do (see the _parts entry points).
  *   void msm_gpu_bases_free(msm_gpu_bases *b);            (NULL is fine)
- *   size_t msm_gpu_bases_bytes(const msm_gpu_bases *b);   its device bytes */
+ *   size_t msm_gpu_bases_bytes(const msm_gpu_bases *b);   its device bytes
+ *   const void *msm_gpu_bases_data(const msm_gpu_bases *b); the device copy */
 cuzk_status msm_gpu_resident_new(msm_gpu_bases **out, msm_gpu_group g, const msm_part *parts,
                                  size_t nparts, unsigned flags, cuzk_err *err);
 /* Whether parts name the same host arrays and counts, in order, as b. */

@@ -110,6 +110,9 @@ cuzk_status msm_gpu_bases_new(msm_gpu_bases **out, msm_gpu_group g, const msm_gp
 void msm_gpu_bases_free(msm_gpu_bases *b);
 bool msm_gpu_bases_match(const msm_gpu_bases *b, const msm_gpu_part *parts, size_t nparts);
 size_t msm_gpu_bases_bytes(const msm_gpu_bases *b);
+/* The device copy: the parts' bases concatenated, in order (host memory
+ * when emulated), for msm_gpu_g1 / _g2 over a stretch of it. */
+const void *msm_gpu_bases_data(const msm_gpu_bases *b);
 cuzk_status msm_gpu_parts_resident_(msm_gpu *ctx, msm_gpu_group g, void *out,
                                     const msm_gpu_bases *res, const msm_gpu_part *parts,
                                     size_t nparts, const msm_gpu_opts *opts, cuzk_err *err);

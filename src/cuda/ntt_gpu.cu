@@ -90,7 +90,10 @@
  *              full_twiddles, thi is all n powers (tlo_bits = 0) and the
  *              first pass saves that multiplication.  The inverse reads the
  *              same tables at n - e.
- *   glo, ghi   g^i and g^(i 2^glo_bits) / n for the coset multiplier.
+ *   glo, ghi   g^i and g^(i 2^glo_bits) / n for the coset multiplier (g:
+ *              omega_2n, or cfg.coset_gen);
+ *   gilo, gihi g^-i and g^-(i 2^glo_bits), to take a coset's
+ *              interpolation back (cuda_ntt_coset_quotient_dev).
  *   d1         (cfg.pass1_table) the first pass's D factors of the forward
  *              direction, n of them, at the position of the element they
  *              multiply: (t, cc) at t 2^r + cc.  The first pass of the
@@ -688,6 +691,17 @@ static CZ_HD void pw_quot_one(fr_t *h, const fr_t *a, const fr_t *b, const fr_t 
   const fr_t t = fr_t::sub(fr_t::mul(ld_fr(a + i), ld_fr(b + i)), ld_fr(c + i));
   st_fr(h + i, fr_t::to_canon(t));
 }
+/* c[i] = (a[i] b[i] - c[i]) z: the quotient on a coset where x^n - 1 is
+ * the constant 1/z (Montgomery out) */
+static CZ_HD void pw_cquot_one(fr_t *c, const fr_t *a, const fr_t *b, const fr_t &z, size_t i) {
+  st_fr(c + i, fr_t::mul(fr_t::sub(fr_t::mul(ld_fr(a + i), ld_fr(b + i)), ld_fr(c + i)), z));
+}
+/* h[i] = x[i] g^-i, canonical (lo[i mod 2^bits] hi[i >> bits] = g^-i); h may be x */
+static CZ_HD void uncoset_one(fr_t *h, const fr_t *x, const fr_t *lo, const fr_t *hi,
+                              unsigned bits, size_t i) {
+  const fr_t s = fr_t::mul(ld_ro(lo + (i & (((size_t)1 << bits) - 1))), ld_ro(hi + (i >> bits)));
+  st_fr(h + i, fr_t::to_canon(fr_t::mul(ld_fr(x + i), s)));
+}
 /* t[e] = hi[e >> lo_bits] lo[e mod 2^lo_bits]: the full twiddle table */
 static CZ_HD void full_tw_one(fr_t *t, const fr_t *hi, const fr_t *lo, unsigned lo_bits, size_t e) {
   st_fr(t + e, fr_t::mul(ld_fr(hi + (e >> lo_bits)), ld_fr(lo + (e & (((size_t)1 << lo_bits) - 1)))));
@@ -722,6 +736,18 @@ __global__ void ntt_pw_quot_kernel(fr_t *h, const fr_t *a, const fr_t *b, const 
   if (i < n)
     pw_quot_one(h, a, b, c, i);
 }
+__global__ void ntt_pw_cquot_kernel(fr_t *c, const fr_t *a, const fr_t *b, const fr_t z,
+                                    size_t n) {
+  const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    pw_cquot_one(c, a, b, z, i);
+}
+__global__ void ntt_uncoset_kernel(fr_t *h, const fr_t *x, const fr_t *lo, const fr_t *hi,
+                                   unsigned bits, size_t n) {
+  const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    uncoset_one(h, x, lo, hi, bits, i);
+}
 __global__ void ntt_full_tw_kernel(fr_t *t, const fr_t *hi, const fr_t *lo, unsigned lo_bits,
                                    size_t n) {
   const size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -749,9 +775,10 @@ struct cuda_ntt_plan {
   bool sorted;
   ntt_pass_shape smid;
   unsigned tlo_bits, glo_bits;
-  fr_t *tables; /* one allocation: w[0], w[1], [full], thi, tlo, glo, ghi, [d1] */
-  fr_t *w[2], *thi, *tlo, *glo, *ghi, *d1;
+  fr_t *tables; /* one allocation: w[0], w[1], [full], thi, tlo, glo, ghi, gilo, gihi, [d1] */
+  fr_t *w[2], *thi, *tlo, *glo, *ghi, *gilo, *gihi, *d1;
   fr_t n_inv;
+  fr_t zinv; /* 1 / (g^n - 1) for cfg.coset_gen = g */
   void *buf[CUDA_NTT_MAX_BUFFERS];
   size_t bytes;
 };
@@ -913,6 +940,29 @@ static cuzk_status run_pw_quot(const cuda_ntt_plan *P, const ntt_exec &x, fr_t *
   return CUZK_OK;
 }
 
+static cuzk_status run_pw_cquot(const cuda_ntt_plan *P, const ntt_exec &x, fr_t *c, const fr_t *a,
+                                const fr_t *b) {
+  if (x.emulate) {
+    for (size_t i = 0; i < P->n; i++) pw_cquot_one(c, a, b, P->zinv, i);
+    return CUZK_OK;
+  }
+  ntt_pw_cquot_kernel<<<(unsigned)blocks_for(P->n, PW_THREADS), PW_THREADS, 0, x.s>>>(c, a, b,
+                                                                                      P->zinv, P->n);
+  CUDA_TRY(x.err, cudaGetLastError());
+  return CUZK_OK;
+}
+
+static cuzk_status run_uncoset(const cuda_ntt_plan *P, const ntt_exec &x, fr_t *h, const fr_t *v) {
+  if (x.emulate) {
+    for (size_t i = 0; i < P->n; i++) uncoset_one(h, v, P->gilo, P->gihi, P->glo_bits, i);
+    return CUZK_OK;
+  }
+  ntt_uncoset_kernel<<<(unsigned)blocks_for(P->n, PW_THREADS), PW_THREADS, 0, x.s>>>(
+      h, v, P->gilo, P->gihi, P->glo_bits, P->n);
+  CUDA_TRY(x.err, cudaGetLastError());
+  return CUZK_OK;
+}
+
 /* The operations, on any executor. */
 static cuzk_status op_run(const cuda_ntt_plan *P, const ntt_exec &x, cuda_ntt_op op, fr_t *a,
                           fr_t *b, fr_t *c, fr_t *h, bool compute_c) {
@@ -932,6 +982,22 @@ static cuzk_status op_run(const cuda_ntt_plan *P, const ntt_exec &x, cuda_ntt_op
   case CUDA_NTT_OP_TO_ODD_COSET:
     CUZK_TRY(run_dif(P, x, a, 1, NTT_POST_COSET));
     return run_dit(P, x, a, 0);
+  case CUDA_NTT_OP_COSET_QUOTIENT:
+    for (fr_t *v : {a, b, c}) {
+      if (v != a)
+        CUZK_TRY(poll_stop(x)); /* one coset evaluation per poll */
+      CUZK_TRY(run_dif(P, x, v, 1, NTT_POST_COSET));
+      CUZK_TRY(run_dit(P, x, v, 0));
+    }
+    CUZK_TRY(poll_stop(x));
+    CUZK_TRY(run_pw_cquot(P, x, c, a, b));
+    if (P->sorted) {
+      CUZK_TRY(run_sorted(P, x, c, 1, NTT_POST_SCALE));
+    } else {
+      CUZK_TRY(run_dif(P, x, c, 1, NTT_POST_SCALE));
+      CUZK_TRY(run_bitrev(P, x, c));
+    }
+    return run_uncoset(P, x, h, c);
   default: /* quotient */
     if (compute_c)
       CUZK_TRY(run_pw_mul(P, x, c, a, b));
@@ -1090,7 +1156,7 @@ static cuzk_status make_tables(cuda_ntt_plan *P, cuzk_err *err) {
   const size_t nfull = full ? (size_t)1 << L : 0;
   const size_t nd1 = boundary && P->cfg.pass1_table ? (size_t)1 << L : 0;
   const size_t nglo = (size_t)1 << P->glo_bits, nghi = (size_t)1 << (L - P->glo_bits);
-  const size_t nhost = 2 * nw + nhi + nlo + nglo + nghi, total = nhost + nfull + nd1;
+  const size_t nhost = 2 * nw + nhi + nlo + 2 * (nglo + nghi), total = nhost + nfull + nd1;
 
   std::vector<fr_t> h;
   try {
@@ -1099,7 +1165,7 @@ static cuzk_status make_tables(cuda_ntt_plan *P, cuzk_err *err) {
     return cuzk_err_set(err, CUZK_NO_MEMORY, "cuda ntt 2^%u: no host memory for the tables", L);
   }
   fr_t *w0 = h.data(), *w1 = w0 + nw, *hi = w1 + nw, *lo = hi + nhi, *glo = lo + nlo,
-       *ghi = glo + nglo;
+       *ghi = glo + nglo, *gilo = ghi + nghi, *gihi = gilo + nglo;
   fr_t r, g, gs;
   cuda_ntt_host_root(&r, P->roots, NTT_LG_W, false);
   cuda_ntt_host_powers(w0, nw, nullptr, &r);
@@ -1112,24 +1178,35 @@ static cuzk_status make_tables(cuda_ntt_plan *P, cuzk_err *err) {
     cuda_ntt_host_powers(lo, nlo, nullptr, &r);
   }
   cuda_ntt_host_inv_pow2(&P->n_inv, L);
-  cuda_ntt_host_coset_shift(&g, P->roots, L);
+  if (P->cfg.coset_gen) {
+    cuda_ntt_host_small(&g, P->cfg.coset_gen);
+    cuda_ntt_host_vanishing_inv(&P->zinv, &g, L);
+  } else {
+    cuda_ntt_host_coset_shift(&g, P->roots, L);
+  }
   cuda_ntt_host_powers(glo, nglo, nullptr, &g);
   cuda_ntt_host_sqr_k(&gs, &g, P->glo_bits);
   cuda_ntt_host_powers(ghi, nghi, &P->n_inv, &gs);
+  cuda_ntt_host_inv(&g, &g);
+  cuda_ntt_host_powers(gilo, nglo, nullptr, &g);
+  cuda_ntt_host_sqr_k(&gs, &g, P->glo_bits);
+  cuda_ntt_host_powers(gihi, nghi, nullptr, &gs);
 
   void *mem;
   CUZK_TRY(plan_alloc(P, &mem, total * sizeof(fr_t), "twiddle tables", err));
   P->tables = (fr_t *)mem;
-  /* device layout: w0 w1 [full] hi lo glo ghi [d1] */
+  /* device layout: w0 w1 [full] hi lo glo ghi gilo gihi [d1] */
   fr_t *d = P->tables;
   P->w[0] = d;
   P->w[1] = d + nw;
   fr_t *dfull = d + 2 * nw, *dhi = dfull + nfull, *dlo = dhi + nhi;
   P->glo = dlo + nlo;
   P->ghi = P->glo + nglo;
+  P->gilo = P->ghi + nghi;
+  P->gihi = P->gilo + nglo;
   P->thi = full ? dfull : dhi;
   P->tlo = full ? nullptr : dlo;
-  P->d1 = nd1 ? P->ghi + nghi : nullptr;
+  P->d1 = nd1 ? P->gihi + nghi : nullptr;
   const unsigned d1_r = P->pass[0].r, d1_lp = P->pass[0].lp;
   if (P->emulate) {
     memcpy(d, w0, 2 * nw * sizeof(fr_t));
@@ -1288,6 +1365,25 @@ extern "C" cuzk_status cuda_ntt_quotient_dev(const cuda_ntt_plan *p, void *h, vo
   return cuda_ntt_quotient_dev_stoppable(p, h, a, b, c, compute_c, stream, nullptr, err);
 }
 
+extern "C" cuzk_status cuda_ntt_coset_quotient_dev(const cuda_ntt_plan *p, void *h, void *a,
+                                                   void *b, void *c, void *stream,
+                                                   const void *stop, cuzk_err *err) {
+  const char *fn = "cuda_ntt_coset_quotient_dev";
+  CUZK_TRY(check_ptr(p, a, fn, err));
+  CUZK_TRY(check_ptr(p, b, fn, err));
+  CUZK_TRY(check_ptr(p, c, fn, err));
+  CUZK_TRY(check_ptr(p, h, fn, err));
+  if (a == b || a == c || b == c)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "%s: a, b and c must be distinct buffers", fn);
+  if (!p->cfg.coset_gen)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
+                        "%s: the plan has the odd coset (made without coset_gen)", fn);
+  ntt_exec x = exec_of(p, stream, err);
+  x.stop = stop;
+  return op_run(p, x, CUDA_NTT_OP_COSET_QUOTIENT, (fr_t *)a, (fr_t *)b, (fr_t *)c, (fr_t *)h,
+                false);
+}
+
 extern "C" cuzk_status cuda_ntt_quotient_dev_stoppable(const cuda_ntt_plan *p, void *h, void *a,
                                                        void *b, void *c, bool compute_c,
                                                        void *stream, const void *stop,
@@ -1375,12 +1471,12 @@ extern "C" cuzk_status cuda_ntt_quotient(cuda_ntt_plan *p, void *h, const void *
 
 extern "C" cuzk_status cuda_ntt_time(cuda_ntt_plan *p, cuda_ntt_op op, unsigned reps, double *ms,
                                      cuzk_err *err) {
-  const unsigned need = op == CUDA_NTT_OP_QUOTIENT ? 4 : 1;
+  const unsigned need = op == CUDA_NTT_OP_QUOTIENT || op == CUDA_NTT_OP_COSET_QUOTIENT ? 4 : 1;
   if (!p || p->emulate || (unsigned)op >= CUDA_NTT_OP_COUNT || reps == 0 || reps > 63 || !ms ||
-      p->cfg.buffers < need)
+      p->cfg.buffers < need || (op == CUDA_NTT_OP_COSET_QUOTIENT && !p->cfg.coset_gen))
     return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
-                        "cuda_ntt_time: want a device plan with %u buffer(s), a known op, "
-                        "reps 1..63",
+                        "cuda_ntt_time: want a device plan with %u buffer(s), a known op "
+                        "(the coset quotient: a coset_gen plan), reps 1..63",
                         need);
   cuda_stream st;
   cuda_event e0, e1;

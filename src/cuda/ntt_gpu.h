@@ -59,6 +59,12 @@ typedef struct {
    * and 3 % off the odd-coset evaluation (bench/RESULTS.md); plans of one
    * pass have no such factors and ignore it. */
   bool pass1_table;
+  /* The coset of the coset operations: 0, the odd coset {omega_2n^(2j+1)}
+   * (snarkjs; cuda_ntt_to_odd_coset, the quotient); k > 0, the coset
+   * {k omega^j} of the field element k (bellperson's 7, with the 7^t
+   * roots; cuda_ntt_to_odd_coset then evaluates there, and
+   * cuda_ntt_coset_quotient_dev needs it).  k^n must not be 1. */
+  unsigned coset_gen;
   bool emulate;         /* run on the host (see above); no GPU used */
 } cuda_ntt_config;
 
@@ -105,6 +111,18 @@ cuzk_status cuda_ntt_quotient_dev(const cuda_ntt_plan *p, void *h, void *a, void
 cuzk_status cuda_ntt_quotient_dev_stoppable(const cuda_ntt_plan *p, void *h, void *a, void *b,
                                             void *c, bool compute_c, void *stream,
                                             const void *stop, cuzk_err *err);
+/* bellperson's quotient (docs/FORMATS.md §5.5) on device buffers, for a
+ * plan made with coset_gen = g: a, b, c hold evaluations on the domain
+ * {omega^i} (Montgomery); each is taken to the coset {g omega^j} in
+ * place, t_j = (a_j b_j - c_j) / (g^n - 1) goes to c, and h gets the n
+ * coefficients of the polynomial t interpolates, h_i = g^-i (iNTT t)_i,
+ * as canonical 32-byte little-endian integers (h may be c).  The degree
+ * of the quotient is at most n - 2 when a b - c vanishes on the domain,
+ * so h_(n-1) is 0 then.  a, b, c are overwritten.  stop as for
+ * cuda_ntt_quotient_dev_stoppable (polled after each coset evaluation). */
+cuzk_status cuda_ntt_coset_quotient_dev(const cuda_ntt_plan *p, void *h, void *a, void *b,
+                                        void *c, void *stream, const void *stop, cuzk_err *err);
+
 /* The same from host memory, on one stream: uploads a and b (and c when not
  * NULL; NULL means c = a o b, as the backend op) into the plan's buffers
  * 0..2 (the plan needs 3), runs cuda_ntt_quotient_dev with h in buffer 2,
@@ -135,6 +153,7 @@ typedef enum {
   CUDA_NTT_OP_INVERSE,
   CUDA_NTT_OP_TO_ODD_COSET,
   CUDA_NTT_OP_QUOTIENT,
+  CUDA_NTT_OP_COSET_QUOTIENT, /* cuda_ntt_coset_quotient_dev: 4 buffers, a coset_gen plan */
   CUDA_NTT_OP_COUNT
 } cuda_ntt_op;
 cuzk_status cuda_ntt_time(cuda_ntt_plan *p, cuda_ntt_op op, unsigned reps, double *ms,

@@ -54,6 +54,26 @@ void cuda_ntt_host_sqr_k(void *out, const void *x, unsigned k) {
   put(out, &y);
 }
 
+void cuda_ntt_host_small(void *out, unsigned k) {
+  fr x;
+  bls12_381_fr_set_u64(&x, k);
+  put(out, &x);
+}
+
+void cuda_ntt_host_inv(void *out, const void *x) {
+  fr y = get(x);
+  bls12_381_fr_inv(&y, &y);
+  put(out, &y);
+}
+
+void cuda_ntt_host_vanishing_inv(void *out, const void *g, unsigned lg_n) {
+  fr y = get(g);
+  for (unsigned i = 0; i < lg_n; i++) bls12_381_fr_sqr(&y, &y);
+  bls12_381_fr_sub(&y, &y, &bls12_381_fr_one_mont);
+  bls12_381_fr_inv(&y, &y);
+  put(out, &y);
+}
+
 void cuda_ntt_host_powers(void *out, size_t count, const void *first, const void *base) {
   if (count == 0)
     return;

@@ -28,6 +28,13 @@ void cuda_ntt_host_coset_shift(void *out, int roots, unsigned lg_n);
 void cuda_ntt_host_inv_pow2(void *out, unsigned lg_n);
 /* out = x^(2^k): k squarings. */
 void cuda_ntt_host_sqr_k(void *out, const void *x, unsigned k);
+/* out = the field element k. */
+void cuda_ntt_host_small(void *out, unsigned k);
+/* out = x^-1 (x != 0). */
+void cuda_ntt_host_inv(void *out, const void *x);
+/* out = 1 / (g^(2^lg_n) - 1): the inverse of x^n - 1 on the coset g
+ * (g^n != 1). */
+void cuda_ntt_host_vanishing_inv(void *out, const void *g, unsigned lg_n);
 /* out[i] = first * base^i for i < count (first NULL: 1); count - 1 mul. */
 void cuda_ntt_host_powers(void *out, size_t count, const void *first, const void *base);
 

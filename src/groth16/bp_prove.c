@@ -1,17 +1,11 @@
 /* The bellperson-convention Groth16 prover (bp_prove.h).
  *
- * DESIGN: docs/FORMATS.md §5.5 step by step, on the CPU for the vectors
- * and through the backend for the MSMs:
- *   a, b, c = A w, B w, C w                         (pce_eval)
- *   h       = monomial coefficients 0 .. m-2 of (a b - c) / (x^m - 1):
- *             iNTT a, b, c; scale by 7^i; NTT (values on the coset 7 w^i);
- *             t = (a b - c) / (7^m - 1); iNTT; scale by 7^-i
- *   pa, pb1, pb2, pch                                (4 MSMs)
- * then groth16_assemble and verification against the key's vk.  The
- * queries' scalars are the witness's canonical bytes where a query covers
- * every variable (the inputs of a, the aux of l) and compacted copies where
- * a density bitmap filters them.  A proof that fails verification is
- * never returned. */
+ * DESIGN: the partition's heavy steps are one backend operation, bp_sums
+ * (backend.h; docs/FORMATS.md §5.5): a, b, c, h and the four MSM sums,
+ * on the host's cores or all on one GPU.  Here: the checks of the
+ * assignment (every value below r, the counts and densities against the
+ * key), then groth16_assemble with fresh r, s and the verification against
+ * the key's vk.  A proof that fails verification is never returned. */
 #include "groth16/bp_prove.h"
 
 #include <stdlib.h>
@@ -20,7 +14,6 @@
 #include "base/clock.h"
 #include "base/par.h"
 #include "groth16/verify.h"
-#include "poly/ntt.h"
 
 /* The key's vector lengths against a circuit of ninp inputs, naux aux,
  * domain m and the three densities' popcounts. */
@@ -55,86 +48,6 @@ cuzk_status bp_check_key(const bp_params *pp, const pce_file *pce, const char *k
                       pce->b_input.popcount, pce->b_aux.popcount, key_name, pce_name, err);
 }
 
-/* ---- the filtered scalars */
-
-/* dst := the 32-byte values v[i] for each set bit i of d, in order;
- * returns the count (d->popcount, which the reader checked). */
-static size_t compact(uint8_t *dst, const uint8_t *v, const pce_density *d) {
-  size_t k = 0;
-  for (uint64_t i = 0; i < d->bit_len; i++)
-    if (pce_density_get(d, i))
-      memcpy(dst + 32 * k++, v + 32 * i, 32);
-  return k;
-}
-
-/* ---- h */
-
-typedef struct {
-  bls12_381_fr *a, *b, *c;
-  bls12_381_fr zinv; /* 1 / (g^m - 1) */
-  size_t n;
-} quot_job;
-
-/* c[i] := (a[i] b[i] - c[i]) / (g^m - 1) */
-static void quot_part(void *ctx, unsigned idx, unsigned n) {
-  const quot_job *q = ctx;
-  size_t lo, hi;
-  par_range(q->n, idx, n, &lo, &hi);
-  for (size_t i = lo; i < hi; i++) {
-    bls12_381_fr t;
-    bls12_381_fr_mul(&t, &q->a[i], &q->b[i]);
-    bls12_381_fr_sub(&t, &t, &q->c[i]);
-    bls12_381_fr_mul(&q->c[i], &t, &q->zinv);
-  }
-}
-
-/* v[i] := the canonical little-endian bytes of v[i] (same 32 bytes). */
-static void canon_part(void *ctx, unsigned idx, unsigned n) {
-  const quot_job *q = ctx;
-  size_t lo, hi;
-  par_range(q->n, idx, n, &lo, &hi);
-  for (size_t i = lo; i < hi; i++) {
-    limb_t x[4];
-    bls12_381_fr_to_canon(x, &q->c[i]);
-    limbs_to_le((uint8_t *)&q->c[i], x, 4);
-  }
-}
-
-/* h (in c, canonical bytes, m - 1 of them used) from a, b, c (m each,
- * Montgomery, the evaluations on the domain; all three overwritten). */
-static cuzk_status quotient(bls12_381_fr *a, bls12_381_fr *b, bls12_381_fr *c, unsigned lg,
-                            const cuzk_stop *stop, cuzk_err *err) {
-  ntt_domain d;
-  cuzk_status st = ntt_domain_init(&d, lg, NTT_ROOTS_BELLPERSON, err);
-  if (st != CUZK_OK)
-    return st;
-  const size_t m = d.n;
-  bls12_381_fr g, ginv, gm;
-  const limb_t seven[4] = {7, 0, 0, 0}, em[1] = {(limb_t)m};
-  bls12_381_fr_from_canon(&g, seven);
-  bls12_381_fr_inv(&ginv, &g);
-  bls12_381_fr *v[3] = {a, b, c};
-  for (int k = 0; k < 3; k++) {
-    if (cuzk_stopped(stop)) {
-      ntt_domain_fini(&d);
-      return cuzk_err_set(err, CUZK_CANCELLED, "cancelled during the quotient");
-    }
-    ntt_inverse(&d, v[k], 0);
-    ntt_scale_powers(v[k], m, &g, 0);
-    ntt_forward(&d, v[k], 0);
-  }
-  quot_job q = {a, b, c, {{0}}, m};
-  bls12_381_fr_pow(&gm, &g, em, 1);
-  bls12_381_fr_sub(&gm, &gm, &bls12_381_fr_one_mont);
-  bls12_381_fr_inv(&q.zinv, &gm);
-  par_run(par_threads(), quot_part, &q);
-  ntt_inverse(&d, c, 0);
-  ntt_scale_powers(c, m, &ginv, 0);
-  par_run(par_threads(), canon_part, &q);
-  ntt_domain_fini(&d);
-  return CUZK_OK;
-}
-
 /* ---- the proof */
 
 static cuzk_status verify(const groth16_proof *proof, const bp_params *pp,
@@ -165,76 +78,87 @@ static cuzk_status verify(const groth16_proof *proof, const bp_params *pp,
   return CUZK_OK;
 }
 
-/* Everything after a, b, c: h (in c), the MSMs, the blinding, the check.
- * abc: 3 m elements, a, b, c (Montgomery), overwritten. */
-static cuzk_status prove_abc(groth16_proof *proof, const bp_params *pp, const bp_assignment *as,
-                             bls12_381_fr *abc, unsigned lg, backend *be,
-                             const groth16_prove_opts *opts, const cuzk_stop *stop,
-                             groth16_timings *tm, cuzk_err *err) {
-  const size_t m = (size_t)1 << lg, ninp = as->n_inputs, naux = as->n_aux;
-  bls12_381_fr *a = abc, *b = abc + m, *c = abc + 2 * m;
-  const size_t nfilt = as->a_aux->popcount + as->b_input->popcount + as->b_aux->popcount;
-  cuzk_status st;
-  if (be->ops->reserve) {
-    size_t g1 = m - 1 + naux > ninp + naux ? m - 1 + naux : ninp + naux;
-    if ((st = be->ops->reserve(be, g1, ninp + naux, 0, err)) != CUZK_OK)
-      return st;
+/* The least index i < n of a value >= r among n canonical 32-byte values
+ * (n when there is none), on par_threads() workers. */
+typedef struct {
+  const uint8_t *v;
+  size_t n;
+  uint64_t bad; /* the least bad index found so far, or UINT64_MAX */
+} range_job;
+
+static void range_part(void *ctx, unsigned idx, unsigned nt) {
+  range_job *j = ctx;
+  size_t lo, hi;
+  par_range(j->n, idx, nt, &lo, &hi);
+  for (size_t i = lo; i < hi; i++) {
+    limb_t x[4];
+    limbs_from_le(x, j->v + 32 * i, 4);
+    if (bls12_381_fr_canon_ok(x))
+      continue;
+    uint64_t cur = __atomic_load_n(&j->bad, __ATOMIC_RELAXED);
+    while (i < cur && !__atomic_compare_exchange_n(&j->bad, &cur, (uint64_t)i, false,
+                                                   __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    }
+    return; /* the rest of this range has larger indices */
   }
-  uint8_t *filt = malloc(nfilt ? 32 * nfilt : 1);
-  if (!filt)
-    return cuzk_err_set(err, CUZK_NO_MEMORY, "no memory for %zu scalars (%zu MiB)", nfilt,
-                        (nfilt * 32) >> 20);
-  double t;
+}
 
-  if ((st = groth16_stage(opts, stop, "h (6 NTTs)", err)) != CUZK_OK)
-    goto out;
-  t = cuzk_now_s();
-  if ((st = quotient(a, b, c, lg, stop, err)) != CUZK_OK)
-    goto out;
-  tm->quotient_s = cuzk_now_s() - t;
+static size_t first_not_below_r(const uint8_t *v, size_t n) {
+  range_job j = {v, n, UINT64_MAX};
+  par_run(par_threads(), range_part, &j);
+  return j.bad == UINT64_MAX ? n : (size_t)j.bad;
+}
 
-  if ((st = groth16_stage(opts, stop, "MSMs", err)) != CUZK_OK)
-    goto out;
-  t = cuzk_now_s();
-  uint8_t *fa = filt, *fbi = fa + 32 * compact(fa, as->aux, as->a_aux);
-  uint8_t *fba = fbi + 32 * compact(fbi, as->inputs, as->b_input);
-  compact(fba, as->aux, as->b_aux);
-  const size_t pbi = as->b_input->popcount, pba = as->b_aux->popcount;
-  const msm_part pt_a[2] = {{pp->a, as->inputs, ninp}, {pp->a + ninp, fa, as->a_aux->popcount}};
-  const msm_part pt_b1[2] = {{pp->b_g1, fbi, pbi}, {pp->b_g1 + pbi, fba, pba}};
-  const msm_part pt_b2[2] = {{pp->b_g2, fbi, pbi}, {pp->b_g2 + pbi, fba, pba}};
-  const msm_part pt_lh[2] = {{pp->l, as->aux, naux}, {pp->h, c, m - 1}};
-  bls12_381_g1_jac pa, pb1, pch;
-  bls12_381_g2_jac pb2;
-  double tq = t;
-#define MSM_TIMED(k, call)                                                                       \
-  (cuzk_stopped(stop) ? (st = cuzk_err_set(err, CUZK_CANCELLED, "cancelled between MSMs"), 0)    \
-   : (st = (call)) == CUZK_OK                                                                    \
-       ? (tm->msm_each_s[k] = cuzk_now_s() - tq, tq += tm->msm_each_s[k], 1)                     \
-       : 0)
-  if (!MSM_TIMED(0, be->ops->msm_g1(be, &pa, pt_a, 2, err)) ||
-      !MSM_TIMED(1, be->ops->msm_g1(be, &pb1, pt_b1, 2, err)) ||
-      !MSM_TIMED(2, be->ops->msm_g2(be, &pb2, pt_b2, 2, err)) ||
-      !MSM_TIMED(3, be->ops->msm_g1(be, &pch, pt_lh, 2, err)))
-    goto out;
-#undef MSM_TIMED
-  tm->msm_s = cuzk_now_s() - t;
+/* The backend's sums for the key and the assignment's densities, then the
+ * blinding, the assembly and the check (as->inputs and as->aux are the
+ * consecutive values). */
+static cuzk_status prove_sums(groth16_proof *proof, const bp_params *pp, const pce_file *pce,
+                              const bp_assignment *as, const backend_bp_abc *abc, unsigned lg,
+                              backend *be, const groth16_prove_opts *opts, const cuzk_stop *stop,
+                              groth16_timings *tm, cuzk_err *err) {
+  if (!be->ops->bp_sums || !backend_supports(be, CUZK_CURVE_BLS12_381, BACKEND_OP_BP_SUMS))
+    return cuzk_err_set(err, CUZK_UNSUPPORTED, "backend %s cannot prove bellperson partitions",
+                        be->ops->name);
+  const backend_bp_key k = {.lg_domain = lg,
+                            .n_inputs = as->n_inputs,
+                            .n_aux = as->n_aux,
+                            .pce = abc ? NULL : pce,
+                            .a_aux = as->a_aux,
+                            .b_input = as->b_input,
+                            .b_aux = as->b_aux,
+                            .a = pp->a,
+                            .b_g1 = pp->b_g1,
+                            .l = pp->l,
+                            .h = pp->h,
+                            .b_g2 = pp->b_g2,
+                            .n_a = pp->n_a,
+                            .n_b = pp->n_b_g1};
+  backend_bp_sums sm;
+  cuzk_status st;
+  if ((st = groth16_stage(opts, stop, "a, b, c, h, MSMs", err)) != CUZK_OK)
+    return st;
+  const cuzk_stop *outer = be->stop;
+  be->stop = stop;
+  st = be->ops->bp_sums(be, &sm, &k, as->inputs, abc, err);
+  be->stop = outer;
+  tm->ab_s = sm.abc_s, tm->quotient_s = sm.h_s;
+  for (int i = 0; i < 4; i++) tm->msm_each_s[i] = sm.msm_s[i], tm->msm_s += sm.msm_s[i];
+  if (st != CUZK_OK)
+    return st;
 
   limb_t r[4], s[4];
   if ((st = groth16_blinding(r, s, opts, err)) != CUZK_OK)
-    goto out;
+    return st;
   const groth16_blind_key bk = {&pp->vk.alpha_g1, &pp->vk.beta_g1, &pp->vk.delta_g1,
                                 &pp->vk.beta_g2, &pp->vk.delta_g2};
-  groth16_assemble(proof, &pa, &pb1, &pb2, &pch, &bk, r, s);
+  groth16_assemble(proof, &sm.a, &sm.b1, &sm.b2, &sm.lh, &bk, r, s);
 
   if ((st = groth16_stage(opts, stop, "verify", err)) != CUZK_OK)
-    goto out;
-  t = cuzk_now_s();
+    return st;
+  double t = cuzk_now_s();
   if ((st = verify(proof, pp, as, err)) != CUZK_OK)
     memset(proof, 0, sizeof *proof);
   tm->verify_s = cuzk_now_s() - t;
-out:
-  free(filt);
   return st;
 }
 
@@ -251,39 +175,15 @@ cuzk_status bp_prove_values(groth16_proof *proof, const bp_params *pp, const pce
     return cuzk_err_set(err, CUZK_FORMAT,
                         "the circuit has %zu inputs and %u rows: a proof needs ONE and 2 rows",
                         ninp, pce->num_constraints);
-  const unsigned lg = pce_domain_lg(pce);
-  const size_t m = (size_t)1 << lg;
-  bls12_381_fr *buf = malloc((3 * m + nv) * sizeof *buf);
-  if (!buf)
-    return cuzk_err_set(err, CUZK_NO_MEMORY, "no memory for %zu field elements (%zu MiB)",
-                        3 * m + nv, ((3 * m + nv) * 32) >> 20);
-  bls12_381_fr *a = buf, *b = buf + m, *c = buf + 2 * m, *wm = buf + 3 * m;
-  double t0 = cuzk_now_s(), t;
-  cuzk_status st;
-  if ((st = groth16_stage(opts, stop, "a, b, c", err)) != CUZK_OK)
-    goto out;
-  t = cuzk_now_s();
-  size_t bad = groth16_values_to_mont(wm, values, nv);
-  if (bad != nv) {
-    st = cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "%s: value %zu is not below r", name, bad);
-    goto out;
-  }
-  if ((st = pce_eval(pce, wm, a, b, c, stop, err)) != CUZK_OK)
-    goto out;
-  const size_t rows = pce->num_constraints;
-  memset(a + rows, 0, (m - rows) * sizeof *a);
-  memset(b + rows, 0, (m - rows) * sizeof *b);
-  memset(c + rows, 0, (m - rows) * sizeof *c);
-  tm->ab_s = cuzk_now_s() - t;
+  double t0 = cuzk_now_s();
+  size_t bad = first_not_below_r(values, nv);
+  if (bad != nv)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "%s: value %zu is not below r", name, bad);
   const bp_assignment as = {values, ninp, values + 32 * ninp, naux, &pce->a_aux,
                             &pce->b_input, &pce->b_aux, name};
-  const cuzk_stop *outer = be->stop;
-  be->stop = stop;
-  st = prove_abc(proof, pp, &as, buf, lg, be, opts, stop, tm, err);
-  be->stop = outer;
-out:
+  cuzk_status st = prove_sums(proof, pp, pce, &as, NULL, pce_domain_lg(pce), be, opts, stop, tm,
+                              err);
   tm->total_s = cuzk_now_s() - t0;
-  free(buf);
   return st;
 }
 
@@ -301,33 +201,6 @@ cuzk_status bp_prove(groth16_proof *proof, const bp_params *pp, const pce_file *
                         binfile_path(&w->bf), (unsigned long long)w->n_witness, nv,
                         ninp ? ninp - 1 : 0, naux);
   return bp_prove_values(proof, pp, pce, w->values, binfile_path(&w->bf), be, opts, stop, tm, err);
-}
-
-/* a, b, c (canonical bytes) into Montgomery form, each value checked. */
-typedef struct {
-  const uint8_t *src[3];
-  bls12_381_fr *dst;
-  size_t n, m;
-  uint64_t bad; /* the least index (3 x) of a value >= r, or UINT64_MAX */
-} abc_job;
-
-static void abc_part(void *ctx, unsigned idx, unsigned nt) {
-  abc_job *j = ctx;
-  size_t lo, hi;
-  par_range(j->n, idx, nt, &lo, &hi);
-  for (int k = 0; k < 3; k++)
-    for (size_t i = lo; i < hi; i++) {
-      limb_t x[4];
-      limbs_from_le(x, j->src[k] + 32 * i, 4);
-      if (!bls12_381_fr_canon_ok(x)) {
-        uint64_t at = 3 * (uint64_t)i + (uint64_t)k, cur = __atomic_load_n(&j->bad, __ATOMIC_RELAXED);
-        while (at < cur && !__atomic_compare_exchange_n(&j->bad, &cur, at, false, __ATOMIC_RELAXED,
-                                                        __ATOMIC_RELAXED)) {
-        }
-        continue;
-      }
-      bls12_381_fr_from_canon(&j->dst[k * j->m + i], x);
-    }
 }
 
 static cuzk_status density_ok(const pce_density *d, uint64_t n, const char *what, const char *name,
@@ -371,34 +244,36 @@ cuzk_status bp_prove_assignment(groth16_proof *proof, const bp_params *pp, const
                          as->b_input->popcount, as->b_aux->popcount, "the key", as->name, err)) !=
           CUZK_OK)
     return st;
-  for (size_t i = 0; i < as->n_inputs + as->n_aux; i++) {
-    limb_t x[4];
-    limbs_from_le(x, i < as->n_inputs ? as->inputs + 32 * i : as->aux + 32 * (i - as->n_inputs), 4);
-    if (!bls12_381_fr_canon_ok(x))
-      return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "%s: %s value %zu is not below r", as->name,
-                          i < as->n_inputs ? "input" : "aux",
-                          i < as->n_inputs ? i : i - as->n_inputs);
-  }
+  /* the values: the inputs and the aux are two arrays here */
+  size_t bad = first_not_below_r(as->inputs, as->n_inputs);
+  if (bad != as->n_inputs)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "%s: input value %zu is not below r",
+                        as->name, bad);
+  if ((bad = first_not_below_r(as->aux, as->n_aux)) != as->n_aux)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "%s: aux value %zu is not below r", as->name,
+                        bad);
+  const uint8_t *v[3] = {a, b, c};
+  for (int k = 0; k < 3; k++)
+    if ((bad = first_not_below_r(v[k], abc_size)) != abc_size)
+      return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "%s: %c value %zu is not below r", as->name,
+                          "abc"[k], bad);
   unsigned lg = 0;
   while (((uint64_t)1 << lg) < m) lg++;
-  bls12_381_fr *buf = calloc(3 * m, sizeof *buf);
-  if (!buf)
-    return cuzk_err_set(err, CUZK_NO_MEMORY, "no memory for 3 x %llu field elements",
-                        (unsigned long long)m);
+  /* bp_sums takes the values as one array, ONE first */
+  const size_t nv = as->n_inputs + as->n_aux;
+  uint8_t *values = malloc(32 * nv);
+  if (!values)
+    return cuzk_err_set(err, CUZK_NO_MEMORY, "no memory for %zu values (%zu MiB)", nv,
+                        (32 * nv) >> 20);
+  memcpy(values, as->inputs, 32 * as->n_inputs);
+  memcpy(values + 32 * as->n_inputs, as->aux, 32 * as->n_aux);
+  const bp_assignment cat = {values,       as->n_inputs, values + 32 * as->n_inputs,
+                             as->n_aux,    as->a_aux,    as->b_input,
+                             as->b_aux,    as->name};
+  const backend_bp_abc abc = {a, b, c, abc_size};
   double t0 = cuzk_now_s();
-  abc_job j = {{a, b, c}, buf, abc_size, m, UINT64_MAX};
-  par_run(par_threads(), abc_part, &j);
-  tm->ab_s = cuzk_now_s() - t0;
-  if (j.bad != UINT64_MAX) {
-    st = cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "%s: %c value %llu is not below r", as->name,
-                      "abc"[j.bad % 3], (unsigned long long)(j.bad / 3));
-  } else {
-    const cuzk_stop *outer = be->stop;
-    be->stop = stop;
-    st = prove_abc(proof, pp, as, buf, lg, be, opts, stop, tm, err);
-    be->stop = outer;
-  }
+  st = prove_sums(proof, pp, NULL, &cat, &abc, lg, be, opts, stop, tm, err);
   tm->total_s = cuzk_now_s() - t0;
-  free(buf);
+  free(values);
   return st;
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "backend/backend.h"
+#include "backend/cpu/cpu_impl.h"
 #include "base/par.h"
 #include "base/stop.h"
 #include "msm/msm.h"
@@ -220,6 +221,7 @@ static const backend_ops cpu_ops = {
     .quotient = cpu_quotient,
     .msm_g1 = cpu_msm_g1,
     .msm_g2 = cpu_msm_g2,
+    .bp_sums = cpu_bp_sums,
     .destroy = cpu_destroy,
 };
 

@@ -89,6 +89,7 @@
 #include "cuda/cuda.h"
 #include "cuda/msm_gpu.h"
 #include "cuda/ntt_gpu.h"
+#include "cuda/pce_gpu.h"
 #include "poly/ntt.h"
 
 #define CUDA_MAX_RES 8   /* resident base sets held: a key's A, B1, B2 and C+H, twice */
@@ -102,11 +103,16 @@ typedef struct {
   int ordinal;            /* the GPU */
   bool emulate;           /* backend_device_opts.emulate: no CUDA call */
   bool pass1_table;       /* backend_device_opts.ntt_pass1_table, for every plan */
-  cuda_ntt_plan *ntt[CUDA_MAX_PLANS]; /* 3 buffers each, for lg[i] */
+  cuda_ntt_plan *ntt[CUDA_MAX_PLANS]; /* 3 buffers each, for lg[i] and roots[i] */
   unsigned lg[CUDA_MAX_PLANS];
+  int roots[CUDA_MAX_PLANS];        /* NTT_ROOTS_SNARKJS (odd coset), _BELLPERSON (coset 7) */
   unsigned nplans;
   msm_gpu *g1, *g2;
   size_t g1_max, g2_max;
+  bool g1_host, g2_host;            /* made with MSM_GPU_HOST_INPUTS (msm_g1, msm_g2 need it) */
+  void *wdev, *xdev;                /* bp_sums: the values; gather scratch past the domain */
+  size_t wdev_bytes, xdev_bytes;
+  backend_res *pce;                 /* bp_sums: the resident matrices and index lists held */
   void *streams[2];                 /* BACKEND_PRI_NORMAL, _HIGH (non-blocking; NULL emulated) */
   void *stream;                     /* the one chosen by set_priority */
   bls12_381_fr *vec;                /* host_vectors: page-locked, vec_n elements */
@@ -136,6 +142,50 @@ static cuzk_status host_alloc(const cuda_impl *im, void **p, size_t bytes, cuzk_
   if (!(*p = malloc(bytes ? bytes : 1)))
     return cuzk_err_set(err, CUZK_NO_MEMORY, "cuda backend (emulated): %zu bytes", bytes);
   return CUZK_OK;
+}
+
+/* Device memory (host memory when emulated); *p NULL on failure. */
+static cuzk_status dev_alloc(const cuda_impl *im, void **p, size_t bytes, cuzk_err *err) {
+  if (!im->emulate)
+    return cuzk_cuda_dev_alloc(p, bytes, err);
+  if (posix_memalign(p, 256, bytes ? bytes : 1) != 0) {
+    *p = NULL;
+    return cuzk_err_set(err, CUZK_NO_MEMORY, "cuda backend (emulated): %zu bytes", bytes);
+  }
+  return CUZK_OK;
+}
+
+static void dev_free(const cuda_impl *im, void *p) {
+  if (im->emulate)
+    free(p);
+  else
+    cuzk_cuda_dev_free(p);
+}
+
+/* *p: device memory of at least `need` bytes (*have), remade when smaller. */
+static cuzk_status dev_grow(const cuda_impl *im, void **p, size_t *have, size_t need,
+                            cuzk_err *err) {
+  if (need <= *have)
+    return CUZK_OK;
+  dev_free(im, *p);
+  *p = NULL, *have = 0;
+  CUZK_TRY(dev_alloc(im, p, need, err));
+  *have = need;
+  return CUZK_OK;
+}
+
+/* A host-to-device copy on the backend's stream (memcpy when emulated). */
+static cuzk_status to_dev(const cuda_impl *im, void *dev, const void *host, size_t bytes,
+                          cuzk_err *err) {
+  if (im->emulate) {
+    memcpy(dev, host, bytes);
+    return CUZK_OK;
+  }
+  return cuzk_cuda_copy_to_device(dev, host, bytes, im->stream, err);
+}
+
+static cuzk_status wait_stream(const cuda_impl *im, cuzk_err *err) {
+  return im->emulate ? CUZK_OK : cuzk_cuda_stream_sync(im->stream, err);
 }
 
 static void host_free(const cuda_impl *im, void *p) {
@@ -169,12 +219,35 @@ static void cuda_set_priority(backend *be, backend_priority p) {
   im->stream = im->streams[p == BACKEND_PRI_HIGH ? 1 : 0];
 }
 
-/* The plan for 2^lg, or NULL. */
-static cuda_ntt_plan *plan_for(cuda_impl *im, unsigned lg) {
+/* The plan for 2^lg on roots, or NULL. */
+static cuda_ntt_plan *plan_for(cuda_impl *im, unsigned lg, int roots) {
   for (unsigned i = 0; i < im->nplans; i++)
-    if (im->lg[i] == lg)
+    if (im->lg[i] == lg && im->roots[i] == roots)
       return im->ntt[i];
   return NULL;
+}
+
+/* Makes the plan for 2^lg on roots unless there is one: three buffers, and
+ * the coset 7 for bellperson's roots (the odd coset for snarkjs's). */
+static cuzk_status plan_make(cuda_impl *im, unsigned lg, int roots, cuzk_err *err) {
+  if (plan_for(im, lg, roots))
+    return CUZK_OK;
+  if (im->nplans == CUDA_MAX_PLANS) { /* the oldest plan makes room */
+    cuda_ntt_plan_free(im->ntt[0]);
+    memmove(im->ntt, im->ntt + 1, (CUDA_MAX_PLANS - 1) * sizeof *im->ntt);
+    memmove(im->lg, im->lg + 1, (CUDA_MAX_PLANS - 1) * sizeof *im->lg);
+    memmove(im->roots, im->roots + 1, (CUDA_MAX_PLANS - 1) * sizeof *im->roots);
+    im->nplans--;
+  }
+  cuda_ntt_config cfg = {.buffers = 3,
+                         .pass1_table = im->pass1_table,
+                         .coset_gen = roots == NTT_ROOTS_BELLPERSON ? 7 : 0,
+                         .emulate = im->emulate};
+  cuda_ntt_plan *p = NULL;
+  CUZK_TRY(cuda_ntt_plan_new(&p, lg, roots, &cfg, err));
+  im->ntt[im->nplans] = p, im->lg[im->nplans] = lg, im->roots[im->nplans] = roots;
+  im->nplans++;
+  return CUZK_OK;
 }
 
 /* What this backend's code runs: every operation of BLS12-381. */
@@ -187,18 +260,25 @@ static bool cuda_supports(const backend *b, cuzk_curve curve, backend_op op) {
   return curve_op_supported(curve, op);
 }
 
-/* *ctx holds an MSM context for at least n points of group g (remade when
- * smaller; *max is its size). */
-static cuzk_status msm_reserve(const cuda_impl *im, msm_gpu **ctx, size_t *max, msm_gpu_group g,
-                               size_t n, cuzk_err *err) {
-  if (n <= *max)
+/* *ctx holds an MSM context for at least n points of group g, with input
+ * buffers for host arrays when host_inputs (remade when smaller or
+ * without them; *max is its size, *host whether it has them).  bp_sums
+ * reads device arrays only and asks without: a context it makes holds
+ * no input buffers (at 2^27 G1 points, 17 GB fewer). */
+static cuzk_status msm_reserve(const cuda_impl *im, msm_gpu **ctx, size_t *max, bool *host,
+                               msm_gpu_group g, size_t n, bool host_inputs, cuzk_err *err) {
+  if (n == 0 || (n <= *max && (*host || !host_inputs)))
     return CUZK_OK;
+  if (n < *max)
+    n = *max;
   msm_gpu_free(*ctx);
-  *ctx = NULL, *max = 0;
-  cuzk_status st =
-      msm_gpu_new(ctx, g, n, MSM_GPU_HOST_INPUTS | (im->emulate ? MSM_GPU_EMULATE : 0), err);
+  *ctx = NULL, *max = 0, *host = false;
+  cuzk_status st = msm_gpu_new(ctx, g, n,
+                               (host_inputs ? MSM_GPU_HOST_INPUTS : 0) |
+                                   (im->emulate ? MSM_GPU_EMULATE : 0),
+                               err);
   if (st == CUZK_OK)
-    *max = n;
+    *max = n, *host = host_inputs;
   return st;
 }
 
@@ -207,23 +287,12 @@ static cuzk_status cuda_reserve(backend *be, size_t max_g1, size_t max_g2, unsig
   cuda_impl *im = be->impl;
   cuzk_status st;
   CUZK_TRY(bind(im, err));
-  if (lg_domain && !plan_for(im, lg_domain)) {
-    if (im->nplans == CUDA_MAX_PLANS) { /* the oldest plan makes room */
-      cuda_ntt_plan_free(im->ntt[0]);
-      memmove(im->ntt, im->ntt + 1, (CUDA_MAX_PLANS - 1) * sizeof *im->ntt);
-      memmove(im->lg, im->lg + 1, (CUDA_MAX_PLANS - 1) * sizeof *im->lg);
-      im->nplans--;
-    }
-    cuda_ntt_config cfg = {.buffers = 3, .pass1_table = im->pass1_table, .emulate = im->emulate};
-    cuda_ntt_plan *p = NULL;
-    if ((st = cuda_ntt_plan_new(&p, lg_domain, NTT_ROOTS_SNARKJS, &cfg, err)) != CUZK_OK)
-      return st;
-    im->ntt[im->nplans] = p, im->lg[im->nplans] = lg_domain;
-    im->nplans++;
-  }
-  if ((st = msm_reserve(im, &im->g1, &im->g1_max, MSM_GPU_G1, max_g1, err)) != CUZK_OK)
+  if (lg_domain && (st = plan_make(im, lg_domain, NTT_ROOTS_SNARKJS, err)) != CUZK_OK)
     return st;
-  return msm_reserve(im, &im->g2, &im->g2_max, MSM_GPU_G2, max_g2, err);
+  if ((st = msm_reserve(im, &im->g1, &im->g1_max, &im->g1_host, MSM_GPU_G1, max_g1, true,
+                        err)) != CUZK_OK)
+    return st;
+  return msm_reserve(im, &im->g2, &im->g2_max, &im->g2_host, MSM_GPU_G2, max_g2, true, err);
 }
 
 /* *p: page-locked memory of at least `need` bytes (*have), grown (freed
@@ -338,7 +407,7 @@ static cuzk_status cuda_quotient(backend *be, void *h, bls12_381_fr *a, bls12_38
   cuzk_status st = cuda_reserve(be, 0, 0, lg_n, err);
   if (st != CUZK_OK)
     return st;
-  cuda_ntt_plan *p = plan_for(im, lg_n);
+  cuda_ntt_plan *p = plan_for(im, lg_n, NTT_ROOTS_SNARKJS);
   /* cuda_ntt_quotient's steps, with a wait after the upload so that the
    * timeline tells the copy from the kernels: a, b into buffers 0, 1; h
    * (c = a o b computed on the device) into buffer 2 and back. */
@@ -372,6 +441,8 @@ static void drop_resident(cuda_impl *im) {
   im->nres = 0;
   backend_store_release(im->store, im->ab);
   im->ab = NULL, im->ab_refused = NULL;
+  backend_store_release(im->store, im->pce);
+  im->pce = NULL;
 }
 
 static cuzk_status cuda_hold_bases(backend *be, bool on, cuzk_err *err) {
@@ -454,6 +525,184 @@ static cuzk_status cuda_msm_g2(backend *be, bls12_381_g2_jac *out, const msm_par
   return st;
 }
 
+/* ---------------------------------------------- bellperson partitions */
+
+/* The store's name of a circuit's resident matrices and index lists:
+ * every field is 8 bytes wide (no padding), so equal circuits have equal
+ * bytes. */
+typedef struct {
+  uint64_t tag, emulate;
+  cuda_pce_src src;
+} pce_id;
+
+static void pce_obj_free(void *obj) { cuda_pce_free(obj); }
+
+static void *pce_make(void *ctx, size_t *bytes) {
+  const pce_id *q = ctx;
+  cuda_pce *p = NULL;
+  cuzk_err e = {0};
+  cuzk_status st = cuda_pce_new(&p, &q->src, q->emulate, &e);
+  return published(st, q->emulate, p, cuda_pce_bytes(p), pce_obj_free, bytes);
+}
+
+/* The resident circuit for k (its matrices, or only the index lists of
+ * its densities when a, b, c come from the caller): held, or from the
+ * store.  NULL when the device has no room. */
+static const cuda_pce *pce_for(cuda_impl *im, const backend_bp_key *k, bool matrices) {
+  pce_id id;
+  memset(&id, 0, sizeof id);
+  id.tag = 'P', id.emulate = im->emulate;
+  cuda_pce_src *s = &id.src;
+  s->n_inputs = k->n_inputs, s->n_aux = k->n_aux;
+  s->a_aux = k->a_aux->words, s->b_input = k->b_input->words, s->b_aux = k->b_aux->words;
+  if (matrices) {
+    const pce_csr *m[3] = {&k->pce->a, &k->pce->b, &k->pce->c};
+    s->rows = k->pce->num_constraints;
+    for (int i = 0; i < 3; i++)
+      s->row_ptr[i] = m[i]->row_ptr, s->col[i] = m[i]->col, s->val[i] = m[i]->val,
+      s->nnz[i] = m[i]->nnz;
+  }
+  if (!cuda_pce_match(backend_res_object(im->pce), s)) {
+    backend_store_release(im->store, im->pce);
+    im->pce = backend_store_acquire(im->store, &id, sizeof id, pce_make, &id, pce_obj_free);
+  }
+  return backend_res_object(im->pce);
+}
+
+/* The device copy of a key vector (resident, made on first use). */
+static const void *bases_dev(cuda_impl *im, msm_gpu_group g, const void *bases, size_t n) {
+  const msm_part part = {bases, NULL, n};
+  return msm_gpu_bases_data(resident_for(im, g, &part, 1));
+}
+
+/* The pipeline (backend.h bp_sums) with everything reserved: values up
+ * into wdev; a, b, c into the plan's buffers 0..2; h into buffer 2; the
+ * a and b scalars gathered into buffers 0 and 1 (or xdev, for a query
+ * longer than the domain); the MSMs over resident bases.  Each stage ends
+ * with a wait on the stream, for its time and for the stop hook. */
+static cuzk_status bp_run(cuda_impl *im, backend *be, backend_bp_sums *out,
+                          const backend_bp_key *k, const void *values, const backend_bp_abc *abc,
+                          cuda_ntt_plan *p, const cuda_pce *cp, const void *const bd[5],
+                          cuzk_err *err) {
+  const size_t m = (size_t)1 << k->lg_domain, ninp = k->n_inputs, nv = ninp + k->n_aux;
+  uint8_t *w = im->wdev;
+  void *v[3] = {cuda_ntt_plan_buffer(p, 0), cuda_ntt_plan_buffer(p, 1),
+                cuda_ntt_plan_buffer(p, 2)};
+  cuzk_status st;
+  double t = cuzk_now_s();
+  CUZK_TRY(to_dev(im, w, values, 32 * nv, err));
+  if (abc) {
+    const void *src[3] = {abc->a, abc->b, abc->c};
+    for (int i = 0; i < 3; i++) CUZK_TRY(to_dev(im, v[i], src[i], 32 * abc->rows, err));
+  }
+  CUZK_TRY(wait_stream(im, err));
+  span_add(im, BACKEND_SPAN_UPLOAD, t);
+  t = cuzk_now_s();
+  if (abc) {
+    for (int i = 0; i < 3; i++)
+      CUZK_TRY(cuda_fr_from_canon(v[i], abc->rows, m, im->emulate, im->stream, err));
+  } else {
+    CUZK_TRY(cuda_pce_abc(cp, v[0], v[1], v[2], m, w, im->stream, err));
+  }
+  CUZK_TRY(wait_stream(im, err));
+  out->abc_s = cuzk_now_s() - t;
+  if (cuzk_stopped(be->stop))
+    return cuzk_err_set(err, CUZK_CANCELLED, "cancelled before the quotient");
+  double th = cuzk_now_s();
+  CUZK_TRY(cuda_ntt_coset_quotient_dev(p, v[2], v[0], v[1], v[2], im->stream, be->stop, err));
+  CUZK_TRY(wait_stream(im, err));
+  out->h_s = cuzk_now_s() - th;
+  /* The a, b and l queries' scalars are mostly 0 and 1 in Filecoin's
+   * circuits: split them (msm_gpu.h); h's are uniform. */
+  const msm_gpu_opts split = {.split = MSM_GPU_SPLIT_AUTO};
+  const size_t na = cuda_pce_n_a(cp), nb = cuda_pce_n_b(cp);
+  void *sa = na <= m ? v[0] : im->xdev, *sb = nb <= m ? v[1] : im->xdev;
+  bls12_381_g1_jac lsum, hsum;
+  double tm = cuzk_now_s();
+#define BP_MSM(i, call)                                                                          \
+  do {                                                                                           \
+    if (cuzk_stopped(be->stop))                                                                  \
+      return cuzk_err_set(err, CUZK_CANCELLED, "cancelled between the MSMs");                   \
+    if ((st = (call)) != CUZK_OK || (st = wait_stream(im, err)) != CUZK_OK)                     \
+      return st;                                                                                 \
+    out->msm_s[i] += cuzk_now_s() - tm, tm = cuzk_now_s();                                       \
+  } while (0)
+  BP_MSM(0, cuda_pce_gather_a(cp, sa, w, im->stream, err) == CUZK_OK
+                ? msm_gpu_g1(im->g1, &out->a, bd[0], sa, na, &split, im->stream, err)
+                : err->status);
+  BP_MSM(1, cuda_pce_gather_b(cp, sb, w, im->stream, err) == CUZK_OK
+                ? msm_gpu_g1(im->g1, &out->b1, bd[1], sb, nb, &split, im->stream, err)
+                : err->status);
+  BP_MSM(2, msm_gpu_g2(im->g2, &out->b2, bd[2], sb, nb, &split, im->stream, err));
+  BP_MSM(3, msm_gpu_g1(im->g1, &lsum, bd[3], w + 32 * ninp, k->n_aux, &split, im->stream, err));
+  BP_MSM(3, msm_gpu_g1(im->g1, &hsum, bd[4], v[2], m - 1, NULL, im->stream, err));
+#undef BP_MSM
+  bls12_381_g1_jac_add(&out->lh, &lsum, &hsum);
+  span_add(im, BACKEND_SPAN_COMPUTE, t);
+  return CUZK_OK;
+}
+
+static cuzk_status cuda_bp_sums(backend *be, backend_bp_sums *out, const backend_bp_key *k,
+                                const void *values, const backend_bp_abc *abc, cuzk_err *err) {
+  cuda_impl *im = be->impl;
+  CUZK_TRY(bind(im, err));
+  memset(out, 0, sizeof *out);
+  const size_t m = (size_t)1 << k->lg_domain, nv = k->n_inputs + k->n_aux;
+  const size_t rows = abc ? abc->rows : k->pce ? k->pce->num_constraints : 0;
+  if ((!abc && !k->pce) || rows > m || m < 2)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
+                        "bp_sums: %zu rows of a, b, c (%s) for a domain of %zu", rows,
+                        abc ? "given" : k->pce ? "the circuit's" : "none given", m);
+  size_t g1n = m - 1;
+  const size_t sizes[3] = {k->n_aux, k->n_a, k->n_b};
+  for (int i = 0; i < 3; i++) g1n = sizes[i] > g1n ? sizes[i] : g1n;
+  const size_t xn = (k->n_a > m ? k->n_a : 0) > (k->n_b > m ? k->n_b : 0)
+                        ? (k->n_a > m ? k->n_a : 0)
+                        : (k->n_b > m ? k->n_b : 0);
+  cuzk_status st;
+  if ((st = plan_make(im, k->lg_domain, NTT_ROOTS_BELLPERSON, err)) != CUZK_OK ||
+      (st = msm_reserve(im, &im->g1, &im->g1_max, &im->g1_host, MSM_GPU_G1, g1n, false, err)) !=
+          CUZK_OK ||
+      (st = msm_reserve(im, &im->g2, &im->g2_max, &im->g2_host, MSM_GPU_G2, k->n_b, false,
+                        err)) != CUZK_OK ||
+      (st = dev_grow(im, &im->wdev, &im->wdev_bytes, 32 * nv, err)) != CUZK_OK ||
+      (xn && (st = dev_grow(im, &im->xdev, &im->xdev_bytes, 32 * xn, err)) != CUZK_OK))
+    return st;
+  /* Resident copies, held for later partitions while hold_bases is on and
+   * let go at the end of this one otherwise (the pipeline reads device
+   * arrays only). */
+  const bool held = im->hold;
+  im->hold = true;
+  const cuda_pce *cp = pce_for(im, k, !abc);
+  const void *bd[5] = {bases_dev(im, MSM_GPU_G1, k->a, k->n_a),
+                       bases_dev(im, MSM_GPU_G1, k->b_g1, k->n_b),
+                       bases_dev(im, MSM_GPU_G2, k->b_g2, k->n_b),
+                       bases_dev(im, MSM_GPU_G1, k->l, k->n_aux),
+                       bases_dev(im, MSM_GPU_G1, k->h, m - 1)};
+  if (!cp || !bd[0] || !bd[1] || !bd[2] || !bd[3] || !bd[4]) {
+    st = cuzk_err_set(err, CUZK_NO_MEMORY,
+                      "cuda GPU %d: no room for the %s of the key (resident copies of the "
+                      "circuit's matrices and the key's vectors are needed)",
+                      im->ordinal, !cp ? "circuit's matrices" : "vectors");
+  } else if (cuda_pce_n_a(cp) != k->n_a || cuda_pce_n_b(cp) != k->n_b) {
+    st = cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
+                      "bp_sums: the densities give queries of %zu and %zu points, the key has "
+                      "%zu and %zu",
+                      cuda_pce_n_a(cp), cuda_pce_n_b(cp), k->n_a, k->n_b);
+  } else {
+    st = bp_run(im, be, out, k, values, abc, plan_for(im, k->lg_domain, NTT_ROOTS_BELLPERSON), cp,
+                bd, err);
+    if (st != CUZK_OK && !im->emulate) { /* leave the stream idle for the next operation */
+      cuzk_err ignored = {0};
+      cuzk_cuda_stream_sync(im->stream, &ignored);
+    }
+  }
+  im->hold = held;
+  if (!held)
+    drop_resident(im);
+  return st;
+}
+
 static void cuda_destroy(backend *b) {
   cuda_impl *im = b->impl;
   if (im) {
@@ -464,6 +713,8 @@ static void cuda_destroy(backend *b) {
       backend_store_free(im->store);
     host_free(im, im->vec);
     host_free(im, im->stage);
+    dev_free(im, im->wdev);
+    dev_free(im, im->xdev);
     for (unsigned i = 0; i < 2; i++) cuzk_cuda_stream_free(im->streams[i]);
     for (unsigned i = 0; i < im->nplans; i++) cuda_ntt_plan_free(im->ntt[i]);
     msm_gpu_free(im->g1);
@@ -500,6 +751,7 @@ static const backend_ops cuda_ops = {
     .quotient = cuda_quotient,
     .msm_g1 = cuda_msm_g1,
     .msm_g2 = cuda_msm_g2,
+    .bp_sums = cuda_bp_sums,
     .set_priority = cuda_set_priority,
     .take_spans = cuda_take_spans,
     .describe = cuda_describe,

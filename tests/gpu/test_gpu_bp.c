@@ -1,0 +1,224 @@
+/* The bellperson-convention partition on the GPU against the host:
+ *   coset_quotient  cuda_ntt_coset_quotient_dev against the steps of
+ *                   docs/FORMATS.md §5.5 done with poly/ntt.h;
+ *   bp_sums         the CUDA backend's bp_sums (matrices, h, the MSMs all on
+ *                   the device) against the CPU backend's, sum for sum, from
+ *                   the circuit's matrices and from given a, b, c, with the
+ *                   copies held between partitions and not; and proofs
+ *                   through bp_prove_values that verify.
+ * The emu_* cases run the device code emulated (no GPU: CI); the others
+ * skip, with the reason, without a usable GPU. */
+
+#include "harness.h"
+
+#include "backend/backend.h"
+#include "backend/cuda/cuda_backend.h"
+#include "backend/device.h"
+#include "cuda/ntt_gpu.h"
+#include "gpu_test.h"
+#include "groth16/bp_prove.h"
+#include "groth16/bp_setup.h"
+#include "poly/ntt.h"
+#include "unit/bp_circuit.h"
+
+/* ---- the coset quotient */
+
+/* h from a, b, c (Montgomery, consumed) as the CPU prover's steps. */
+static void quotient_ref(uint8_t *h, fr *a, fr *b, fr *c, unsigned lg) {
+  ntt_domain d;
+  cuzk_err err = {0};
+  CHECK_MSG(ntt_domain_init(&d, lg, NTT_ROOTS_BELLPERSON, &err) == CUZK_OK, "%s", err.msg);
+  const size_t m = d.n;
+  fr g, ginv, z;
+  bls12_381_fr_set_u64(&g, 7);
+  bls12_381_fr_inv(&ginv, &g);
+  fr *v[3] = {a, b, c};
+  for (int k = 0; k < 3; k++) {
+    ntt_inverse(&d, v[k], 1);
+    ntt_scale_powers(v[k], m, &g, 1);
+    ntt_forward(&d, v[k], 1);
+  }
+  z = g;
+  for (unsigned i = 0; i < lg; i++) bls12_381_fr_sqr(&z, &z);
+  bls12_381_fr_sub(&z, &z, &bls12_381_fr_one_mont);
+  bls12_381_fr_inv(&z, &z);
+  for (size_t i = 0; i < m; i++) {
+    fr t;
+    bls12_381_fr_mul(&t, &a[i], &b[i]);
+    bls12_381_fr_sub(&t, &t, &c[i]);
+    bls12_381_fr_mul(&c[i], &t, &z);
+  }
+  ntt_inverse(&d, c, 1);
+  ntt_scale_powers(c, m, &ginv, 1);
+  for (size_t i = 0; i < m; i++) {
+    limb_t x[4];
+    bls12_381_fr_to_canon(x, &c[i]);
+    limbs_to_le(h + 32 * i, x, 4);
+  }
+  ntt_domain_fini(&d);
+}
+
+static void coset_case(unsigned lg, bool emulate, uint64_t *seed) {
+  const size_t m = (size_t)1 << lg;
+  fr *in = malloc(3 * m * sizeof *in), *w = malloc(3 * m * sizeof *w);
+  uint8_t *h1 = malloc(32 * m), *h2 = malloc(32 * m);
+  CHECK(in && w && h1 && h2);
+  for (size_t i = 0; i < 3 * m; i++) rand_fr(&in[i], seed);
+  memcpy(w, in, 3 * m * sizeof *w);
+  quotient_ref(h1, w, w + m, w + 2 * m, lg);
+  cuda_ntt_config cfg = {.buffers = 3, .coset_gen = 7, .emulate = emulate};
+  cuda_ntt_plan *p = NULL;
+  cuzk_err err = {0};
+  CHECK_MSG(cuda_ntt_plan_new(&p, lg, NTT_ROOTS_BELLPERSON, &cfg, &err) == CUZK_OK, "%s",
+            err.msg);
+  for (unsigned i = 0; i < 3; i++)
+    CHECK_MSG(cuda_ntt_upload(p, i, in + i * m, NULL, &err) == CUZK_OK, "%s", err.msg);
+  void *b0 = cuda_ntt_plan_buffer(p, 0), *b1 = cuda_ntt_plan_buffer(p, 1),
+       *b2 = cuda_ntt_plan_buffer(p, 2);
+  CHECK_MSG(cuda_ntt_coset_quotient_dev(p, b2, b0, b1, b2, NULL, NULL, &err) == CUZK_OK, "%s",
+            err.msg);
+  memset(h2, 0xa5, 32 * m);
+  CHECK_MSG(cuda_ntt_download(p, h2, 2, NULL, &err) == CUZK_OK &&
+                cuda_ntt_sync(p, NULL, &err) == CUZK_OK,
+            "%s", err.msg);
+  CHECK_MSG(memcmp(h1, h2, 32 * m) == 0, "coset quotient 2^%u%s differs from the host's", lg,
+            emulate ? " (emulated)" : "");
+  cuda_ntt_plan_free(p);
+  free(in), free(w), free(h1), free(h2);
+}
+
+TEST_TIMEOUT(emu_coset_quotient_matches_cpu, 600) {
+  uint64_t seed = test_seed();
+  for (unsigned lg = 1; lg <= 12; lg++) coset_case(lg, true, &seed);
+  /* a plan made for the odd coset refuses */
+  cuda_ntt_config cfg = {.buffers = 3, .emulate = true};
+  cuda_ntt_plan *p = NULL;
+  cuzk_err err = {0};
+  CHECK(cuda_ntt_plan_new(&p, 4, NTT_ROOTS_BELLPERSON, &cfg, &err) == CUZK_OK);
+  void *b[3] = {cuda_ntt_plan_buffer(p, 0), cuda_ntt_plan_buffer(p, 1),
+                cuda_ntt_plan_buffer(p, 2)};
+  CHECK_EQ_INT(cuda_ntt_coset_quotient_dev(p, b[2], b[0], b[1], b[2], NULL, NULL, &err),
+               CUZK_INVALID_ARGUMENT);
+  CHECK_MSG(strstr(err.msg, "coset_gen"), "%s", err.msg);
+  cuda_ntt_plan_free(p);
+}
+
+TEST_TIMEOUT(coset_quotient_matches_cpu, 600) {
+  need_gpu();
+  uint64_t seed = test_seed();
+  for (unsigned lg = 1; lg <= 20; lg += lg < 12 ? 1 : 4) coset_case(lg, false, &seed);
+}
+
+/* ---- bp_sums */
+
+static backend *emulated(void) {
+  const backend_device_opts o = {.emulate = true};
+  cuzk_err err = {0};
+  backend *b = backend_cuda_new(0, &o, &err);
+  CHECK_MSG(b, "%s", err.msg);
+  return b;
+}
+
+static backend *gpu_or_skip(void) {
+  cuzk_err err = {0};
+  backend *g = backend_device_new(NULL, 0, NULL, &err);
+  if (!g)
+    TEST_SKIP("%s", err.msg);
+  return g;
+}
+
+static backend_bp_key key_of(const circuit *c, const bp_params *pp) {
+  const pce_file *p = &c->p;
+  return (backend_bp_key){.lg_domain = pce_domain_lg(p),
+                          .n_inputs = p->num_inputs,
+                          .n_aux = p->num_aux,
+                          .pce = p,
+                          .a_aux = &p->a_aux,
+                          .b_input = &p->b_input,
+                          .b_aux = &p->b_aux,
+                          .a = pp->a,
+                          .b_g1 = pp->b_g1,
+                          .l = pp->l,
+                          .h = pp->h,
+                          .b_g2 = pp->b_g2,
+                          .n_a = pp->n_a,
+                          .n_b = pp->n_b_g1};
+}
+
+static bool g1_eq(const bls12_381_g1_jac *x, const bls12_381_g1_jac *y) {
+  return bls12_381_g1_jac_eq(x, y);
+}
+
+static void sums_equal(const backend_bp_sums *x, const backend_bp_sums *y, const char *what) {
+  CHECK_MSG(g1_eq(&x->a, &y->a), "%s: the a sums differ", what);
+  CHECK_MSG(g1_eq(&x->b1, &y->b1), "%s: the b (G1) sums differ", what);
+  CHECK_MSG(bls12_381_g2_jac_eq(&x->b2, &y->b2), "%s: the b (G2) sums differ", what);
+  CHECK_MSG(g1_eq(&x->lh, &y->lh), "%s: the l + h sums differ", what);
+}
+
+/* gb's sums equal the CPU's from the matrices and from a, b, c, held and
+ * not, and gb's proofs verify. */
+static void bp_case(backend *gb, uint32_t ninp, uint32_t naux, uint32_t rows, uint64_t seed) {
+  circuit c;
+  circuit_make(&c, ninp, naux, rows, seed);
+  bp_params pp;
+  cuzk_err err = {0};
+  CHECK_MSG(bp_setup(&pp, &c.p, seed, NULL, &err) == CUZK_OK, "%s", err.msg);
+  backend *cb = backend_cpu_new(0);
+  const backend_bp_key k = key_of(&c, &pp);
+  const uint8_t *values = c.wt + WTNS_BLS_HEADER_BYTES;
+  backend_bp_sums s_cpu, s_gpu;
+  CHECK_MSG(cb->ops->bp_sums(cb, &s_cpu, &k, values, NULL, &err) == CUZK_OK, "%s", err.msg);
+  for (int hold = 0; hold <= 1; hold++) {
+    CHECK(gb->ops->hold_bases(gb, hold, &err) == CUZK_OK);
+    for (int again = 0; again < 2; again++) { /* the second over the copies already made */
+      memset(&s_gpu, 0x5a, sizeof s_gpu);
+      CHECK_MSG(gb->ops->bp_sums(gb, &s_gpu, &k, values, NULL, &err) == CUZK_OK, "%s", err.msg);
+      sums_equal(&s_cpu, &s_gpu, hold ? "from the matrices, held" : "from the matrices");
+    }
+  }
+  /* a, b, c given (the SupraSeal boundary): the CPU's evaluation */
+  const size_t n = c.p.num_constraints;
+  fr *ev = malloc(3 * n * sizeof *ev);
+  uint8_t *abc = malloc(3 * 32 * n);
+  CHECK(ev && abc);
+  CHECK(pce_eval(&c.p, c.w, ev, ev + n, ev + 2 * n, NULL, &err) == CUZK_OK);
+  for (size_t i = 0; i < 3 * n; i++) {
+    limb_t x[4];
+    bls12_381_fr_to_canon(x, &ev[i]);
+    limbs_to_le(abc + 32 * i, x, 4);
+  }
+  const backend_bp_abc given = {abc, abc + 32 * n, abc + 64 * n, n};
+  backend_bp_key kg = k;
+  kg.pce = NULL;
+  memset(&s_gpu, 0x5a, sizeof s_gpu);
+  CHECK_MSG(gb->ops->bp_sums(gb, &s_gpu, &kg, values, &given, &err) == CUZK_OK, "%s", err.msg);
+  sums_equal(&s_cpu, &s_gpu, "from a, b, c");
+  /* whole proofs */
+  groth16_proof pr;
+  groth16_timings tm;
+  for (int i = 0; i < 2; i++)
+    CHECK_MSG(bp_prove_values(&pr, &pp, &c.p, values, "w", gb, NULL, NULL, &tm, &err) == CUZK_OK,
+              "%s", err.msg);
+  printf("  %u inputs, %u aux, %u rows: a,b,c %.1f ms, h %.1f ms, MSMs %.1f ms\n", ninp, naux,
+         c.p.num_constraints, 1e3 * tm.ab_s, 1e3 * tm.quotient_s, 1e3 * tm.msm_s);
+  CHECK(gb->ops->hold_bases(gb, false, &err) == CUZK_OK);
+  free(ev), free(abc);
+  backend_free(cb);
+  bp_params_free(&pp);
+  circuit_free(&c);
+}
+
+TEST_TIMEOUT(emu_bp_sums_match_cpu, 900) {
+  backend *gb = emulated();
+  bp_case(gb, 3, 70, 60, 41);
+  bp_case(gb, 1, 10, 3, 42); /* ONE alone: an empty b_input, a domain of 16 */
+  backend_free(gb);
+}
+
+TEST_TIMEOUT(bp_sums_match_cpu, 900) {
+  backend *gb = gpu_or_skip();
+  bp_case(gb, 3, 70, 60, 43);
+  bp_case(gb, 9, 30000, 40000, 44); /* 2^16 */
+  backend_free(gb);
+}
