@@ -132,27 +132,33 @@ int bench_bp(int argc, char **argv) {
     goto fail;
   printf("INSECURE key (seed %lu): a %zu, b %zu, l %zu, h %zu points; made in %.2f s\n", seed,
          pp.n_a, pp.n_b_g1, pp.n_l, pp.n_h, cuzk_now_s() - t);
-  w = malloc(nv * sizeof *w);
-  values = malloc(32 * nv);
-  col = calloc(8 * reps, sizeof *col);
-  if (!w || !values || !col) {
-    cuzk_err_set(&err, CUZK_NO_MEMORY, "%zu witness values", nv);
-    goto fail;
-  }
   backend_device_opts bo = {.threads = (unsigned)threads};
   if (!(be = cli_backend(device, &bo, lg, &err)))
     goto fail;
+  /* The witness where the backend moves it fastest (page-locked for a
+   * GPU), as the engine stages each partition's. */
+  uint8_t *stage = be->ops->host_staging ? be->ops->host_staging(be, 32 * nv, &err) : NULL;
+  if (be->ops->host_staging && !stage)
+    goto fail;
+  w = malloc(nv * sizeof *w);
+  values = stage ? NULL : malloc(32 * nv);
+  col = calloc(8 * reps, sizeof *col);
+  if (!w || !(stage || values) || !col) {
+    cuzk_err_set(&err, CUZK_NO_MEMORY, "%zu witness values", nv);
+    goto fail;
+  }
+  uint8_t *vals = stage ? stage : values;
   if (be->ops->hold_bases && be->ops->hold_bases(be, true, &err) != CUZK_OK)
     goto fail;
   char desc[1024] = "";
   double first = 0;
   for (unsigned long r = 0; r <= reps; r++) {
     pce_gen_witness(&plan, seed, (uint32_t)r, w);
-    canon_job cj = {w, values, nv};
+    canon_job cj = {w, vals, nv};
     par_run(par_threads(), canon_part, &cj);
     groth16_proof proof;
     groth16_timings tm;
-    if (bp_prove_values(&proof, &pp, &pce, values, "the witness", be, NULL, NULL, &tm, &err) !=
+    if (bp_prove_values(&proof, &pp, &pce, vals, "the witness", be, NULL, NULL, &tm, &err) !=
         CUZK_OK)
       goto fail;
     if (r == 0) {
