@@ -17,6 +17,7 @@
 #include "groth16/bp_prove.h"
 #include "groth16/bp_setup.h"
 #include "groth16/pce_gen.h"
+#include "groth16/types.h"
 
 typedef unsigned long long ull;
 
@@ -32,38 +33,10 @@ static void usage(FILE *f) {
           pce_shape_names());
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *v, size_t n) {
-  qsort(v, n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 static void progress(void *ctx, const char *stage) {
   (void)ctx;
   printf("  setup: %s\n", stage);
   fflush(stdout);
-}
-
-/* values (canonical bytes) of the partition's witness */
-typedef struct {
-  const bls12_381_fr *w;
-  uint8_t *out;
-  size_t n;
-} canon_job;
-
-static void canon_part(void *ctx, unsigned idx, unsigned nt) {
-  const canon_job *j = ctx;
-  size_t lo, hi;
-  par_range(j->n, idx, nt, &lo, &hi);
-  for (size_t i = lo; i < hi; i++) {
-    limb_t x[4];
-    bls12_381_fr_to_canon(x, &j->w[i]);
-    limbs_to_le(j->out + 32 * i, x, 4);
-  }
 }
 
 int bench_bp(int argc, char **argv) {
@@ -154,8 +127,7 @@ int bench_bp(int argc, char **argv) {
   double first = 0;
   for (unsigned long r = 0; r <= reps; r++) {
     pce_gen_witness(&plan, seed, (uint32_t)r, w);
-    canon_job cj = {w, vals, nv};
-    par_run(par_threads(), canon_part, &cj);
+    groth16_values_from_mont(vals, w, nv);
     groth16_proof proof;
     groth16_timings tm;
     if (bp_prove_values(&proof, &pp, &pce, vals, "the witness", be, NULL, NULL, &tm, &err) !=
@@ -173,7 +145,7 @@ int bench_bp(int argc, char **argv) {
     for (int k = 0; k < 8; k++) row[k * reps] = v[k];
   }
   double m[8];
-  for (int k = 0; k < 8; k++) m[k] = median(col + k * reps, reps);
+  for (int k = 0; k < 8; k++) m[k] = cli_median(col + k * reps, reps);
   printf("%s backend: %s\n", be->ops->name, desc[0] ? desc : "-");
   printf("first partition %.3f s (resident copies made); median of %lu: %.3f s per partition\n",
          first, reps, m[0]);

@@ -21,16 +21,6 @@ static void usage(FILE *f) {
              "              `cuzk prove --ntt-pass1-table`)\n");
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *v, size_t n) {
-  qsort(v, n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 int bench_prove(int argc, char **argv) {
   if (cli_wants_help(argc, argv)) {
     usage(stdout);
@@ -119,12 +109,12 @@ int bench_prove(int argc, char **argv) {
   double col[9][1000];
   for (int k = 0; k < 9; k++)
     for (unsigned long r = 0; r < reps; r++) col[k][r] = v[9 * r + k];
-  double tot = median(col[0], reps);
+  double tot = cli_median(col[0], reps);
   printf("median of %lu: total %.3f s (a,b %.3f s, quotient %.3f s, MSMs %.3f s, verify %.3f s)\n",
-         reps, tot, median(col[1], reps), median(col[2], reps), median(col[3], reps),
-         median(col[4], reps));
-  printf("MSMs: A %.3f s, B1 %.3f s, B2 (G2) %.3f s, C+H %.3f s\n", median(col[5], reps),
-         median(col[6], reps), median(col[7], reps), median(col[8], reps));
+         reps, tot, cli_median(col[1], reps), cli_median(col[2], reps), cli_median(col[3], reps),
+         cli_median(col[4], reps));
+  printf("MSMs: A %.3f s, B1 %.3f s, B2 (G2) %.3f s, C+H %.3f s\n", cli_median(col[5], reps),
+         cli_median(col[6], reps), cli_median(col[7], reps), cli_median(col[8], reps));
   printf("first proof %.3f s; proofs/hour: %.0f\n", first, 3600.0 / tot);
   rc = CLI_OK;
 done:

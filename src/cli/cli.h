@@ -94,6 +94,8 @@ const char *cli_json_kind_name(cli_json_kind k); /* "a proof", "a verification k
 int cli_wants_help(int argc, char **argv);
 /* Parses a positive integer option value; prints an error and returns 0 on failure. */
 int cli_parse_uint(const char *opt, const char *val, unsigned long *out);
+/* The median of v[0..n) (n >= 1; v is sorted in place), for the benchmarks. */
+double cli_median(double *v, size_t n);
 
 struct backend;
 struct backend_device_opts;

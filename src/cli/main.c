@@ -46,6 +46,16 @@ int cli_wants_help(int argc, char **argv) {
   return 0;
 }
 
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+double cli_median(double *v, size_t n) {
+  qsort(v, n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 int cli_parse_uint(const char *opt, const char *val, unsigned long *out) {
   char *end = NULL;
   if (!val || !*val || *val == '-') {

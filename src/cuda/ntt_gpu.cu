@@ -1365,39 +1365,36 @@ extern "C" cuzk_status cuda_ntt_quotient_dev(const cuda_ntt_plan *p, void *h, vo
   return cuda_ntt_quotient_dev_stoppable(p, h, a, b, c, compute_c, stream, nullptr, err);
 }
 
-extern "C" cuzk_status cuda_ntt_coset_quotient_dev(const cuda_ntt_plan *p, void *h, void *a,
-                                                   void *b, void *c, void *stream,
-                                                   const void *stop, cuzk_err *err) {
-  const char *fn = "cuda_ntt_coset_quotient_dev";
-  CUZK_TRY(check_ptr(p, a, fn, err));
-  CUZK_TRY(check_ptr(p, b, fn, err));
-  CUZK_TRY(check_ptr(p, c, fn, err));
-  CUZK_TRY(check_ptr(p, h, fn, err));
+/* Either quotient on device buffers, its arguments checked (the coset one
+ * needs a coset_gen plan). */
+static cuzk_status quotient_op(const cuda_ntt_plan *p, cuda_ntt_op op, void *h, void *a, void *b,
+                               void *c, bool compute_c, void *stream, const void *stop,
+                               const char *fn, cuzk_err *err) {
+  for (void *v : {a, b, c, h})
+    CUZK_TRY(check_ptr(p, v, fn, err));
   if (a == b || a == c || b == c)
     return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "%s: a, b and c must be distinct buffers", fn);
-  if (!p->cfg.coset_gen)
+  if (op == CUDA_NTT_OP_COSET_QUOTIENT && !p->cfg.coset_gen)
     return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
                         "%s: the plan has the odd coset (made without coset_gen)", fn);
   ntt_exec x = exec_of(p, stream, err);
   x.stop = stop;
-  return op_run(p, x, CUDA_NTT_OP_COSET_QUOTIENT, (fr_t *)a, (fr_t *)b, (fr_t *)c, (fr_t *)h,
-                false);
+  return op_run(p, x, op, (fr_t *)a, (fr_t *)b, (fr_t *)c, (fr_t *)h, compute_c);
+}
+
+extern "C" cuzk_status cuda_ntt_coset_quotient_dev(const cuda_ntt_plan *p, void *h, void *a,
+                                                   void *b, void *c, void *stream,
+                                                   const void *stop, cuzk_err *err) {
+  return quotient_op(p, CUDA_NTT_OP_COSET_QUOTIENT, h, a, b, c, false, stream, stop,
+                     "cuda_ntt_coset_quotient_dev", err);
 }
 
 extern "C" cuzk_status cuda_ntt_quotient_dev_stoppable(const cuda_ntt_plan *p, void *h, void *a,
                                                        void *b, void *c, bool compute_c,
                                                        void *stream, const void *stop,
                                                        cuzk_err *err) {
-  const char *fn = "cuda_ntt_quotient_dev";
-  CUZK_TRY(check_ptr(p, a, fn, err));
-  CUZK_TRY(check_ptr(p, b, fn, err));
-  CUZK_TRY(check_ptr(p, c, fn, err));
-  CUZK_TRY(check_ptr(p, h, fn, err));
-  if (a == b || a == c || b == c)
-    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "%s: a, b and c must be distinct buffers", fn);
-  ntt_exec x = exec_of(p, stream, err);
-  x.stop = stop;
-  return op_run(p, x, CUDA_NTT_OP_QUOTIENT, (fr_t *)a, (fr_t *)b, (fr_t *)c, (fr_t *)h, compute_c);
+  return quotient_op(p, CUDA_NTT_OP_QUOTIENT, h, a, b, c, compute_c, stream, stop,
+                     "cuda_ntt_quotient_dev", err);
 }
 
 static cuzk_status check_buf(const cuda_ntt_plan *p, unsigned i, const void *host, const char *fn,

@@ -78,35 +78,23 @@ static cuzk_status verify(const groth16_proof *proof, const bp_params *pp,
   return CUZK_OK;
 }
 
-/* The least index i < n of a value >= r among n canonical 32-byte values
- * (n when there is none), on par_threads() workers. */
-typedef struct {
-  const uint8_t *v;
-  size_t n;
-  uint64_t bad; /* the least bad index found so far, or UINT64_MAX */
-} range_job;
-
-static void range_part(void *ctx, unsigned idx, unsigned nt) {
-  range_job *j = ctx;
-  size_t lo, hi;
-  par_range(j->n, idx, nt, &lo, &hi);
-  for (size_t i = lo; i < hi; i++) {
-    limb_t x[4];
-    limbs_from_le(x, j->v + 32 * i, 4);
-    if (bls12_381_fr_canon_ok(x))
-      continue;
-    uint64_t cur = __atomic_load_n(&j->bad, __ATOMIC_RELAXED);
-    while (i < cur && !__atomic_compare_exchange_n(&j->bad, &cur, (uint64_t)i, false,
-                                                   __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-    }
-    return; /* the rest of this range has larger indices */
-  }
-}
-
-static size_t first_not_below_r(const uint8_t *v, size_t n) {
-  range_job j = {v, n, UINT64_MAX};
-  par_run(par_threads(), range_part, &j);
-  return j.bad == UINT64_MAX ? n : (size_t)j.bad;
+backend_bp_key bp_key_view(const bp_params *pp, const pce_file *pce, const pce_density *a_aux,
+                           const pce_density *b_input, const pce_density *b_aux,
+                           size_t n_inputs, size_t n_aux, unsigned lg_domain) {
+  return (backend_bp_key){.lg_domain = lg_domain,
+                          .n_inputs = n_inputs,
+                          .n_aux = n_aux,
+                          .pce = pce,
+                          .a_aux = a_aux,
+                          .b_input = b_input,
+                          .b_aux = b_aux,
+                          .a = pp->a,
+                          .b_g1 = pp->b_g1,
+                          .l = pp->l,
+                          .h = pp->h,
+                          .b_g2 = pp->b_g2,
+                          .n_a = pp->n_a,
+                          .n_b = pp->n_b_g1};
 }
 
 /* The backend's sums for the key and the assignment's densities, then the
@@ -119,20 +107,8 @@ static cuzk_status prove_sums(groth16_proof *proof, const bp_params *pp, const p
   if (!be->ops->bp_sums || !backend_supports(be, CUZK_CURVE_BLS12_381, BACKEND_OP_BP_SUMS))
     return cuzk_err_set(err, CUZK_UNSUPPORTED, "backend %s cannot prove bellperson partitions",
                         be->ops->name);
-  const backend_bp_key k = {.lg_domain = lg,
-                            .n_inputs = as->n_inputs,
-                            .n_aux = as->n_aux,
-                            .pce = abc ? NULL : pce,
-                            .a_aux = as->a_aux,
-                            .b_input = as->b_input,
-                            .b_aux = as->b_aux,
-                            .a = pp->a,
-                            .b_g1 = pp->b_g1,
-                            .l = pp->l,
-                            .h = pp->h,
-                            .b_g2 = pp->b_g2,
-                            .n_a = pp->n_a,
-                            .n_b = pp->n_b_g1};
+  const backend_bp_key k = bp_key_view(pp, abc ? NULL : pce, as->a_aux, as->b_input, as->b_aux,
+                                       as->n_inputs, as->n_aux, lg);
   backend_bp_sums sm;
   cuzk_status st;
   if ((st = groth16_stage(opts, stop, "a, b, c, h, MSMs", err)) != CUZK_OK)
@@ -176,7 +152,7 @@ cuzk_status bp_prove_values(groth16_proof *proof, const bp_params *pp, const pce
                         "the circuit has %zu inputs and %u rows: a proof needs ONE and 2 rows",
                         ninp, pce->num_constraints);
   double t0 = cuzk_now_s();
-  size_t bad = first_not_below_r(values, nv);
+  size_t bad = groth16_values_check(values, nv);
   if (bad != nv)
     return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "%s: value %zu is not below r", name, bad);
   const bp_assignment as = {values, ninp, values + 32 * ninp, naux, &pce->a_aux,
@@ -245,16 +221,16 @@ cuzk_status bp_prove_assignment(groth16_proof *proof, const bp_params *pp, const
           CUZK_OK)
     return st;
   /* the values: the inputs and the aux are two arrays here */
-  size_t bad = first_not_below_r(as->inputs, as->n_inputs);
+  size_t bad = groth16_values_check(as->inputs, as->n_inputs);
   if (bad != as->n_inputs)
     return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "%s: input value %zu is not below r",
                         as->name, bad);
-  if ((bad = first_not_below_r(as->aux, as->n_aux)) != as->n_aux)
+  if ((bad = groth16_values_check(as->aux, as->n_aux)) != as->n_aux)
     return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "%s: aux value %zu is not below r", as->name,
                         bad);
   const uint8_t *v[3] = {a, b, c};
   for (int k = 0; k < 3; k++)
-    if ((bad = first_not_below_r(v[k], abc_size)) != abc_size)
+    if ((bad = groth16_values_check(v[k], abc_size)) != abc_size)
       return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "%s: %c value %zu is not below r", as->name,
                           "abc"[k], bad);
   unsigned lg = 0;

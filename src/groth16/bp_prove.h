@@ -29,6 +29,13 @@ typedef struct {
   const char *name; /* names the assignment in messages */
 } bp_assignment;
 
+/* The backend's view (backend.h bp_sums) of key pp for a circuit of
+ * n_inputs (ONE included) and n_aux variables over 2^lg_domain, with these
+ * densities and matrices (pce NULL: a, b, c are given). */
+backend_bp_key bp_key_view(const bp_params *pp, const pce_file *pce, const pce_density *a_aux,
+                           const pce_density *b_input, const pce_density *b_aux,
+                           size_t n_inputs, size_t n_aux, unsigned lg_domain);
+
 /* One partition's proof from its witness w (the whole assignment in the
  * PCE's column order: ONE, the inputs, the aux): a, b, c = A w, B w, C w
  * (pce_eval); h, the m - 1 monomial coefficients of (a b - c) / Z over the

@@ -32,7 +32,8 @@ static void mont_part(void *ctx, unsigned idx, unsigned nw) {
       }
       return; /* a later index of this range cannot be the least */
     }
-    bls12_381_fr_from_canon(&j->out[i], x);
+    if (j->out)
+      bls12_381_fr_from_canon(&j->out[i], x);
   }
 }
 
@@ -40,4 +41,30 @@ size_t groth16_values_to_mont(bls12_381_fr *out, const uint8_t *in, size_t n) {
   mont_job j = {out, in, n, n};
   par_run(par_threads(), mont_part, &j);
   return j.bad;
+}
+
+size_t groth16_values_check(const uint8_t *in, size_t n) {
+  return groth16_values_to_mont(NULL, in, n);
+}
+
+typedef struct {
+  uint8_t *out;
+  const bls12_381_fr *in;
+  size_t n;
+} canon_job;
+
+static void canon_part(void *ctx, unsigned idx, unsigned nw) {
+  const canon_job *j = ctx;
+  size_t lo, hi;
+  par_range(j->n, idx, nw, &lo, &hi);
+  for (size_t i = lo; i < hi; i++) {
+    limb_t x[4];
+    bls12_381_fr_to_canon(x, &j->in[i]);
+    limbs_to_le(j->out + 32 * i, x, 4);
+  }
+}
+
+void groth16_values_from_mont(uint8_t *out, const bls12_381_fr *in, size_t n) {
+  canon_job j = {out, in, n};
+  par_run(par_threads(), canon_part, &j);
 }

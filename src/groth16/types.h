@@ -33,5 +33,11 @@ void groth16_vk_fini(groth16_vk *vk);
  * is < r, else the least index of one that is not (out is then partly
  * written). */
 size_t groth16_values_to_mont(bls12_381_fr *out, const uint8_t *in, size_t n);
+/* The same check without the conversion: the least index of a value >= r,
+ * or n. */
+size_t groth16_values_check(const uint8_t *in, size_t n);
+/* out's value i := in[i] as 32 canonical little-endian bytes, for i < n,
+ * on par_threads() workers; out may be in itself (element by element). */
+void groth16_values_from_mont(uint8_t *out, const bls12_381_fr *in, size_t n);
 
 #endif

@@ -7,6 +7,7 @@
 
 #include "harness.h"
 
+#include "backend/device.h"
 #include "cuda/cuda.h"
 
 /* Skips unless device 0 can run this build's kernels. */
@@ -14,6 +15,15 @@ static inline void need_gpu(void) {
   char why[512];
   if (!cuzk_cuda_available(why, sizeof why))
     TEST_SKIP("no usable GPU: %s", why);
+}
+
+/* The registry's backend of GPU 0, or a skip with the registry's reason. */
+static inline backend *gpu_or_skip(void) {
+  cuzk_err err = {0};
+  backend *g = backend_device_new(NULL, 0, NULL, &err);
+  if (!g)
+    TEST_SKIP("%s", err.msg);
+  return g;
 }
 
 #endif

@@ -17,14 +17,6 @@
 #include "gpu_test.h"
 #include "msm/msm.h"
 
-static backend *gpu_or_skip(void) {
-  cuzk_err err = {0};
-  backend *g = backend_device_new(NULL, 0, NULL, &err);
-  if (!g)
-    TEST_SKIP("%s", err.msg);
-  return g;
-}
-
 /* A canonical scalar below r: 255 random bits, top limb masked below r's. */
 static void rand_scalar(uint8_t *p, test_rng *g) {
   limb_t s[4] = {test_rng_next(g), test_rng_next(g), test_rng_next(g),

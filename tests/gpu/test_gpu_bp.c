@@ -119,30 +119,10 @@ static backend *emulated(void) {
   return b;
 }
 
-static backend *gpu_or_skip(void) {
-  cuzk_err err = {0};
-  backend *g = backend_device_new(NULL, 0, NULL, &err);
-  if (!g)
-    TEST_SKIP("%s", err.msg);
-  return g;
-}
-
 static backend_bp_key key_of(const circuit *c, const bp_params *pp) {
   const pce_file *p = &c->p;
-  return (backend_bp_key){.lg_domain = pce_domain_lg(p),
-                          .n_inputs = p->num_inputs,
-                          .n_aux = p->num_aux,
-                          .pce = p,
-                          .a_aux = &p->a_aux,
-                          .b_input = &p->b_input,
-                          .b_aux = &p->b_aux,
-                          .a = pp->a,
-                          .b_g1 = pp->b_g1,
-                          .l = pp->l,
-                          .h = pp->h,
-                          .b_g2 = pp->b_g2,
-                          .n_a = pp->n_a,
-                          .n_b = pp->n_b_g1};
+  return bp_key_view(pp, p, &p->a_aux, &p->b_input, &p->b_aux, p->num_inputs, p->num_aux,
+                     pce_domain_lg(p));
 }
 
 static bool g1_eq(const bls12_381_g1_jac *x, const bls12_381_g1_jac *y) {

@@ -24,33 +24,19 @@
 typedef struct {
   bls12_381_fr *a, *b, *c;
   bls12_381_fr zinv; /* 1 / (g^m - 1) */
-  const uint8_t *src[3]; /* canonical a, b, c (from_canon) */
   size_t n;
-  int stage; /* 0: from canonical; 1: the quotient; 2: to canonical */
-} vec_job;
+} quot_job;
 
-static void vec_part(void *ctx, unsigned idx, unsigned nt) {
-  const vec_job *q = ctx;
+/* c[i] := (a[i] b[i] - c[i]) / (g^m - 1) */
+static void quot_part(void *ctx, unsigned idx, unsigned nt) {
+  const quot_job *q = ctx;
   size_t lo, hi;
   par_range(q->n, idx, nt, &lo, &hi);
   for (size_t i = lo; i < hi; i++) {
-    if (q->stage == 0) {
-      bls12_381_fr *v[3] = {q->a, q->b, q->c};
-      for (int k = 0; k < 3; k++) {
-        limb_t x[4];
-        limbs_from_le(x, q->src[k] + 32 * i, 4);
-        bls12_381_fr_from_canon(&v[k][i], x);
-      }
-    } else if (q->stage == 1) {
-      bls12_381_fr t;
-      bls12_381_fr_mul(&t, &q->a[i], &q->b[i]);
-      bls12_381_fr_sub(&t, &t, &q->c[i]);
-      bls12_381_fr_mul(&q->c[i], &t, &q->zinv);
-    } else {
-      limb_t x[4];
-      bls12_381_fr_to_canon(x, &q->c[i]);
-      limbs_to_le((uint8_t *)&q->c[i], x, 4);
-    }
+    bls12_381_fr t;
+    bls12_381_fr_mul(&t, &q->a[i], &q->b[i]);
+    bls12_381_fr_sub(&t, &t, &q->c[i]);
+    bls12_381_fr_mul(&q->c[i], &t, &q->zinv);
   }
 }
 
@@ -76,15 +62,14 @@ static cuzk_status quotient(backend *be, bls12_381_fr *a, bls12_381_fr *b, bls12
     ntt_scale_powers(v[k], m, &g, be->threads);
     ntt_forward(&d, v[k], be->threads);
   }
-  vec_job q = {.a = a, .b = b, .c = c, .n = m, .stage = 1};
+  quot_job q = {.a = a, .b = b, .c = c, .n = m};
   bls12_381_fr_pow(&gm, &g, em, 1);
   bls12_381_fr_sub(&gm, &gm, &bls12_381_fr_one_mont);
   bls12_381_fr_inv(&q.zinv, &gm);
-  par_run(be->threads, vec_part, &q);
+  par_run(be->threads, quot_part, &q);
   ntt_inverse(&d, c, be->threads);
   ntt_scale_powers(c, m, &ginv, be->threads);
-  q.stage = 2;
-  par_run(be->threads, vec_part, &q);
+  groth16_values_from_mont((uint8_t *)c, c, m);
   ntt_domain_fini(&d);
   return CUZK_OK;
 }
@@ -147,9 +132,10 @@ cuzk_status cpu_bp_sums(backend *be, backend_bp_sums *out, const backend_bp_key 
   bls12_381_fr *a = buf, *b = buf + m, *c = buf + 2 * m;
   cuzk_status st = CUZK_OK;
   double t = cuzk_now_s();
-  if (abc) {
-    vec_job q = {.a = a, .b = b, .c = c, .src = {abc->a, abc->b, abc->c}, .n = rows, .stage = 0};
-    par_run(be->threads, vec_part, &q);
+  if (abc) { /* below r: the caller checked */
+    groth16_values_to_mont(a, abc->a, rows);
+    groth16_values_to_mont(b, abc->b, rows);
+    groth16_values_to_mont(c, abc->c, rows);
   } else {
     bls12_381_fr *wm = buf + 3 * m;
     groth16_values_to_mont(wm, values, nv); /* below r: the caller checked */
