@@ -111,7 +111,7 @@ def exited():  # the shell is the parent: a zombie still answers kill 0
     try:
         with open("/proc/%d/stat" % pid) as f:
             return f.read().split(") ")[1][0] == "Z"
-    except FileNotFoundError:
+    except (FileNotFoundError, ProcessLookupError):  # reaped between the open and the read
         return True
 wait(exited, 20, "the daemon exits after the last result is collected")
 print("jobs %d, refused after the stop %s, results %s, exit %.1f s after the last" %
