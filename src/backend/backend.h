@@ -169,6 +169,12 @@ typedef struct {
    * boundaries (and inside the CPU's stages). */
   cuzk_status (*bp_sums)(backend *b, backend_bp_sums *out, const backend_bp_key *k,
                          const void *values, const backend_bp_abc *abc, cuzk_err *err);
+  /* May be NULL.  reserve's counterpart for bp_sums: sets aside what
+   * bp_sums needs for keys of up to n_vars variables (ONE, inputs and
+   * aux), n_aux aux, a queries of up to n_a points and b queries of up to
+   * n_b, over 2^lg_domain, so that a slot plans its memory at start. */
+  cuzk_status (*reserve_bp)(backend *b, unsigned lg_domain, size_t n_vars, size_t n_aux,
+                            size_t n_a, size_t n_b, cuzk_err *err);
   /* May be NULL.  The priority of the device work of the operations that
    * follow (the CUDA backend: its high- or normal-priority stream, made at
    * creation, carries every operation's copies and kernels, the MSMs'

@@ -153,17 +153,11 @@ static size_t page_round(uint64_t n) {
   return (size_t)((n + page - 1) & ~(uint64_t)(page - 1));
 }
 
-cuzk_status mapfile_open(mapfile *m, const char *path, cuzk_err *err) {
-  memset(m, 0, sizeof *m);
-  snprintf(m->path, sizeof m->path, "%s", path);
-  pthread_once(&bus_once, bus_install);
-  if (!bus_ok)
-    return cuzk_err_set(err, CUZK_INTERNAL, "%s: cannot install the SIGBUS handler", path);
-  int fd;
-  struct stat st;
-  CUZK_TRY(fileio_open_read(&fd, &st, path, err)); /* a regular file; a FIFO does not block */
-  file_ident_of_stat(&m->id, &st);
-  m->size = (uint64_t)st.st_size;
+/* Maps the regular file open as fd (owned by m from here) of st. */
+static cuzk_status map_fd(mapfile *m, int fd, const struct stat *st, cuzk_err *err) {
+  const char *path = m->path;
+  file_ident_of_stat(&m->id, st);
+  m->size = (uint64_t)st->st_size;
   m->fd = fd;
   m->has_fd = true;
   if (m->size > 0) {
@@ -183,6 +177,37 @@ cuzk_status mapfile_open(mapfile *m, const char *path, cuzk_err *err) {
     madvise(p, (size_t)m->size, MADV_WILLNEED);
   }
   return CUZK_OK;
+}
+
+cuzk_status mapfile_open(mapfile *m, const char *path, cuzk_err *err) {
+  memset(m, 0, sizeof *m);
+  snprintf(m->path, sizeof m->path, "%s", path);
+  pthread_once(&bus_once, bus_install);
+  if (!bus_ok)
+    return cuzk_err_set(err, CUZK_INTERNAL, "%s: cannot install the SIGBUS handler", path);
+  int fd;
+  struct stat st;
+  CUZK_TRY(fileio_open_read(&fd, &st, path, err)); /* a regular file; a FIFO does not block */
+  return map_fd(m, fd, &st, err);
+}
+
+cuzk_status mapfile_open_fd(mapfile *m, int fd, const char *name, cuzk_err *err) {
+  memset(m, 0, sizeof *m);
+  snprintf(m->path, sizeof m->path, "%s", name);
+  pthread_once(&bus_once, bus_install);
+  if (!bus_ok)
+    return cuzk_err_set(err, CUZK_INTERNAL, "%s: cannot install the SIGBUS handler", name);
+  struct stat st;
+  if (fstat(fd, &st) != 0)
+    return cuzk_err_set(err, CUZK_IO, "%s: cannot stat: %s", name, strerror(errno));
+  if (!S_ISREG(st.st_mode))
+    return cuzk_err_set(err, CUZK_IO, "%s: is %s, expected a regular file", name,
+                        fileio_kind(st.st_mode));
+  int own = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+  if (own < 0)
+    return cuzk_err_set(err, CUZK_IO, "%s: cannot duplicate its descriptor: %s", name,
+                        strerror(errno));
+  return map_fd(m, own, &st, err);
 }
 
 void mapfile_close(mapfile *m) {

@@ -60,6 +60,9 @@ typedef struct {
 } mapfile;
 
 cuzk_status mapfile_open(mapfile *m, const char *path, cuzk_err *err);
+/* The same for a file the caller opened (fd stays the caller's: the
+ * mapping keeps a duplicate); name stands for its path in messages. */
+cuzk_status mapfile_open_fd(mapfile *m, int fd, const char *name, cuzk_err *err);
 void mapfile_close(mapfile *m);
 
 /* Whether a read of the mapping faulted past the file's end (the rest of

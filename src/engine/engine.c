@@ -12,11 +12,14 @@
  * one-shot: the first caller drains or cancels and joins the workers;
  * later or concurrent callers wait on done_cv for `joined`. */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -132,10 +135,29 @@ cuzk_status engine_new(engine **out, const engine_config *cfg, cuzk_err *err) {
   }
   /* The config's pointers are the caller's: keep copies of what is used later. */
   e->cfg.circuits = NULL, e->cfg.ncircuits = 0, e->cfg.gpus = NULL, e->cfg.ngpus = 0;
-  e->cfg.param_dir = NULL;
+  e->cfg.param_dir = NULL, e->cfg.witness_dir = NULL;
   if (cfg->param_dir && !(e->param_dir = strdup(cfg->param_dir))) {
     free(e);
     return cuzk_err_set(err, CUZK_NO_MEMORY, "engine: no memory");
+  }
+  if (cfg->witness_dir && *cfg->witness_dir) {
+    /* Its real path: a witness file must resolve inside it (submit). */
+    struct stat sb;
+    char real[4096];
+    errno = 0;
+    if (!realpath(cfg->witness_dir, real) || stat(real, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+      st = cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
+                        "engine: witness directory %s: %s", cfg->witness_dir,
+                        errno ? strerror(errno) : "not a directory");
+      free(e->param_dir);
+      free(e);
+      return st;
+    }
+    if (!(e->witness_dir = strdup(real))) {
+      free(e->param_dir);
+      free(e);
+      return cuzk_err_set(err, CUZK_NO_MEMORY, "engine: no memory");
+    }
   }
   pthread_mutex_init(&e->mu, NULL);
   pthread_mutex_init(&e->log_mu, NULL);
@@ -231,6 +253,7 @@ void engine_free(engine *e) {
   workers_free_devices(e);
   free(e->table);
   free(e->param_dir);
+  free(e->witness_dir);
   pthread_cond_destroy(&e->work_cv);
   pthread_cond_destroy(&e->done_cv);
   pthread_cond_destroy(&e->key_cv);
@@ -303,14 +326,149 @@ static void free_parts(epart *parts, size_t n) {
   for (size_t i = 0; i < n; i++) {
     wtns_close(&parts[i].w);
     free(parts[i].wit);
+    if (parts[i].wfd >= 0)
+      close(parts[i].wfd);
+    free(parts[i].wname);
   }
   free(parts);
+}
+
+/* n zeroed partitions holding no witness file (wfd -1), or NULL. */
+static epart *parts_new(size_t n) {
+  epart *parts = calloc(n, sizeof *parts);
+  for (size_t i = 0; parts && i < n; i++) parts[i].wfd = -1;
+  return parts;
+}
+
+/* A witness of key k (its header parsed into w, named `name`): the
+ * curve's prime and the key's count, else FORMAT in *we. */
+static cuzk_status witness_fits(const ekey *k, wtns_file *w, const char *name, cuzk_err *we) {
+  cuzk_status s = wtns_check_curve(w, we);
+  if (s == CUZK_OK && w->n_witness != k->n_vars)
+    s = cuzk_err_set(we, CUZK_FORMAT,
+                     "%s: %llu values, but circuit %s has %s = %llu: a witness of another "
+                     "circuit",
+                     name, (unsigned long long)w->n_witness, k->id,
+                     k->kind == EKEY_BP ? "1 + inputs + aux" : "nVars",
+                     (unsigned long long)k->n_vars);
+  return s;
+}
+
+/* Whether name is a relative path of components of letters, digits,
+ * '.', '_' and '-', none empty, "." or "..": it cannot leave the
+ * directory it is joined to but through a link. */
+static bool safe_rel_path(const char *name) {
+  if (!*name || *name == '/')
+    return false;
+  for (const char *c = name; *c;) {
+    const char *end = strchr(c, '/');
+    size_t n = end ? (size_t)(end - c) : strlen(c);
+    if (!n || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+      return false;
+    for (size_t i = 0; i < n; i++)
+      if (!((c[i] >= 'a' && c[i] <= 'z') || (c[i] >= 'A' && c[i] <= 'Z') ||
+            (c[i] >= '0' && c[i] <= '9') || c[i] == '.' || c[i] == '_' || c[i] == '-'))
+        return false;
+    c += n;
+    if (*c == '/')
+      c++;
+    if (end && !*c)
+      return false; /* a trailing '/' */
+  }
+  return true;
+}
+
+/* Opens witness file `name` under the engine's witness directory (its
+ * real path, e->witness_dir): no link followed in the last component,
+ * and the file opened must resolve inside the directory; a regular file. */
+static cuzk_status open_witness_file(const engine *e, const char *name, size_t i, int *fd,
+                                     cuzk_err *err) {
+  *fd = -1;
+  if (!e->witness_dir)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
+                        "witness %zu: a witness file (%s) was named, but the engine has no "
+                        "witness directory configured: send the witness bytes instead",
+                        i, name);
+  if (strlen(name) >= 1024 || !safe_rel_path(name))
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
+                        "witness %zu: file name '%.200s' is not a relative path of letters, "
+                        "digits, '.', '_' and '-' components (no '..', no leading '/', at most "
+                        "1023 bytes)",
+                        i, name);
+  char path[4096 + 1024 + 2];
+  snprintf(path, sizeof path, "%s/%s", e->witness_dir, name);
+  int f = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (f < 0) {
+    int er = errno;
+    return cuzk_err_set(err, er == ENOENT ? CUZK_NOT_FOUND : CUZK_INVALID_ARGUMENT,
+                        "witness %zu: cannot open %s: %s%s", i, path, strerror(er),
+                        er == ELOOP ? " (a link: witness files are opened without following "
+                                      "links)"
+                                    : "");
+  }
+  struct stat sb;
+  char real[4096] = "", proc[64];
+  snprintf(proc, sizeof proc, "/proc/self/fd/%d", f);
+  ssize_t n = readlink(proc, real, sizeof real - 1);
+  if (n > 0)
+    real[n] = 0;
+  else if (!realpath(path, real))
+    real[0] = 0;
+  size_t dl = strlen(e->witness_dir);
+  cuzk_status st = CUZK_OK;
+  if (fstat(f, &sb) != 0 || !S_ISREG(sb.st_mode))
+    st = cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "witness %zu: %s is not a regular file", i,
+                      path);
+  else if (strncmp(real, e->witness_dir, dl) != 0 || real[dl] != '/')
+    st = cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
+                      "witness %zu: %s resolves to %s, outside the witness directory %s", i,
+                      path, real[0] ? real : "an unknown path", e->witness_dir);
+  if (st != CUZK_OK) {
+    close(f);
+    return st;
+  }
+  *fd = f;
+  return CUZK_OK;
+}
+
+/* Opens the named witness files and checks their headers (no lock): the
+ * values are read by the worker (worker.c). */
+static cuzk_status open_witness_files(const engine *e, const ekey *k, const engine_request *rq,
+                                      epart **out, cuzk_err *err) {
+  epart *parts = parts_new(rq->nparts);
+  if (!parts)
+    return cuzk_err_set(err, CUZK_NO_MEMORY, "no memory for %zu partitions", rq->nparts);
+  cuzk_status st = CUZK_OK;
+  for (size_t i = 0; i < rq->nparts && st == CUZK_OK; i++) {
+    epart *p = &parts[i];
+    if ((st = open_witness_file(e, rq->witness_file[i], i, &p->wfd, err)) != CUZK_OK)
+      break;
+    if (!(p->wname = malloc(strlen(rq->witness_file[i]) + 32))) {
+      st = cuzk_err_set(err, CUZK_NO_MEMORY, "no memory");
+      break;
+    }
+    sprintf(p->wname, "witness %zu (%s)", i, rq->witness_file[i]);
+    cuzk_err we = {0};
+    cuzk_status s = wtns_open_fd_header(&p->w, p->wfd, p->wname, &we);
+    if (s == CUZK_OK)
+      s = witness_fits(k, &p->w, p->wname, &we);
+    if (s == CUZK_OK && (s = file_ident_of_fd(&p->wident, p->wfd, p->wname, &we)) == CUZK_OK)
+      p->wvalues_at = p->w.values_at;
+    if (s != CUZK_OK)
+      st = cuzk_err_set(err, s == CUZK_IO ? CUZK_IO : CUZK_FORMAT, "%s", we.msg);
+  }
+  if (st != CUZK_OK) {
+    free_parts(parts, rq->nparts);
+    return st;
+  }
+  *out = parts;
+  return CUZK_OK;
 }
 
 /* Copies and parses the witnesses (no lock). */
 static cuzk_status parse_witnesses(const ekey *k, const engine_request *rq, epart **out,
                                    cuzk_err *err) {
-  epart *parts = calloc(rq->nparts, sizeof *parts);
+  epart *parts = parts_new(rq->nparts);
   if (!parts)
     return cuzk_err_set(err, CUZK_NO_MEMORY, "no memory for %zu partitions", rq->nparts);
   cuzk_status st = CUZK_OK;
@@ -328,16 +486,8 @@ static cuzk_status parse_witnesses(const ekey *k, const engine_request *rq, epar
     snprintf(name, sizeof name, "witness %zu", i);
     cuzk_err we = {0};
     cuzk_status s = wtns_open_mem(&p->w, p->wit, len, name, &we);
-    if (s == CUZK_OK && (s = wtns_check_curve(&p->w, &we)) != CUZK_OK)
+    if (s == CUZK_OK && (s = witness_fits(k, &p->w, name, &we)) != CUZK_OK)
       wtns_close(&p->w);
-    if (s == CUZK_OK && p->w.n_witness != k->n_vars) {
-      s = cuzk_err_set(&we, CUZK_FORMAT,
-                       "%s: %llu values, but circuit %s has nVars = %llu: a witness of another "
-                       "circuit",
-                       name, (unsigned long long)p->w.n_witness, k->id,
-                       (unsigned long long)k->n_vars);
-      wtns_close(&p->w);
-    }
     if (s != CUZK_OK) {
       /* Every witness problem is a FORMAT error for the caller (wtns_open's
        * UNSUPPORTED version or prime included): the bytes are not a witness
@@ -363,9 +513,17 @@ static cuzk_status check_request(const engine_request *rq, cuzk_err *err) {
   if (rq->nparts > 1u << 16)
     return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "%zu partitions (at most 65536)",
                         rq->nparts);
-  if (!rq->witness || !rq->witness_len)
+  if (rq->witness_file) {
+    if (rq->witness || rq->witness_len)
+      return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
+                          "a request carries witness bytes or names witness files, not both");
+    for (size_t i = 0; i < rq->nparts; i++)
+      if (!rq->witness_file[i] || !*rq->witness_file[i])
+        return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "witness file %zu has no name", i);
+  } else if (!rq->witness || !rq->witness_len) {
     return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "no witness arrays");
-  for (size_t i = 0; i < rq->nparts; i++) {
+  }
+  for (size_t i = 0; !rq->witness_file && i < rq->nparts; i++) {
     if (!rq->witness_len[i])
       return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
                           "witness %zu is empty (0 bytes): expected a .wtns image", i);
@@ -411,14 +569,29 @@ static cuzk_status submit(engine *e, const engine_request *rq, engine_ticket *t,
    * request with one needs its digest; the others keep zeros, which a
    * SHA-256 output matches with odds of 2^-256. */
   uint8_t digest[JOBS_DIGEST_BYTES] = {0};
-  if (rq->request_id && *rq->request_id && (st = jobs_request_digest(rq, digest, err)) != CUZK_OK) {
+  epart *parts = NULL;
+  if (k->kind == EKEY_BP && rq->want_json)
+    st = cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
+                      "circuit %s is a bellperson key: its proofs are the 192 bytes only (no "
+                      "snarkjs JSON)", k->id);
+  /* Witness files are opened and their headers checked first: a request
+   * of files is identified by the files it opened. */
+  if (st == CUZK_OK && rq->witness_file)
+    st = open_witness_files(e, k, rq, &parts, err);
+  if (st == CUZK_OK && rq->request_id && *rq->request_id)
+    st = rq->witness_file ? jobs_files_digest(rq, parts, digest, err)
+                          : jobs_request_digest(rq, digest, err);
+  if (st != CUZK_OK) {
+    if (parts)
+      free_parts(parts, rq->nparts);
     pthread_mutex_lock(&e->mu);
     refuse(e, st);
     pthread_mutex_unlock(&e->mu);
     return st;
   }
+  /* Bytes carried are charged now; files' values when a worker reads them. */
   uint64_t bytes = 0;
-  for (size_t i = 0; i < rq->nparts; i++) bytes += rq->witness_len[i];
+  for (size_t i = 0; !rq->witness_file && i < rq->nparts; i++) bytes += rq->witness_len[i];
   /* The witness copies, and the job with its results for as long as it
    * is known: both charged before either is made. */
   const uint64_t held = jobs_held_bytes(k, rq->nparts, rq->want_json);
@@ -440,6 +613,8 @@ static cuzk_status submit(engine *e, const engine_request *rq, engine_ticket *t,
   if (j) {
     attach_ticket(e, j, t);
     pthread_mutex_unlock(&e->mu);
+    if (parts)
+      free_parts(parts, rq->nparts);
     return CUZK_OK;
   }
   jobs_reclaim(e, bytes + held);
@@ -457,11 +632,10 @@ static cuzk_status submit(engine *e, const engine_request *rq, engine_ticket *t,
   pthread_mutex_unlock(&e->mu);
 
   /* Without the lock: copy and parse. */
-  epart *parts = NULL;
   j = calloc(1, sizeof *j);
   if (!j)
     st = cuzk_err_set(err, CUZK_NO_MEMORY, "no memory for a job");
-  else
+  else if (!parts)
     st = parse_witnesses(k, rq, &parts, err);
 
   pthread_mutex_lock(&e->mu);
@@ -526,6 +700,8 @@ static cuzk_status submit(engine *e, const engine_request *rq, engine_ticket *t,
 refused:
   refuse(e, st);
   pthread_mutex_unlock(&e->mu);
+  if (parts)
+    free_parts(parts, rq->nparts);
   return st;
 }
 

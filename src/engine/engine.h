@@ -116,6 +116,8 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "groth16/bp.h"
+#include "groth16/pce.h"
 
 struct backend_devices;
 
@@ -153,9 +155,22 @@ typedef enum {
 
 typedef enum { ENGINE_LOG_ERROR, ENGINE_LOG_WARN, ENGINE_LOG_INFO } engine_log_level;
 
+/* A circuit's key: a snarkjs .zkey (path alone), or a bellperson key: a
+ * .params file (path) with Curio's constraint file for the circuit (pce,
+ * docs/FORMATS.md §5.5, §7), proven with the bellperson conventions
+ * (groth16/bp_prove.h).  A bellperson key may also be given in memory,
+ * already read and checked by the caller (bp_mem and pce_mem, kept alive
+ * and unchanged until engine_free): a benchmark's generated key, or an
+ * embedder's open handles; path and pce then only name it in messages and
+ * status, and it is never unloaded. */
 typedef struct {
-  const char *id;   /* circuit id, e.g. "chain-64k" */
-  const char *path; /* its .zkey */
+  const char *id;   /* circuit id, e.g. "chain-64k" or "porep-32g" */
+  const char *path; /* its .zkey, or its bellperson .params */
+  const char *pce;  /* bellperson: the PCE file; NULL or "" for a .zkey */
+  bool trusted;     /* bellperson: skip the .params points' on-curve and subgroup
+                       checks at load (a file from a trusted source: minutes at 2^27) */
+  const bp_params *bp_mem;  /* in memory: both set, or neither */
+  const pce_file *pce_mem;
 } engine_circuit;
 
 /* What a GPU's planner keeps free beside its slots, and what device_budget
@@ -166,7 +181,11 @@ typedef struct {
 typedef struct {
   const engine_circuit *circuits; /* registered keys (may be NULL) */
   size_t ncircuits;
-  const char *param_dir; /* where <id>.zkey is looked up for other ids (NULL: nowhere) */
+  const char *param_dir; /* where other ids are looked up: <id>.zkey, else <id>.params with
+                            <id>.pce (NULL: nowhere) */
+  /* Where a request's witness files are (engine_request.witness_file):
+   * NULL or "": requests must carry their witness bytes. */
+  const char *witness_dir;
 
   engine_device_mode device;
   const int *gpus; /* GPU ordinals to use; NULL or ngpus = 0: all */
@@ -275,7 +294,12 @@ typedef struct {
   size_t nparts;                  /* >= 1 */
   const uint8_t *const *witness;  /* nparts .wtns images; copied */
   const size_t *witness_len;
-  bool want_json;                 /* also produce snarkjs proof.json / public.json text */
+  /* Instead of witness bytes (witness and witness_len NULL): nparts .wtns
+   * files named relative to engine_config.witness_dir (engine_submit says
+   * how they are read). */
+  const char *const *witness_file;
+  bool want_json;                 /* also produce snarkjs proof.json / public.json text (a
+                                     .zkey circuit's; INVALID_ARGUMENT for bellperson's) */
 } engine_request;
 
 typedef struct {
@@ -294,6 +318,22 @@ typedef struct {
  * parsed here in the caller's thread (every value checked < r): FORMAT
  * names the partition ("witness 2: ..."), for a bad .wtns image, another
  * field's prime or an nWitness other than the key's nVars. */
+/* Witness files (rq->witness_file): each name is a relative path of
+ * components of letters, digits, '.', '_' and '-' (none empty, "." or
+ * ".."), opened under witness_dir without following a link in its last
+ * component, and the file it opens must resolve inside witness_dir (a
+ * link in the middle may not lead out); it must be a regular file.  The
+ * engine keeps the descriptor from here (the file may be unlinked at
+ * once: a witness directory on tmpfs, /dev/shm, is shared memory that the
+ * engine frees when the partition ends) and reads the header now, the
+ * checks above on it; the values are read when the partition starts, into
+ * the GPU slot's staging memory (charged at the slot's start) or, on a
+ * CPU worker, into memory charged to the queue budget then, so a queued
+ * job holds no witness memory.  A file that changes after the submit
+ * (identity: size, mtime, ctime, inode) fails its partition with FORMAT
+ * naming it.  For request ids, such a request is the same request when
+ * the names and the files' identities are.  NOT_FOUND when a file is
+ * missing, INVALID_ARGUMENT for a bad name or no witness_dir. */
 cuzk_status engine_submit(engine *e, const engine_request *rq, engine_ticket *t, cuzk_err *err);
 
 typedef struct {

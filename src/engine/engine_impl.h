@@ -37,6 +37,7 @@
 #include "backend/backend.h"
 #include "backend/device.h"
 #include "engine/engine.h"
+#include "base/mapfile.h"
 #include "groth16/proof.h"
 #include "groth16/wtns.h"
 #include "groth16/zkey.h"
@@ -50,18 +51,35 @@
 typedef enum { KEY_POINTS_UNCHECKED, KEY_POINTS_CHECKING, KEY_POINTS_GOOD, KEY_POINTS_BAD } key_points;
 
 typedef struct ekey ekey;
+/* What a key is (engine_circuit): a snarkjs .zkey, or a bellperson
+ * .params with its PCE (read from files, or given in memory). */
+typedef enum { EKEY_ZKEY, EKEY_BP } ekey_kind;
+
 struct ekey {
   char id[ENGINE_ID_MAX];
   char path[4096];
+  ekey_kind kind;
+  char pce_path[4096];  /* EKEY_BP: the PCE file */
+  bool trusted;         /* EKEY_BP: .params read without point checks */
+  bool in_memory;       /* EKEY_BP from engine_circuit.bp_mem: always loaded, never stale */
   bool registered;      /* from the config (else found in param_dir) */
   uint64_t file_bytes;  /* what it costs the host budget when above DISK */
   /* The key's shape, read once when the key became known. */
   uint64_t n_vars, n_public, domain_size;
   unsigned lg_domain;
+  uint64_t n_aux, n_a, n_b; /* EKEY_BP: aux variables and the a and b queries' lengths (the
+                               PCE's counts: what a GPU slot reserves for) */
 
   engine_tier tier; /* DISK, MAPPED or PINNED: the host tier (device holds aside) */
   bool loading;     /* a thread is loading it: its bytes are reserved */
-  zkey_file zk;     /* open when tier >= MAPPED, over mem (zkey_open_mem) */
+  zkey_file zk;     /* EKEY_ZKEY: open when tier >= MAPPED, over mem (zkey_open_mem) */
+  /* EKEY_BP, tier >= MAPPED: the key and the circuit (bp and pce point to
+   * bp_own and pce_own, read by the load, or to the caller's in-memory key). */
+  bp_params bp_own;
+  pce_file pce_own;
+  const bp_params *bp;
+  const pce_file *pce;
+  file_ident pce_ident; /* EKEY_BP: the PCE file as it was when read */
   void *mem;        /* tier >= MAPPED: the engine's own copy of the file's bytes */
   bool mem_dev;     /* mem came from backend_device_host_alloc (else mmap) */
   bool locked;      /* mem is mlock'ed */
@@ -110,7 +128,16 @@ typedef struct {
   bool retried;           /* it was requeued once: a second loss fails the job */
   uint8_t *wit;           /* the copied .wtns image, freed when the partition ends */
   size_t wit_len;
-  wtns_file w;            /* parsed over wit */
+  wtns_file w;            /* parsed over wit (bytes), or its header (a file: values NULL) */
+  /* A witness file (engine_request.witness_file): its descriptor from
+   * submit until the partition ends (-1 otherwise; 0 in a calloc'd part
+   * is never a witness: fd 0 is refused), its identity then, where its
+   * values start and its name for messages.  The worker reads the values
+   * when it starts the partition. */
+  int wfd;
+  file_ident wident;
+  uint64_t wvalues_at;
+  char *wname;
   uint8_t proof[GROTH16_PROOF_BYTES];
   char *proof_json, *public_json;
   engine_timings tm;
@@ -236,6 +263,7 @@ typedef struct {
 struct engine {
   engine_config cfg;
   char *param_dir;
+  char *witness_dir; /* the real path of cfg.witness_dir, or NULL */
   pthread_mutex_t mu;
   pthread_cond_t work_cv, done_cv, key_cv;
   double t_start;
@@ -323,6 +351,11 @@ void jobs_free(ejob *j);
  * cannot make its context. */
 cuzk_status jobs_request_digest(const engine_request *rq, uint8_t out[JOBS_DIGEST_BYTES],
                                 cuzk_err *err);
+/* The same for a request naming witness files (rq->witness_file), opened
+ * as parts: the names and the files' identities (parts[i].wident), not
+ * their bytes: a file rewritten since is another request. */
+cuzk_status jobs_files_digest(const engine_request *rq, const epart *parts,
+                              uint8_t out[JOBS_DIGEST_BYTES], cuzk_err *err);
 /* What a job of nparts partitions of key k costs while it is known: the
  * job, its partitions, and with want_json the largest proof.json and
  * public.json each partition can get.  Charged before the job is made. */

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <openssl/evp.h>
 #include <stdatomic.h>
@@ -89,6 +90,9 @@ void jobs_free(ejob *j) {
     epart *pt = &j->parts[p];
     wtns_close(&pt->w);
     free(pt->wit);
+    if (pt->wfd >= 0)
+      close(pt->wfd);
+    free(pt->wname);
     free(pt->proof_json);
     free(pt->public_json);
   }
@@ -117,6 +121,10 @@ void jobs_forget(engine *e, ejob *j) {
 
 void jobs_drop_witness(engine *e, ejob *j, size_t p) {
   epart *pt = &j->parts[p];
+  if (pt->wfd >= 0) {
+    close(pt->wfd);
+    pt->wfd = -1;
+  }
   if (!pt->wit)
     return;
   wtns_close(&pt->w);
@@ -298,6 +306,30 @@ cuzk_status jobs_request_digest(const engine_request *rq, uint8_t out[JOBS_DIGES
   ok = ok && EVP_DigestFinal_ex(c, out, &n) && n == JOBS_DIGEST_BYTES;
   EVP_MD_CTX_free(c);
   free(d.first), free(d.sums);
+  return ok ? CUZK_OK : cuzk_err_set(err, CUZK_INTERNAL, "libcrypto's SHA-256 failed");
+}
+
+cuzk_status jobs_files_digest(const engine_request *rq, const epart *parts,
+                              uint8_t out[JOBS_DIGEST_BYTES], cuzk_err *err) {
+  EVP_MD_CTX *c = EVP_MD_CTX_new();
+  if (!c)
+    return cuzk_err_set(err, CUZK_NO_MEMORY, "no memory for the request's digest");
+  unsigned n = 0;
+  static const char tag[] = "witness files"; /* never a byte request's encoding: see below */
+  int ok = EVP_DigestInit_ex(c, EVP_sha256(), NULL) && digest_u64(c, UINT64_MAX) &&
+           EVP_DigestUpdate(c, tag, sizeof tag) && digest_u64(c, strlen(rq->circuit_id)) &&
+           EVP_DigestUpdate(c, rq->circuit_id, strlen(rq->circuit_id)) && digest_u64(c, rq->nparts);
+  for (size_t p = 0; ok && p < rq->nparts; p++) {
+    const file_ident *id = &parts[p].wident;
+    const char *name = rq->witness_file[p];
+    ok = digest_u64(c, strlen(name)) && EVP_DigestUpdate(c, name, strlen(name)) &&
+         digest_u64(c, (uint64_t)id->dev) && digest_u64(c, (uint64_t)id->ino) &&
+         digest_u64(c, id->size) && digest_u64(c, (uint64_t)id->mtime.tv_sec) &&
+         digest_u64(c, (uint64_t)id->mtime.tv_nsec) && digest_u64(c, (uint64_t)id->ctime.tv_sec) &&
+         digest_u64(c, (uint64_t)id->ctime.tv_nsec);
+  }
+  ok = ok && EVP_DigestFinal_ex(c, out, &n) && n == JOBS_DIGEST_BYTES;
+  EVP_MD_CTX_free(c);
   return ok ? CUZK_OK : cuzk_err_set(err, CUZK_INTERNAL, "libcrypto's SHA-256 failed");
 }
 

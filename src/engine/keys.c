@@ -55,6 +55,7 @@
 
 #include "base/fileio.h"
 #include "engine/engine_impl.h"
+#include "groth16/bp_prove.h"
 
 typedef unsigned long long ull;
 
@@ -65,6 +66,9 @@ typedef struct {
   size_t len;
   const backend_devices *devs; /* mem came from their host_alloc, else mmap */
   bool locked, open;
+  bool bp; /* bp and pce hold a bellperson key's copies */
+  bp_params bpp;
+  pce_file pce;
 } unload_item;
 
 /* devs: the provider whose backend_device_host_alloc made p, or NULL (mmap). */
@@ -81,6 +85,10 @@ static void free_copy(void *p, size_t len, const backend_devices *devs, bool loc
 }
 
 static void unload_run(unload_item *u) {
+  if (u->bp) {
+    bp_params_free(&u->bpp);
+    pce_close(&u->pce);
+  }
   if (u->open)
     zkey_close(&u->zk);
   free_copy(u->mem, u->len, u->devs, u->locked);
@@ -90,10 +98,19 @@ static void unload_run(unload_item *u) {
 /* Moves k's loaded objects into *u and returns it to DISK (locked). */
 static void unload_take(engine *e, ekey *k, unload_item *u) {
   memset(u, 0, sizeof *u);
-  if (k->tier < ENGINE_TIER_MAPPED)
+  if (k->tier < ENGINE_TIER_MAPPED || k->in_memory) /* the caller's key stays */
     return;
-  u->zk = k->zk;
-  u->open = true;
+  if (k->kind == EKEY_BP) {
+    u->bp = true;
+    u->bpp = k->bp_own;
+    u->pce = k->pce_own;
+    memset(&k->bp_own, 0, sizeof k->bp_own);
+    memset(&k->pce_own, 0, sizeof k->pce_own);
+    k->bp = NULL, k->pce = NULL;
+  } else {
+    u->zk = k->zk;
+    u->open = true;
+  }
   u->mem = k->mem;
   u->len = (size_t)k->file_bytes;
   u->devs = k->mem_dev ? e->devs : NULL;
@@ -118,7 +135,28 @@ static void unload_take(engine *e, ekey *k, unload_item *u) {
  * its run's witness, a and b, 32 bytes an element).  Changes only while
  * no slot holds k (at registration, at a load). */
 static void set_device_bytes(ekey *k) {
+  if (k->kind == EKEY_BP) {
+    /* The key's vectors (as many bytes on the device as uncompressed in
+     * the .params, at most) and the circuit's matrices (as in the PCE
+     * file: row pointers, columns, values) with the a and b queries'
+     * index lists (cuda/pce_gpu.h: at most 4 bytes a variable each). */
+    k->device_bytes = k->file_bytes + 8 * k->n_vars;
+    return;
+  }
   k->device_bytes = k->file_bytes + 4 * (k->domain_size + 1) + 32 * (k->n_vars + 2 * k->domain_size);
+}
+
+/* A bellperson key's shape from its circuit's counts: the witness holds
+ * ONE, the inputs and the aux (n_vars), the public inputs are the inputs
+ * less ONE, the domain the power of two over the constraints. */
+static void bp_shape(ekey *k, const pce_file *hdr) {
+  k->n_vars = (uint64_t)hdr->num_inputs + hdr->num_aux;
+  k->n_public = hdr->num_inputs - 1;
+  k->n_aux = hdr->num_aux;
+  k->n_a = hdr->num_inputs + hdr->a_aux.popcount;
+  k->n_b = hdr->b_input.popcount + hdr->b_aux.popcount;
+  k->lg_domain = pce_domain_lg(hdr);
+  k->domain_size = (uint64_t)1 << k->lg_domain;
 }
 
 /* The shape of the key at path, from its header only (cheap for a large
@@ -128,6 +166,22 @@ static cuzk_status read_shape(ekey *k, cuzk_err *err) {
   struct stat sb;
   if (stat(k->path, &sb) != 0)
     return cuzk_err_set(err, CUZK_IO, "%s: cannot stat: %s", k->path, strerror(errno));
+  if (k->kind == EKEY_BP) {
+    /* The circuit's header gives the shape; the .params is checked
+     * against it at load (bp_check_key). */
+    struct stat pb;
+    pce_file hdr;
+    if (stat(k->pce_path, &pb) != 0)
+      return cuzk_err_set(err, CUZK_IO, "%s: cannot stat: %s", k->pce_path, strerror(errno));
+    if (!S_ISREG(sb.st_mode))
+      return cuzk_err_set(err, CUZK_IO, "%s: is %s, expected a regular file", k->path,
+                          fileio_kind(sb.st_mode));
+    CUZK_TRY(pce_read_header(&hdr, k->pce_path, err));
+    bp_shape(k, &hdr);
+    k->file_bytes = (uint64_t)sb.st_size + (uint64_t)pb.st_size;
+    set_device_bytes(k);
+    return CUZK_OK;
+  }
   CUZK_TRY(zkey_read_header(&z, k->path, err));
   k->file_bytes = (uint64_t)sb.st_size;
   k->n_vars = z.n_vars;
@@ -156,13 +210,47 @@ cuzk_status keys_init(engine *e, cuzk_err *err) {
                           c->id);
     if (find_key(e, c->id))
       return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "circuit %s is registered twice", c->id);
+    const bool bp = (c->pce && *c->pce) || c->bp_mem || c->pce_mem;
+    if (bp && (!c->pce || !*c->pce || strlen(c->pce) >= sizeof(((ekey *)0)->pce_path)))
+      return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
+                          "circuit %s: a bellperson key needs its PCE file (pce), of at most "
+                          "4095 bytes", c->id);
+    if (!c->bp_mem != !c->pce_mem)
+      return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
+                          "circuit %s: an in-memory key needs both its parameters and its "
+                          "circuit", c->id);
     ekey *k = calloc(1, sizeof *k);
     if (!k)
       return cuzk_err_set(err, CUZK_NO_MEMORY, "no memory for a key entry");
     snprintf(k->id, sizeof k->id, "%s", c->id);
     snprintf(k->path, sizeof k->path, "%s", c->path);
     k->registered = true;
-    cuzk_status st = read_shape(k, err);
+    k->kind = bp ? EKEY_BP : EKEY_ZKEY;
+    k->trusted = c->trusted;
+    if (bp)
+      snprintf(k->pce_path, sizeof k->pce_path, "%s", c->pce);
+    cuzk_status st;
+    if (c->bp_mem) {
+      /* The caller's key: checked against its circuit once, here, and
+       * loaded for good (its bytes count against the keys' share). */
+      k->in_memory = true;
+      bp_shape(k, c->pce_mem);
+      st = bp_check_key(c->bp_mem, c->pce_mem, k->path, k->pce_path, err);
+      k->file_bytes = bp_params_size(c->bp_mem) + pce_file_bytes(c->pce_mem);
+      set_device_bytes(k);
+      if (st == CUZK_OK && k->file_bytes > e->keys_budget - e->keys_used)
+        st = cuzk_err_set(err, CUZK_EXHAUSTED,
+                          "the in-memory key (%llu bytes) does not fit in the keys' share of the "
+                          "host budget (%llu bytes left)",
+                          (ull)k->file_bytes, (ull)(e->keys_budget - e->keys_used));
+      if (st == CUZK_OK) {
+        k->bp = c->bp_mem, k->pce = c->pce_mem;
+        k->tier = ENGINE_TIER_MAPPED;
+        e->keys_used += k->file_bytes;
+      }
+    } else {
+      st = read_shape(k, err);
+    }
     if (st != CUZK_OK) {
       free(k);
       return cuzk_err_prefix(err, st, "circuit %s", c->id);
@@ -200,20 +288,35 @@ cuzk_status keys_lookup(engine *e, const char *id, ekey **out, cuzk_err *err) {
   if (!n)
     return cuzk_err_set(err, CUZK_NO_MEMORY, "no memory for a key entry");
   snprintf(n->id, sizeof n->id, "%s", id);
-  if (snprintf(n->path, sizeof n->path, "%s/%s.zkey", e->param_dir, id) >= (int)sizeof n->path) {
+  if (snprintf(n->path, sizeof n->path, "%s/%s.zkey", e->param_dir, id) >= (int)sizeof n->path ||
+      snprintf(n->pce_path, sizeof n->pce_path, "%s/%s.pce", e->param_dir, id) >=
+          (int)sizeof n->pce_path) {
     free(n);
     return cuzk_err_set(err, CUZK_NOT_FOUND, "unknown circuit '%s' (path too long)", id);
   }
   struct stat sb;
   bool found = stat(n->path, &sb) == 0;
+  if (!found) { /* a bellperson key: <id>.params beside <id>.pce */
+    snprintf(n->path, sizeof n->path, "%s/%s.params", e->param_dir, id);
+    struct stat pb;
+    found = stat(n->path, &sb) == 0 && stat(n->pce_path, &pb) == 0;
+    if (found)
+      n->kind = EKEY_BP;
+    else
+      snprintf(n->path, sizeof n->path, "%s/%s.zkey", e->param_dir, id);
+  }
+  if (n->kind != EKEY_BP)
+    n->pce_path[0] = 0;
   if (!found || !S_ISREG(sb.st_mode)) {
     if (found) /* a FIFO or the like: said in fileio_open_read's words */
       cuzk_err_set(err, CUZK_NOT_FOUND,
                    "unknown circuit '%s' (not registered; %s: is %s, expected a regular file)", id,
                    n->path, fileio_kind(sb.st_mode));
     else
-      cuzk_err_set(err, CUZK_NOT_FOUND, "unknown circuit '%s' (not registered, no %s/%s.zkey)", id,
-                   e->param_dir, id);
+      cuzk_err_set(err, CUZK_NOT_FOUND,
+                   "unknown circuit '%s' (not registered, no %s/%s.zkey, nor %s.params with "
+                   "%s.pce)",
+                   id, e->param_dir, id, id, id);
     free(n);
     return CUZK_NOT_FOUND;
   }
@@ -323,20 +426,117 @@ static cuzk_status load_copy(ekey *k, bool pin, const backend_devices *devs, uin
   return CUZK_OK;
 }
 
-/* Marks a loaded k stale when its file, as stat'ed now (sb, or NULL when
- * the stat failed with errno stat_errno), is not the one its copy was
- * read from; logs it once (e->mu held; the caller flushes the log). */
-static void mark_if_changed(engine *e, ekey *k, const struct stat *sb, int stat_errno) {
-  if (k->tier < ENGINE_TIER_MAPPED || k->loading || k->stale)
+static bool changed(const file_ident *was, const struct stat *sb, int stat_errno, char *what,
+                    size_t n);
+
+/* A bellperson key's copies: the .params decoded (points checked unless
+ * k->trusted; bp.h) and the PCE read and checked (pce.h), both into
+ * memory the engine owns, then checked against each other (bp_check_key)
+ * and against the shape jobs were checked with at submit.  The files'
+ * identities before and after the reads must agree, and their sizes
+ * with the `size` reserved (else CUZK_IO: they changed while read). */
+static cuzk_status load_bp(ekey *k, uint64_t size, bp_params *pp, pce_file *pce, file_ident *id,
+                           file_ident *pid, cuzk_err *err) {
+  memset(pp, 0, sizeof *pp);
+  memset(pce, 0, sizeof *pce);
+  struct stat a0, b0, a1, b1;
+  if (stat(k->path, &a0) != 0 || stat(k->pce_path, &b0) != 0)
+    return cuzk_err_set(err, CUZK_IO, "circuit %s: cannot stat %s or %s: %s", k->id, k->path,
+                        k->pce_path, strerror(errno));
+  if ((uint64_t)a0.st_size + (uint64_t)b0.st_size != size)
+    return cuzk_err_set(err, CUZK_IO,
+                        "circuit %s: %s and %s changed while being loaded (%llu bytes together, "
+                        "%llu when the room was reserved)",
+                        k->id, k->path, k->pce_path,
+                        (ull)((uint64_t)a0.st_size + (uint64_t)b0.st_size), (ull)size);
+  const bp_read_opts o = {.skip_checks = k->trusted};
+  cuzk_status st = bp_params_read(pp, k->path, &o, err);
+  if (st == CUZK_OK)
+    st = pce_open(pce, k->pce_path, err);
+  char what[160];
+  if (st == CUZK_OK && (stat(k->path, &a1) != 0 || stat(k->pce_path, &b1) != 0))
+    st = cuzk_err_set(err, CUZK_IO, "circuit %s: cannot stat %s or %s: %s", k->id, k->path,
+                      k->pce_path, strerror(errno));
+  if (st == CUZK_OK) {
+    file_ident_of_stat(id, &a0);
+    file_ident_of_stat(pid, &b0);
+    if (changed(id, &a1, 0, what, sizeof what))
+      st = cuzk_err_set(err, CUZK_IO, "%s changed while being read (%s)", k->path, what);
+    else if (changed(pid, &b1, 0, what, sizeof what))
+      st = cuzk_err_set(err, CUZK_IO, "%s changed while being read (%s)", k->pce_path, what);
+  }
+  if (st == CUZK_OK && ((uint64_t)pce->num_inputs + pce->num_aux != k->n_vars ||
+                        pce_domain_lg(pce) != k->lg_domain))
+    st = cuzk_err_set(err, CUZK_FORMAT,
+                      "%s was replaced by a circuit of another shape (%u inputs and %u aux "
+                      "over 2^%u; circuit %s has %llu variables over 2^%u): serve it under a "
+                      "new circuit id, or restart the daemon",
+                      k->pce_path, pce->num_inputs, pce->num_aux, pce_domain_lg(pce), k->id,
+                      (ull)k->n_vars, k->lg_domain);
+  if (st == CUZK_OK)
+    st = bp_check_key(pp, pce, k->path, k->pce_path, err);
+  if (st != CUZK_OK) {
+    bp_params_free(pp);
+    pce_close(pce);
+  }
+  return st;
+}
+
+/* A key's files as stat'ed now (without the lock): the key file, and a
+ * bellperson key's PCE. */
+typedef struct {
+  struct stat sb, pb;
+  bool have, phave;
+  int serr, perr;
+} key_stat;
+
+static void stat_key(const ekey *k, key_stat *ks) {
+  memset(ks, 0, sizeof *ks);
+  if (k->in_memory)
+    return;
+  ks->have = stat(k->path, &ks->sb) == 0;
+  ks->serr = ks->have ? 0 : errno;
+  if (k->kind == EKEY_BP) {
+    ks->phave = stat(k->pce_path, &ks->pb) == 0;
+    ks->perr = ks->phave ? 0 : errno;
+  }
+}
+
+/* The bytes a load of k reserves: its files' sizes now (those known at
+ * registration when a stat failed: the load then fails with the reason). */
+static uint64_t load_size(const ekey *k, const key_stat *ks) {
+  if (k->kind == EKEY_BP)
+    return ks->have && ks->phave ? (uint64_t)ks->sb.st_size + (uint64_t)ks->pb.st_size
+                                 : k->file_bytes;
+  return ks->have ? (uint64_t)ks->sb.st_size : k->file_bytes;
+}
+
+/* What differs between a file's identity when read (was) and now (sb, or
+ * NULL when the stat failed with stat_errno) into what: false if nothing. */
+static bool changed(const file_ident *was, const struct stat *sb, int stat_errno, char *what,
+                    size_t n) {
+  if (!sb) {
+    snprintf(what, n, "it cannot be read: %s", strerror(stat_errno));
+    return true;
+  }
+  file_ident now;
+  file_ident_of_stat(&now, sb);
+  return file_ident_differs(was, &now, what, n);
+}
+
+/* Marks a loaded k stale when its files, as stat'ed now, are not the
+ * ones its copy was read from; logs it once (e->mu held; the caller
+ * flushes the log). */
+static void mark_if_changed(engine *e, ekey *k, const key_stat *ks) {
+  if (k->in_memory || k->tier < ENGINE_TIER_MAPPED || k->loading || k->stale)
     return;
   char what[160];
-  if (sb) {
-    file_ident now;
-    file_ident_of_stat(&now, sb);
-    if (!file_ident_differs(&k->ident, &now, what, sizeof what))
+  const char *file = k->path;
+  if (!changed(&k->ident, ks->have ? &ks->sb : NULL, ks->serr, what, sizeof what)) {
+    if (k->kind != EKEY_BP ||
+        !changed(&k->pce_ident, ks->phave ? &ks->pb : NULL, ks->perr, what, sizeof what))
       return;
-  } else {
-    snprintf(what, sizeof what, "it cannot be read: %s", strerror(stat_errno));
+    file = k->pce_path;
   }
   k->stale = true;
   k->evict_pending = true;            /* unloaded when its users are done */
@@ -345,23 +545,14 @@ static void mark_if_changed(engine *e, ekey *k, const struct stat *sb, int stat_
   engine_log_queued(e, ENGINE_LOG_WARN,
                     "circuit %s: the key file %s changed since it was loaded (%s): it is read "
                     "again once the old copy's %u users are done",
-                    k->id, k->path, what, k->refs);
-}
-
-/* stat of k's path (without the lock): *sb, or false with *stat_errno. */
-static bool stat_key(const ekey *k, struct stat *sb, int *stat_errno) {
-  if (stat(k->path, sb) == 0)
-    return true;
-  *stat_errno = errno;
-  return false;
+                    k->id, file, what, k->refs);
 }
 
 bool keys_stale(engine *e, ekey *k) {
-  struct stat sb;
-  int serr = 0;
-  bool have = stat_key(k, &sb, &serr);
+  key_stat ks;
+  stat_key(k, &ks);
   pthread_mutex_lock(&e->mu);
-  mark_if_changed(e, k, have ? &sb : NULL, serr);
+  mark_if_changed(e, k, &ks);
   bool stale = k->stale;
   pthread_mutex_unlock(&e->mu);
   joblog_flush(e);
@@ -374,7 +565,7 @@ static ekey *lru_victim(engine *e, double now, double *soonest) {
   double min_idle = (double)e->cfg.eviction_min_idle_ms / 1000.0;
   ekey *best = NULL;
   for (ekey *k = e->keys; k; k = k->next) {
-    if (k->tier < ENGINE_TIER_MAPPED || k->loading || k->refs || k->holds)
+    if (k->tier < ENGINE_TIER_MAPPED || k->loading || k->refs || k->holds || k->in_memory)
       continue;
     double wait = k->last_used + min_idle - now;
     if (wait > 0) {
@@ -395,7 +586,7 @@ static ekey *lru_held(engine *e, double now) {
   ekey *best = NULL;
   for (ekey *k = e->keys; k; k = k->next)
     if (k->tier >= ENGINE_TIER_MAPPED && !k->loading && k->holds && k->refs == k->holds &&
-        !k->evict_pending && now - k->last_used >= min_idle &&
+        !k->in_memory && !k->evict_pending && now - k->last_used >= min_idle &&
         (!best || k->last_used < best->last_used))
       best = k;
   return best;
@@ -408,12 +599,12 @@ cuzk_status keys_acquire(engine *e, ekey *k, ejob *job, bool wait, bool held, do
   unload_item u;
   /* The file as it is now: says whether a loaded copy is stale and what a
    * load reserves.  Taken again (fresh) after any wait, before a load. */
-  struct stat sb;
-  int serr = 0;
-  bool have = stat_key(k, &sb, &serr), fresh = true;
+  key_stat ks;
+  stat_key(k, &ks);
+  bool fresh = true;
   pthread_mutex_lock(&e->mu);
   if (!held)
-    mark_if_changed(e, k, have ? &sb : NULL, serr);
+    mark_if_changed(e, k, &ks);
   for (;;) {
     if (job && job->stop) {
       st = cuzk_err_set(err, CUZK_CANCELLED, "cancelled while waiting for key %s", k->id);
@@ -453,12 +644,12 @@ cuzk_status keys_acquire(engine *e, ekey *k, ejob *job, bool wait, bool held, do
     }
     if (!fresh) { /* the file's size now, for the room to reserve */
       pthread_mutex_unlock(&e->mu);
-      have = stat_key(k, &sb, &serr);
+      stat_key(k, &ks);
       pthread_mutex_lock(&e->mu);
       fresh = true;
       continue;
     }
-    const uint64_t size = have ? (uint64_t)sb.st_size : k->file_bytes;
+    const uint64_t size = load_size(k, &ks);
     if (size > e->keys_budget) {
       st = cuzk_err_set(err, CUZK_EXHAUSTED,
                         "key %s needs %llu bytes, more than the keys' share of the host budget "
@@ -513,8 +704,13 @@ cuzk_status keys_acquire(engine *e, ekey *k, ejob *job, bool wait, bool held, do
     zkey_file zk;
     void *mem = NULL;
     bool dev = false, locked = false;
-    file_ident id;
-    st = load_copy(k, pin, pin_devs, size, &zk, &mem, &dev, &locked, &id, err);
+    file_ident id, pid;
+    bp_params bpp;
+    pce_file pce;
+    if (k->kind == EKEY_BP)
+      st = load_bp(k, size, &bpp, &pce, &id, &pid, err);
+    else
+      st = load_copy(k, pin, pin_devs, size, &zk, &mem, &dev, &locked, &id, err);
     double dt = engine_now() - t0;
     pthread_mutex_lock(&e->mu);
     k->loading = false;
@@ -531,14 +727,20 @@ cuzk_status keys_acquire(engine *e, ekey *k, ejob *job, bool wait, bool held, do
                         "circuit %s: %s read again and checked after it changed (%s)", k->id,
                         k->path, k->stale_why);
     k->stale_why[0] = 0;
-    k->zk = zk;
-    k->mem = mem;
-    k->mem_dev = dev;
-    k->locked = locked;
+    if (k->kind == EKEY_BP) {
+      k->bp_own = bpp, k->pce_own = pce;
+      k->bp = &k->bp_own, k->pce = &k->pce_own;
+      k->pce_ident = pid;
+    } else {
+      k->zk = zk;
+      k->mem = mem;
+      k->mem_dev = dev;
+      k->locked = locked;
+    }
     k->ident = id;
     k->file_bytes = size;
     set_device_bytes(k); /* no slot holds k: it was at DISK */
-    k->tier = pin ? ENGINE_TIER_PINNED : ENGINE_TIER_MAPPED;
+    k->tier = pin && k->kind == EKEY_ZKEY ? ENGINE_TIER_PINNED : ENGINE_TIER_MAPPED;
     k->loads++;
     k->load_s += dt;
     k->refs++;
@@ -622,7 +824,9 @@ cuzk_status engine_evict(engine *e, const char *circuit_id, bool *was_loaded,
   }
   bool was = k->tier >= ENGINE_TIER_MAPPED || k->loading;
   uint64_t freed = 0;
-  if (k->tier >= ENGINE_TIER_MAPPED && !k->loading && !k->refs && !k->holds) {
+  if (k->in_memory) {
+    /* the caller's key stays loaded: nothing to drop */
+  } else if (k->tier >= ENGINE_TIER_MAPPED && !k->loading && !k->refs && !k->holds) {
     freed = k->file_bytes;
     unload_take(e, k, &u);
   } else if (was) {

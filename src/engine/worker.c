@@ -110,16 +110,22 @@
  * across the fallback's backend_cpu_new (an allocation) and pthread_create
  * (its threads wait for the lock), the only exceptions to engine_impl.h's
  * rule, so that "a worker is left" and the retry are decided in one step. */
+#include <errno.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/clock.h"
 #include "engine/engine_impl.h"
+#include "base/par.h"
+#include "groth16/bp_prove.h"
 #include "groth16/proof.h"
 #include "groth16/prove.h"
+#include "groth16/types.h"
 
 typedef struct {
   eworker *w;
@@ -139,6 +145,7 @@ static void on_stage(void *ctx, const char *name) {
   engine_job_state s = !strncmp(name, "verify", 6)     ? ENGINE_JOB_FINALIZING
                        : !strncmp(name, "quotient", 8) ? ENGINE_JOB_PROVING
                        : !strncmp(name, "MSM", 3)      ? ENGINE_JOB_PROVING
+                       : !strncmp(name, "a, b, c", 7)  ? ENGINE_JOB_PROVING /* bp_prove's */
                                                        : ENGINE_JOB_PREPARING;
   pthread_mutex_lock(&e->mu);
   epart *pt = &c->j->parts[c->part];
@@ -400,6 +407,104 @@ cuzk_status engine_timeline(engine *e, engine_span **out, size_t *n, cuzk_err *e
   return CUZK_OK;
 }
 
+/* A witness file's values read in parallel (pread of chunks). */
+typedef struct {
+  int fd;
+  uint8_t *dst;
+  uint64_t at, len;
+  _Atomic int err; /* an errno, or -1 for a short read */
+} wread_ctx;
+
+#define WREAD_CHUNK ((uint64_t)64 << 20)
+
+static void wread_part(void *arg, unsigned idx, unsigned nw) {
+  wread_ctx *c = arg;
+  const uint64_t nchunks = (c->len + WREAD_CHUNK - 1) / WREAD_CHUNK;
+  size_t lo, hi;
+  par_range((size_t)nchunks, idx, nw, &lo, &hi);
+  for (uint64_t k = lo; k < hi && !atomic_load(&c->err); k++) {
+    uint64_t off = k * WREAD_CHUNK, end = off + WREAD_CHUNK < c->len ? off + WREAD_CHUNK : c->len;
+    while (off < end) {
+      ssize_t r = pread(c->fd, c->dst + off, (size_t)(end - off), (off_t)(c->at + off));
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r <= 0) {
+        atomic_store(&c->err, r < 0 ? errno : -1);
+        return;
+      }
+      off += (uint64_t)r;
+    }
+  }
+}
+
+/* Partition p's witness values where the worker proves from them: a GPU
+ * slot's staging (page-locked, planned at start), else the witness's own
+ * copy.  Bytes carried by the request are copied to the staging (or used
+ * where they are); a witness file's values are read from the descriptor
+ * kept since submit - into the staging, or into a copy charged to the
+ * queue budget now (jobs_drop_witness frees it) - and then checked: the
+ * file's identity must be the one at submit and every value below the
+ * prime.  *wv: the header with values set (without the lock). */
+static cuzk_status stage_witness(eworker *w, ejob *j, size_t p, wtns_file *wv, cuzk_err *err) {
+  engine *e = w->e;
+  epart *pt = &j->parts[p];
+  *wv = pt->w;
+  const size_t wbytes = (size_t)wv->n_witness * wv->n8;
+  cuzk_err ignored = {0};
+  uint8_t *stage = w->gpu && w->be->ops->host_staging
+                       ? w->be->ops->host_staging(w->be, wbytes, &ignored)
+                       : NULL;
+  if (pt->wfd < 0) {
+    if (stage) {
+      memcpy(stage, wv->values, wbytes);
+      wv->values = stage;
+    }
+    return CUZK_OK;
+  }
+  if (!stage) {
+    pthread_mutex_lock(&e->mu);
+    e->queue_used += wbytes, e->witness_used += wbytes, j->wit_bytes += wbytes;
+    pt->wit_len = wbytes;
+    pthread_mutex_unlock(&e->mu);
+    if (!(stage = pt->wit = malloc(wbytes ? wbytes : 1)))
+      return cuzk_err_set(err, CUZK_NO_MEMORY, "%s: no memory for its %zu bytes of values",
+                          pt->wname, wbytes);
+  }
+  wread_ctx c = {.fd = pt->wfd, .dst = stage, .at = pt->wvalues_at, .len = wbytes};
+  atomic_init(&c.err, 0);
+  unsigned nw = w->gpu ? 8 : (w->be->threads ? w->be->threads : 1);
+  uint64_t nchunks = (wbytes + WREAD_CHUNK - 1) / WREAD_CHUNK;
+  par_run(nw < nchunks ? nw : (unsigned)(nchunks ? nchunks : 1), wread_part, &c);
+  int rerr = atomic_load(&c.err);
+  if (rerr)
+    return cuzk_err_set(err, CUZK_FORMAT, "%s: reading its values failed: %s", pt->wname,
+                        rerr < 0 ? "the file ends early (it changed after it was submitted)"
+                                 : strerror(rerr));
+  struct stat sb;
+  if (fstat(pt->wfd, &sb) != 0)
+    return cuzk_err_set(err, CUZK_IO, "%s: cannot stat it again: %s", pt->wname, strerror(errno));
+  file_ident now;
+  char what[160];
+  file_ident_of_stat(&now, &sb);
+  /* Unlinked since (a witness directory on tmpfs is freed so): the link
+   * count changed its ctime, not its bytes; size and mtime still tell a
+   * write (as mapfile_check). */
+  if (sb.st_nlink == 0)
+    now.ctime = pt->wident.ctime;
+  if (file_ident_differs(&pt->wident, &now, what, sizeof what))
+    return cuzk_err_set(err, CUZK_FORMAT, "%s changed after it was submitted (%s)", pt->wname,
+                        what);
+  size_t bad = groth16_values_check(stage, (size_t)wv->n_witness);
+  if (bad != (size_t)wv->n_witness)
+    return cuzk_err_set(err, CUZK_FORMAT,
+                        "%s: value %zu at offset %llu is not below the prime (r): values must be "
+                        "canonical",
+                        pt->wname, bad,
+                        (unsigned long long)(pt->wvalues_at + (uint64_t)bad * wv->n8));
+  wv->values = stage;
+  return CUZK_OK;
+}
+
 /* Proves partition p of j; called and returns without the lock. */
 static void run_partition(eworker *w, ejob *j, size_t p) {
   engine *e = w->e;
@@ -409,7 +514,8 @@ static void run_partition(eworker *w, ejob *j, size_t p) {
   cuzk_err err = {0};
   groth16_proof proof;
   groth16_timings tm = {0};
-  double load_s = 0;
+  double load_s = 0, stage_s = 0;
+  wtns_file wv = pt->w;
   /* A hold on k is kept only while k's file is unchanged (keys_stale). */
   bool held = w->held == k && !keys_stale(e, k);
   if (w->held && !held)
@@ -430,20 +536,17 @@ static void run_partition(eworker *w, ejob *j, size_t p) {
                                .progress_ctx = &c,
                                .check_key = keys_check_points,
                                .check_key_ctx = &kc};
-    /* GPU slots: the witness values into the slot's page-locked staging
-     * (planned at start), so their uploads run at the bus's speed. */
-    wtns_file wv = pt->w;
-    size_t wbytes = (size_t)wv.n_witness * wv.n8;
-    cuzk_err ignored = {0};
-    void *stage = w->gpu && w->be->ops->host_staging
-                      ? w->be->ops->host_staging(w->be, wbytes, &ignored)
-                      : NULL;
-    if (stage) {
-      memcpy(stage, wv.values, wbytes);
-      wv.values = stage;
-    }
+    /* GPU slots: the witness values in the slot's page-locked staging, so
+     * that their uploads run at the bus's speed. */
     joblog_started(e, w, j, p, load_s);
-    st = groth16_prove_zkey_stoppable(&proof, &k->zk, &wv, w->be, &opts, &j->stop, &tm, &err);
+    double t_stage = engine_now();
+    st = stage_witness(w, j, p, &wv, &err);
+    stage_s = engine_now() - t_stage;
+    if (st == CUZK_OK && k->kind == EKEY_BP)
+      st = bp_prove_values(&proof, k->bp, k->pce, wv.values, pt->wname ? pt->wname : "the witness",
+                           w->be, &opts, &j->stop, &tm, &err);
+    else if (st == CUZK_OK)
+      st = groth16_prove_zkey_stoppable(&proof, &k->zk, &wv, w->be, &opts, &j->stop, &tm, &err);
     keys_release(e, k);
   }
   double t_enc = engine_now();
@@ -452,7 +555,7 @@ static void run_partition(eworker *w, ejob *j, size_t p) {
   if (st == CUZK_OK) {
     groth16_proof_encode(bytes, &proof);
     if (j->want_json)
-      st = groth16_proof_json(&pj, &pub, &proof, &pt->w, k->n_public, &err);
+      st = groth16_proof_json(&pj, &pub, &proof, &wv, k->n_public, &err);
   }
   double fin_s = tm.verify_s + (engine_now() - t_enc);
 
@@ -460,12 +563,12 @@ static void run_partition(eworker *w, ejob *j, size_t p) {
 
   pthread_mutex_lock(&e->mu);
   pt->tm.key_load_ms = ms(load_s);
-  pt->tm.prepare_ms = ms(tm.ab_s);
+  pt->tm.prepare_ms = ms(stage_s + tm.ab_s);
   pt->tm.gpu_ms = ms(tm.quotient_s + tm.msm_s);
   pt->tm.finalize_ms = ms(fin_s);
-  pt->tm.total_ms = pt->tm.queue_wait_ms + ms(load_s + tm.total_s);
+  pt->tm.total_ms = pt->tm.queue_wait_ms + ms(load_s + stage_s + tm.total_s);
   e->stage_s[1] += load_s;
-  e->stage_s[2] += tm.ab_s;
+  e->stage_s[2] += stage_s + tm.ab_s;
   e->stage_s[3] += tm.quotient_s + tm.msm_s;
   e->stage_s[4] += fin_s;
   j->nrunning--;
@@ -525,12 +628,26 @@ typedef struct {
   size_t max_g1, max_g2, max_n, max_witness; /* max_witness: bytes */
   unsigned lgs[8];
   unsigned nlgs;
+  /* bellperson keys: what bp_sums needs (reserve_bp), the largest of each */
+  unsigned bp_lg;
+  size_t bp_vars, bp_aux, bp_a, bp_b;
 } plan_shape;
+
+static size_t max_sz(size_t a, size_t b) { return a > b ? a : b; }
 
 static void registered_shape(engine *e, plan_shape *p) {
   memset(p, 0, sizeof *p);
   for (ekey *k = e->keys; k; k = k->next) {
     size_t nv = (size_t)k->n_vars, n = (size_t)k->domain_size;
+    if (k->kind == EKEY_BP) { /* no zkey vectors or snarkjs NTT plans */
+      p->bp_lg = k->lg_domain > p->bp_lg ? k->lg_domain : p->bp_lg;
+      p->bp_vars = max_sz(p->bp_vars, nv);
+      p->bp_aux = max_sz(p->bp_aux, (size_t)k->n_aux);
+      p->bp_a = max_sz(p->bp_a, (size_t)k->n_a);
+      p->bp_b = max_sz(p->bp_b, (size_t)k->n_b);
+      p->max_witness = max_sz(p->max_witness, 32 * nv);
+      continue;
+    }
     size_t nch = nv - (size_t)k->n_public - 1 + n;
     size_t g1 = nv > nch ? nv : nch;
     if (g1 > p->max_g1)
@@ -577,6 +694,8 @@ static cuzk_status slot_plan(eworker *w, cuzk_err *err) {
       CUZK_TRY(o->reserve(w->be, 0, 0, p.lgs[i], err));
   if (o->reserve && (p.max_g1 || p.max_g2))
     CUZK_TRY(o->reserve(w->be, p.max_g1, p.max_g2, 0, err));
+  if (o->reserve_bp && p.bp_vars)
+    CUZK_TRY(o->reserve_bp(w->be, p.bp_lg, p.bp_vars, p.bp_aux, p.bp_a, p.bp_b, err));
   /* The page-locked vectors and staging live as long as the backend:
    * charged to the keys' share of the host budget before they are made. */
   uint64_t hb = (o->host_vectors ? (uint64_t)3 * p.max_n * sizeof(bls12_381_fr) : 0) +

@@ -113,6 +113,13 @@ cuzk_status binfile_open(binfile *f, const char *path, const char *magic, uint32
   return parse_table(f, magic, min_version, max_version, err);
 }
 
+cuzk_status binfile_open_fd(binfile *f, int fd, const char *name, const char *magic,
+                            uint32_t min_version, uint32_t max_version, cuzk_err *err) {
+  memset(f, 0, sizeof *f);
+  CUZK_TRY(mapfile_open_fd(&f->map, fd, name, err));
+  return parse_table(f, magic, min_version, max_version, err);
+}
+
 cuzk_status binfile_open_mem(binfile *f, const void *data, uint64_t len, const char *name,
                              const char *magic, uint32_t min_version, uint32_t max_version,
                              cuzk_err *err) {

@@ -56,6 +56,10 @@ typedef struct {
  * On failure nothing stays open. */
 cuzk_status binfile_open(binfile *f, const char *path, const char *magic, uint32_t min_version,
                          uint32_t max_version, cuzk_err *err);
+/* The same for a file the caller opened (mapfile_open_fd: fd stays the
+ * caller's); name stands for its path in messages. */
+cuzk_status binfile_open_fd(binfile *f, int fd, const char *name, const char *magic,
+                            uint32_t min_version, uint32_t max_version, cuzk_err *err);
 /* The same over len bytes the caller owns and keeps unchanged until
  * binfile_close (which then frees only the section table); `name` stands
  * for the path in messages ("witness 0"). */

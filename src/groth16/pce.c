@@ -171,7 +171,9 @@ static uint32_t le32(const uint8_t *p) {
   return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-static cuzk_status read_all(pce_file *f, src *s, cuzk_err *err) {
+/* The 32-byte header into f's counts, checked as far as the header alone
+ * allows. */
+static cuzk_status read_header(pce_file *f, src *s, cuzk_err *err) {
   uint8_t h[PCE_HEADER_BYTES];
   CUZK_TRY(src_read(s, h, PCE_HEADER_BYTES, "the 32-byte header", err));
   if (memcmp(h, PCE_MAGIC, 4))
@@ -197,6 +199,11 @@ static cuzk_status read_all(pce_file *f, src *s, cuzk_err *err) {
                         "%s: num_constraints at byte 16 is %u, below num_inputs %u (the rows "
                         "include one dummy row per input)",
                         s->name, f->num_constraints, f->num_inputs);
+  return CUZK_OK;
+}
+
+static cuzk_status read_all(pce_file *f, src *s, cuzk_err *err) {
+  CUZK_TRY(read_header(f, s, err));
   char what[64];
   for (int m = 0; m < 3; m++) {
     pce_csr *x = mat_mut(f, m);
@@ -275,6 +282,37 @@ cuzk_status pce_open(pce_file *f, const char *path, cuzk_err *err) {
     st = pce_validate(f, path, err);
   if (st != CUZK_OK)
     pce_close(f);
+  return st;
+}
+
+cuzk_status pce_read_header(pce_file *f, const char *path, cuzk_err *err) {
+  memset(f, 0, sizeof *f);
+  int fd;
+  struct stat sb;
+  CUZK_TRY(fileio_open_read(&fd, &sb, path, err));
+  src s = {.mem = NULL, .fd = fd, .size = (uint64_t)sb.st_size, .off = 0, .name = path};
+  cuzk_status st = read_header(f, &s, err);
+  /* The densities' popcounts, where the header's counts put them: the
+   * last three records, each {u64 nwords, nwords words, bit_len, popcount}. */
+  const uint64_t bits[3] = {f->num_aux, f->num_inputs, f->num_aux};
+  uint64_t end = s.size;
+  for (int d = 2; st == CUZK_OK && d >= 0; d--) {
+    pce_density *x = den_mut(f, d);
+    x->bit_len = bits[d];
+    x->nwords = (bits[d] + 63) / 64;
+    uint64_t rec = 8 + 8 * x->nwords + 16;
+    uint8_t b[8];
+    if (end < PCE_HEADER_BYTES + rec || pread(fd, b, 8, (off_t)(end - 8)) != 8) {
+      x->popcount = x->bit_len; /* unknown: the bound */
+    } else {
+      uint64_t v = (uint64_t)le32(b) | (uint64_t)le32(b + 4) << 32;
+      x->popcount = v <= x->bit_len ? v : x->bit_len;
+    }
+    end = end >= rec ? end - rec : 0;
+  }
+  close(fd);
+  if (st != CUZK_OK)
+    memset(f, 0, sizeof *f);
   return st;
 }
 

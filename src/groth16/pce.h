@@ -68,6 +68,12 @@ cuzk_status pce_parse(pce_file *f, const uint8_t *p, size_t n, const char *name,
 /* Reads the file path into owned memory in large chunks and checks it as
  * pce_parse does; also CUZK_IO. */
 cuzk_status pce_open(pce_file *f, const char *path, cuzk_err *err);
+/* The header alone (counts only, no arrays: pce_close is not needed),
+ * checked as pce_open checks it, and the densities' bit_len and popcount
+ * as the file's last records hold them (unchecked, at most bit_len: for
+ * planning memory only; pce_open checks them): what a key's registration
+ * reads of a file that may be tens of GB.  Errors as pce_open's. */
+cuzk_status pce_read_header(pce_file *f, const char *path, cuzk_err *err);
 /* The checks of the content pass on an in-memory file (e.g. one built by
  * the generator); name for messages, offsets as the file would have them. */
 cuzk_status pce_validate(const pce_file *f, const char *name, cuzk_err *err);

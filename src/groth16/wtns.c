@@ -8,23 +8,23 @@
 
 typedef unsigned long long ull;
 
-static cuzk_status wtns_parse(wtns_file *w, cuzk_err *err);
+static cuzk_status wtns_parse(wtns_file *w, bool values, cuzk_err *err);
 
 cuzk_status wtns_open(wtns_file *w, const char *path, cuzk_err *err) {
   memset(w, 0, sizeof *w);
   CUZK_TRY(binfile_open(&w->bf, path, "wtns", 2, 2, err));
-  return wtns_parse(w, err);
+  return wtns_parse(w, true, err);
 }
 
 cuzk_status wtns_open_mem(wtns_file *w, const void *data, size_t len, const char *name,
                           cuzk_err *err) {
   memset(w, 0, sizeof *w);
   CUZK_TRY(binfile_open_mem(&w->bf, data, len, name, "wtns", 2, 2, err));
-  return wtns_parse(w, err);
+  return wtns_parse(w, true, err);
 }
 
 /* Sections 1 and 2 of the opened container; closes it on failure. */
-static cuzk_status wtns_parse(wtns_file *w, cuzk_err *err) {
+static cuzk_status wtns_parse(wtns_file *w, bool values, cuzk_err *err) {
   const binfile *f = &w->bf;
   const binfile_section *s1, *s2;
   cuzk_status st;
@@ -51,7 +51,8 @@ static cuzk_status wtns_parse(wtns_file *w, cuzk_err *err) {
     goto fail;
   }
   w->values = binfile_data(f, s2);
-  for (uint64_t i = 0; i < w->n_witness; i++) {
+  w->values_at = s2->offset;
+  for (uint64_t i = 0; values && i < w->n_witness; i++) {
     if (!binfile_lt_prime(wtns_value(w, i), w->prime, w->n8)) {
       st = binfile_fail(f, s2, "witness", err, CUZK_FORMAT,
                         "value %llu at offset %llu is not below the prime (%s): values must be "
@@ -63,6 +64,16 @@ static cuzk_status wtns_parse(wtns_file *w, cuzk_err *err) {
   return CUZK_OK;
 fail:
   wtns_close(w);
+  return st;
+}
+
+cuzk_status wtns_open_fd_header(wtns_file *w, int fd, const char *name, cuzk_err *err) {
+  memset(w, 0, sizeof *w);
+  CUZK_TRY(binfile_open_fd(&w->bf, fd, name, "wtns", 2, 2, err));
+  cuzk_status st = wtns_parse(w, false, err);
+  if (st == CUZK_OK)
+    binfile_close(&w->bf); /* keeps the counts, the prime and values_at */
+  w->values = NULL;
   return st;
 }
 

@@ -22,6 +22,7 @@ typedef struct {
   binfile_prime prime_id;           /* which known prime, if any */
   uint64_t n_witness;               /* number of values (u32 in the file) */
   const uint8_t *values;            /* n_witness x n8 bytes, into the map */
+  uint64_t values_at;               /* the values' offset in the file */
 } wtns_file;
 
 /* Errors: CUZK_IO, CUZK_FORMAT (any structural problem or a value >= prime),
@@ -31,6 +32,12 @@ cuzk_status wtns_open(wtns_file *w, const char *path, cuzk_err *err);
  * until wtns_close; `name` stands for the path in messages. */
 cuzk_status wtns_open_mem(wtns_file *w, const void *data, size_t len, const char *name,
                           cuzk_err *err);
+/* The file open as fd (the caller's; name for messages) checked as
+ * wtns_open checks it except for the values, which are not read: the
+ * caller reads n_witness x n8 bytes at values_at later and checks them
+ * (groth16_values_check).  Nothing stays open: values is NULL, and
+ * wtns_close is not needed (but harmless). */
+cuzk_status wtns_open_fd_header(wtns_file *w, int fd, const char *name, cuzk_err *err);
 void wtns_close(wtns_file *w);
 
 /* CUZK_OK when the prime is BLS12-381's r; otherwise CUZK_UNSUPPORTED naming

@@ -112,8 +112,8 @@ __attribute__((unused)) static const char *fx_circuit(fz_in *in, char *buf, size
 /* An engine over the fixture with fuzzed budgets and limits. */
 static engine *fx_engine(fz_in *in, bool *cancel_on_shutdown, bool *paused) {
   static engine_circuit circ[2];
-  circ[0] = (engine_circuit){"k", fx_k};
-  circ[1] = (engine_circuit){"bad", fx_bad};
+  circ[0] = (engine_circuit){.id = "k", .path = fx_k};
+  circ[1] = (engine_circuit){.id = "bad", .path = fx_bad};
   uint8_t f = fz_u8(in), g = fz_u8(in);
   engine_config c;
   engine_config_defaults(&c);

@@ -298,7 +298,7 @@ static void env_init(env *v, unsigned lg, uint64_t seed, unsigned workers, bool 
   snprintf(v->dir, sizeof v->dir, "/tmp/cuzk-engine-XXXXXX");
   CHECK(mkdtemp(v->dir));
   fixture_make(&v->f, v->dir, "k", lg, seed);
-  v->circ[0] = (engine_circuit){"k", v->f.zkey};
+  v->circ[0] = (engine_circuit){.id = "k", .path = v->f.zkey};
   config(&v->c, v->circ, 1, workers);
   if (hooked)
     with_hook(&v->c);
@@ -307,7 +307,7 @@ static void env_init(env *v, unsigned lg, uint64_t seed, unsigned workers, bool 
 /* Registers another key (2^lg of the first's size class) as `name`. */
 static void env_add_key(env *v, fixture *f, const char *name, unsigned lg, uint64_t seed) {
   fixture_make(f, v->dir, name, lg, seed);
-  v->circ[v->c.ncircuits++] = (engine_circuit){name, f->zkey};
+  v->circ[v->c.ncircuits++] = (engine_circuit){.id = name, .path = f->zkey};
 }
 
 /* A host budget with room for `halves`/2 keys of the first key's size
@@ -323,6 +323,36 @@ static void env_fini(env *v) {
   engine_free(v->e);
   fixture_free(&v->f);
   CHECK(rmdir(v->dir) == 0); /* every file made was removed */
+}
+
+/* A .zkey circuit's witness named as a file under the witness directory
+ * (engine.h engine_submit): read when the partition starts, proven, the
+ * JSON made from the values read; its queue charge gone when it ends. */
+ETEST(engine_zkey_witness_file) {
+  env v;
+  env_init(&v, 10, 5, 1, false);
+  v.c.witness_dir = v.dir;
+  env_start(&v);
+  const char *names[2] = {"k.wtns", "k.wtns"};
+  engine_request rq = {.circuit_id = "k", .nparts = 2, .witness_file = names, .want_json = true};
+  engine_ticket t;
+  cuzk_err err = {0};
+  CHECK_MSG(engine_submit(v.e, &rq, &t, &err) == CUZK_OK, "%s", err.msg);
+  check_done_and_valid(v.e, t.job_id, &v.f);
+  engine_result r;
+  CHECK(engine_await(v.e, t.job_id, 0, &r, &err) == CUZK_OK);
+  CHECK(r.public_json && r.public_json[1] && strchr(r.public_json[1], '"'));
+  engine_result_free(&r);
+  engine_status s;
+  CHECK(engine_status_get(v.e, &s, &err) == CUZK_OK);
+  CHECK_EQ_INT(s.queue_witness, 0);
+  engine_status_free(&s);
+  /* bytes and files in one request are refused */
+  const uint8_t *w[1] = {v.f.wtns};
+  size_t wl[1] = {v.f.wtns_len};
+  rq.nparts = 1, rq.witness = w, rq.witness_len = wl;
+  CHECK(engine_submit(v.e, &rq, &t, &err) == CUZK_INVALID_ARGUMENT);
+  env_fini(&v);
 }
 
 /* Submits job `id` (NORMAL) and returns once a worker is held in the
@@ -1141,7 +1171,8 @@ ETEST(engine_config_checked) {
   v.c.ncircuits = 2;
   CHECK_EQ_INT(engine_new(&e, &v.c, &err), CUZK_INVALID_ARGUMENT); /* twice */
   CHECK(e == NULL);
-  engine_circuit bad[] = {{"m", "/nonexistent/x.zkey"}, {"w", v.f.wpath}};
+  engine_circuit bad[] = {{.id = "m", .path = "/nonexistent/x.zkey"},
+                          {.id = "w", .path = v.f.wpath}};
   config(&v.c, bad, 1, 1);
   CHECK_EQ_INT(engine_new(&e, &v.c, &err), CUZK_IO);
   CHECK(strstr(err.msg, "circuit m"));
@@ -1230,7 +1261,7 @@ ETEST(engine_bad_key_body_fails_job) {
   FILE *fp = fopen(bad, "wb");
   CHECK(fp && fwrite(bytes, 1, len, fp) == len && fclose(fp) == 0);
   free(bytes);
-  v.circ[1] = (engine_circuit){"bad", bad};
+  v.circ[1] = (engine_circuit){.id = "bad", .path = bad};
   v.c.ncircuits = 2;
   engine *e = env_start(&v);
   submit_fails(e, "x", "bad", &v.f, CUZK_FORMAT, "bad.zkey");

@@ -642,6 +642,37 @@ static cuzk_status bp_run(cuda_impl *im, backend *be, backend_bp_sums *out,
   return CUZK_OK;
 }
 
+/* What bp_sums runs with (backend.h reserve_bp): the bellperson NTT plan,
+ * MSM contexts for the longest G1 vector (h's m - 1, l's n_aux, the a and
+ * b queries) and for the G2 b query, without host input buffers (the
+ * scalars are on the device), the witness, and room for a query longer
+ * than the domain. */
+static cuzk_status bp_reserve(cuda_impl *im, unsigned lg, size_t nv, size_t n_aux, size_t n_a,
+                              size_t n_b, cuzk_err *err) {
+  const size_t m = (size_t)1 << lg;
+  size_t g1n = m - 1;
+  const size_t sizes[3] = {n_aux, n_a, n_b};
+  for (int i = 0; i < 3; i++) g1n = sizes[i] > g1n ? sizes[i] : g1n;
+  const size_t xa = n_a > m ? n_a : 0, xb = n_b > m ? n_b : 0, xn = xa > xb ? xa : xb;
+  cuzk_status st;
+  if ((st = plan_make(im, lg, NTT_ROOTS_BELLPERSON, err)) != CUZK_OK ||
+      (st = msm_reserve(im, &im->g1, &im->g1_max, &im->g1_host, MSM_GPU_G1, g1n, false, err)) !=
+          CUZK_OK ||
+      (st = msm_reserve(im, &im->g2, &im->g2_max, &im->g2_host, MSM_GPU_G2, n_b, false, err)) !=
+          CUZK_OK ||
+      (st = dev_grow(im, &im->wdev, &im->wdev_bytes, 32 * nv, err)) != CUZK_OK ||
+      (xn && (st = dev_grow(im, &im->xdev, &im->xdev_bytes, 32 * xn, err)) != CUZK_OK))
+    return st;
+  return CUZK_OK;
+}
+
+static cuzk_status cuda_reserve_bp(backend *be, unsigned lg, size_t nv, size_t n_aux, size_t n_a,
+                                   size_t n_b, cuzk_err *err) {
+  cuda_impl *im = be->impl;
+  CUZK_TRY(bind(im, err));
+  return bp_reserve(im, lg, nv, n_aux, n_a, n_b, err);
+}
+
 static cuzk_status cuda_bp_sums(backend *be, backend_bp_sums *out, const backend_bp_key *k,
                                 const void *values, const backend_bp_abc *abc, cuzk_err *err) {
   cuda_impl *im = be->impl;
@@ -653,20 +684,8 @@ static cuzk_status cuda_bp_sums(backend *be, backend_bp_sums *out, const backend
     return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
                         "bp_sums: %zu rows of a, b, c (%s) for a domain of %zu", rows,
                         abc ? "given" : k->pce ? "the circuit's" : "none given", m);
-  size_t g1n = m - 1;
-  const size_t sizes[3] = {k->n_aux, k->n_a, k->n_b};
-  for (int i = 0; i < 3; i++) g1n = sizes[i] > g1n ? sizes[i] : g1n;
-  const size_t xn = (k->n_a > m ? k->n_a : 0) > (k->n_b > m ? k->n_b : 0)
-                        ? (k->n_a > m ? k->n_a : 0)
-                        : (k->n_b > m ? k->n_b : 0);
-  cuzk_status st;
-  if ((st = plan_make(im, k->lg_domain, NTT_ROOTS_BELLPERSON, err)) != CUZK_OK ||
-      (st = msm_reserve(im, &im->g1, &im->g1_max, &im->g1_host, MSM_GPU_G1, g1n, false, err)) !=
-          CUZK_OK ||
-      (st = msm_reserve(im, &im->g2, &im->g2_max, &im->g2_host, MSM_GPU_G2, k->n_b, false,
-                        err)) != CUZK_OK ||
-      (st = dev_grow(im, &im->wdev, &im->wdev_bytes, 32 * nv, err)) != CUZK_OK ||
-      (xn && (st = dev_grow(im, &im->xdev, &im->xdev_bytes, 32 * xn, err)) != CUZK_OK))
+  cuzk_status st = bp_reserve(im, k->lg_domain, nv, k->n_aux, k->n_a, k->n_b, err);
+  if (st != CUZK_OK)
     return st;
   /* Resident copies, held for later partitions while hold_bases is on and
    * let go at the end of this one otherwise (the pipeline reads device
@@ -752,6 +771,7 @@ static const backend_ops cuda_ops = {
     .msm_g1 = cuda_msm_g1,
     .msm_g2 = cuda_msm_g2,
     .bp_sums = cuda_bp_sums,
+    .reserve_bp = cuda_reserve_bp,
     .set_priority = cuda_set_priority,
     .take_spans = cuda_take_spans,
     .describe = cuda_describe,
