@@ -62,6 +62,9 @@ tally build/logs/bench-daemon.log
 echo "== daemon lifecycle: start, signals, configs"
 tests/daemon/lifecycle.sh build 2>&1 | tee build/logs/lifecycle.log
 tally build/logs/lifecycle.log
+echo "== daemon with a bellperson key: witnesses as bytes and as files, proofs checked by cuzk verify"
+tests/daemon/bellperson.sh build 2>&1 | tee build/logs/bellperson.log
+tally build/logs/bellperson.log
 echo "== daemon job log: per-job lines at info, none at warn, no witness bytes"
 tests/daemon/joblog.sh build 2>&1 | tee build/logs/joblog.log
 tally build/logs/joblog.log

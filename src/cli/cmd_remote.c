@@ -11,12 +11,17 @@
  * a failure never leaves a partial file; a device or FIFO written in place;
  * a symbolic link followed), and never over one another (cli_outputs_ok).
  * Built without gRPC, each command says so and exits 2. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "base/clock.h"
 #include "cli/cli.h"
 
 #define REMOTE_DEFAULT_ADDR "unix:///run/cuzk/cuzk.sock"
@@ -26,7 +31,8 @@
   "                (default $CUZK_ADDR, else " REMOTE_DEFAULT_ADDR ")\n" CLI_TLS_HELP
 
 static const char submit_help[] =
-    "usage: cuzk submit [--addr A] [--priority P] [--request-id ID] CIRCUIT_ID witness.wtns...\n"
+    "usage: cuzk submit [--addr A] [--priority P] [--request-id ID] [--witness-by W]\n"
+    "                   CIRCUIT_ID witness.wtns...\n"
     "\n"
     "Queues a proof job on the daemon: one .wtns witness per partition of circuit\n"
     "CIRCUIT_ID (a key the daemon knows).  Prints the job id on stdout; `cuzk await`\n"
@@ -37,6 +43,11 @@ static const char submit_help[] =
     "  --request-id ID\n"
     "                the caller's id: submitting it again attaches to the same job\n"
     "                instead of proving twice (default: the daemon makes one)\n"
+    "  --witness-by W  how the witnesses reach the daemon: bytes (in the message),\n"
+    "                file (named in the daemon's witness directory, [srs] witness_dir:\n"
+    "                a witness elsewhere is hard-linked or copied there for the submit)\n"
+    "                or auto (default: file when one is 64 MiB or more and the daemon\n"
+    "                has a witness directory, else bytes)\n"
     "  --json        accepted for older scripts: the job always carries snarkjs\n"
     "                proof.json / public.json for `cuzk await JOB_ID proof.json public.json`\n";
 
@@ -332,12 +343,130 @@ static int unknown_option(const char *cmd, const char *opt, const char *help) {
   return CLI_USAGE;
 }
 
+/* Witness files (SubmitProofRequest.witness_file) instead of bytes, for
+ * witnesses too large to send well in a message: when one of a request's
+ * witnesses has at least WREF_MIN bytes and the daemon has a witness
+ * directory (GetStatus), every witness of the request is named: one
+ * already inside the directory by its path there; another by a hard link
+ * made there, or a copy where no link can be made (another file system),
+ * under a name of this process's, which wrefs_free unlinks once the
+ * submit has answered (the daemon keeps the files it accepted open).  A
+ * daemon without a witness directory gets the bytes. */
+#define WREF_MIN ((uint64_t)64 << 20)
+
+typedef struct {
+  char **names;  /* NULL: send the bytes */
+  char **made;   /* the links and copies made (full paths), to unlink */
+  size_t n;
+} wrefs;
+
+static void wrefs_free(wrefs *r) {
+  for (size_t i = 0; r->made && i < r->n; i++) {
+    if (r->made[i])
+      unlink(r->made[i]);
+    free(r->made[i]);
+  }
+  for (size_t i = 0; r->names && i < r->n; i++) free(r->names[i]);
+  free(r->names), free(r->made);
+  memset(r, 0, sizeof *r);
+}
+
+/* Copies src to a new file dst (O_EXCL); false with errno on failure. */
+static bool copy_file(const char *src, const char *dst) {
+  int in = open(src, O_RDONLY | O_CLOEXEC), out = -1;
+  bool ok = in >= 0 && (out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) >= 0;
+  while (ok) {
+    ssize_t k = copy_file_range(in, NULL, out, NULL, (size_t)1 << 30, 0);
+    if (k == 0)
+      break;
+    if (k < 0 && errno == EINTR)
+      continue;
+    ok = k > 0;
+  }
+  int e = errno;
+  if (out >= 0 && close(out) != 0)
+    ok = false;
+  if (in >= 0)
+    close(in);
+  if (!ok && out >= 0)
+    unlink(dst);
+  errno = e;
+  return ok;
+}
+
+typedef enum { WBY_AUTO, WBY_FILE, WBY_BYTES } witness_by;
+
+static int witness_refs(const char *cmd, rpc_client *c, const char *const *paths,
+                        const mapfile *mf, size_t n, witness_by by, wrefs *out) {
+  memset(out, 0, sizeof *out);
+  bool large = false;
+  for (size_t i = 0; i < n; i++) large |= mf[i].size >= WREF_MIN;
+  if (by == WBY_BYTES || (by == WBY_AUTO && !large))
+    return CLI_OK;
+  Cuzk__V1__GetStatusRequest st = CUZK__V1__GET_STATUS_REQUEST__INIT;
+  ProtobufCMessage *resp;
+  int rc = call(cmd, c, RPC_STATUS, &st.base, &resp, SHORT_CALL_MS);
+  if (rc != CLI_OK)
+    return rc;
+  const char *wd = ((Cuzk__V1__GetStatusResponse *)resp)->witness_dir;
+  char dir[PATH_MAX] = "";
+  if (wd)
+    snprintf(dir, sizeof dir, "%s", wd);
+  protobuf_c_message_free_unpacked(resp, NULL);
+  if (!dir[0] && by == WBY_FILE) {
+    fprintf(stderr, "cuzk %s: --witness-by file: the daemon at %s has no witness directory "
+                    "([srs] witness_dir)\n", cmd, rpc_client_addr(c));
+    return CLI_USAGE;
+  }
+  if (!dir[0])
+    return CLI_OK; /* the bytes: the daemon takes no files */
+  out->n = n;
+  out->names = calloc(n, sizeof *out->names);
+  out->made = calloc(n, sizeof *out->made);
+  if (!out->names || !out->made) {
+    wrefs_free(out);
+    fprintf(stderr, "cuzk %s: out of memory\n", cmd);
+    return CLI_USAGE;
+  }
+  const size_t dl = strlen(dir);
+  for (size_t i = 0; i < n; i++) {
+    char real[PATH_MAX];
+    if (realpath(paths[i], real) && !strncmp(real, dir, dl) && real[dl] == '/') {
+      out->names[i] = strdup(real + dl + 1);
+    } else {
+      char name[96], full[PATH_MAX + 96];
+      snprintf(name, sizeof name, ".cuzk-%ld-%zu-%llx.wtns", (long)getpid(), i,
+               (unsigned long long)(cuzk_now_s() * 1e6));
+      snprintf(full, sizeof full, "%s/%s", dir, name);
+      if (link(paths[i], full) != 0 && !copy_file(paths[i], full)) {
+        fprintf(stderr,
+                "cuzk %s: %s (%llu bytes): cannot place it in the daemon's witness directory "
+                "%s: %s\n",
+                cmd, paths[i], (unsigned long long)mf[i].size, dir, strerror(errno));
+        wrefs_free(out);
+        return CLI_USAGE;
+      }
+      out->made[i] = strdup(full);
+      out->names[i] = strdup(name);
+      if (!out->made[i]) /* not to be unlinked is worse than a message */
+        unlink(full);
+    }
+    if (!out->names[i]) {
+      fprintf(stderr, "cuzk %s: out of memory\n", cmd);
+      wrefs_free(out);
+      return CLI_USAGE;
+    }
+  }
+  return CLI_OK;
+}
+
 int cmd_submit(int argc, char **argv) {
   if (maybe_help(argc, argv, submit_help))
     return CLI_OK;
   cli_conn conn = {0};
   const char *request_id = "";
   int priority = 0, bad = 0;
+  witness_by by = WBY_AUTO;
   const char **pos = calloc((size_t)argc, sizeof *pos);
   size_t npos = 0;
   if (!pos)
@@ -351,6 +480,14 @@ int cmd_submit(int argc, char **argv) {
       request_id = i + 1 < argc ? argv[++i] : "";
     else if (!strcmp(argv[i], "--json"))
       continue; /* the JSON is always asked for */
+    else if (!strcmp(argv[i], "--witness-by")) {
+      const char *v = i + 1 < argc ? argv[++i] : "";
+      by = !strcmp(v, "file") ? WBY_FILE : !strcmp(v, "bytes") ? WBY_BYTES : WBY_AUTO;
+      if (strcmp(v, "auto") && by == WBY_AUTO) {
+        fprintf(stderr, "cuzk submit: --witness-by '%s': expected auto, file or bytes\n", v);
+        bad = 1;
+      }
+    }
     else if (argv[i][0] == '-' && argv[i][1]) {
       free(pos);
       return unknown_option("submit", argv[i], submit_help);
@@ -370,6 +507,7 @@ int cmd_submit(int argc, char **argv) {
   int rc = CLI_USAGE;
   cuzk_err err = {0};
   rpc_client *c = NULL;
+  wrefs refs = {0};
   for (; w && mf && nmapped < nw; nmapped++) {
     if (mapfile_open(&mf[nmapped], pos[1 + nmapped], &err) != CUZK_OK) {
       fprintf(stderr, "cuzk submit: %s\n", err.msg);
@@ -378,22 +516,29 @@ int cmd_submit(int argc, char **argv) {
     w[nmapped].data = (uint8_t *)mf[nmapped].data;
     w[nmapped].len = mf[nmapped].size;
   }
-  if (!w || !mf || !(c = cli_connect("submit", &conn)))
+  if (!w || !mf || !(c = cli_connect("submit", &conn)) ||
+      (rc = witness_refs("submit", c, pos + 1, mf, nw, by, &refs)) != CLI_OK)
     goto done;
   Cuzk__V1__SubmitProofRequest rq = CUZK__V1__SUBMIT_PROOF_REQUEST__INIT;
   rq.request_id = (char *)request_id;
   rq.priority = (Cuzk__V1__Priority)priority;
   rq.circuit_id = (char *)pos[0];
-  rq.n_witness = nw;
-  rq.witness = w;
+  if (refs.names) {
+    rq.n_witness_file = nw;
+    rq.witness_file = refs.names;
+  } else {
+    rq.n_witness = nw;
+    rq.witness = w;
+  }
   /* The JSON travels with the job, so that a later `cuzk await JOB
    * proof.json public.json` finds it (about 1 KB per partition). */
   rq.want_json = 1;
   ProtobufCMessage *resp;
   rc = call("submit", c, RPC_SUBMIT, &rq.base, &resp, 0);
   /* A witness changed while it was read and sent (mapfile.h): the job
-   * has bytes that are not the file's; say so, and fail. */
-  for (size_t i = 0; rc == CLI_OK && i < nmapped; i++)
+   * has bytes that are not the file's; say so, and fail.  (A named file is
+   * the daemon's to check: it compares its identity with the submit's.) */
+  for (size_t i = 0; rc == CLI_OK && !refs.names && i < nmapped; i++)
     if (mapfile_check(&mf[i], &err) != CUZK_OK) {
       Cuzk__V1__SubmitProofResponse *r = (Cuzk__V1__SubmitProofResponse *)resp;
       fprintf(stderr, "cuzk submit: %s: cancel job %s, which was sent what was read\n", err.msg,
@@ -412,6 +557,7 @@ int cmd_submit(int argc, char **argv) {
     protobuf_c_message_free_unpacked(resp, NULL);
   }
 done:
+  wrefs_free(&refs);
   for (size_t i = 0; i < nmapped; i++)
     mapfile_close(&mf[i]);
   free(mf);
@@ -492,18 +638,36 @@ int cli_remote_prove(const cli_conn *conn, const char *circuit, int priority, co
     mapfile_close(&mf);
     return CLI_USAGE;
   }
+  wrefs refs;
+  int rc = witness_refs("prove", c, &wtns, &mf, 1, WBY_AUTO, &refs);
+  if (rc != CLI_OK) {
+    mapfile_close(&mf);
+    rpc_client_free(c);
+    return rc;
+  }
   Cuzk__V1__SubmitProofRequest sub = CUZK__V1__SUBMIT_PROOF_REQUEST__INIT;
   sub.request_id = (char *)(request_id ? request_id : "");
   sub.priority = (Cuzk__V1__Priority)priority;
   sub.circuit_id = (char *)circuit;
-  sub.n_witness = 1;
-  sub.witness = &w;
+  if (refs.names) {
+    sub.n_witness_file = 1;
+    sub.witness_file = refs.names;
+  } else {
+    sub.n_witness = 1;
+    sub.witness = &w;
+  }
   sub.want_json = 1;
   Cuzk__V1__ProveRequest rq = CUZK__V1__PROVE_REQUEST__INIT;
   rq.submit = &sub;
   ProtobufCMessage *resp;
-  int rc = call("prove", c, RPC_PROVE, &rq.base, &resp, 0);
-  if (rc == CLI_OK && mapfile_check(&mf, &err) != CUZK_OK) { /* the witness changed as it was sent */
+  /* Prove answers when the proof is done: a link or copy made for it is
+   * unlinked then (wrefs_free), long after the daemon opened it. */
+  rc = call("prove", c, RPC_PROVE, &rq.base, &resp, 0);
+  /* A named file is the daemon's to check (it compares the file's
+   * identity with the one at submit); a link made to it changed its ctime. */
+  const bool sent_bytes = !refs.names;
+  wrefs_free(&refs);
+  if (rc == CLI_OK && sent_bytes && mapfile_check(&mf, &err) != CUZK_OK) { /* changed as sent */
     fprintf(stderr, "cuzk prove: %s; no proof written\n", err.msg);
     protobuf_c_message_free_unpacked(resp, NULL);
     rc = CLI_USAGE;

@@ -570,10 +570,8 @@ static cuzk_status submit(engine *e, const engine_request *rq, engine_ticket *t,
    * SHA-256 output matches with odds of 2^-256. */
   uint8_t digest[JOBS_DIGEST_BYTES] = {0};
   epart *parts = NULL;
-  if (k->kind == EKEY_BP && rq->want_json)
-    st = cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
-                      "circuit %s is a bellperson key: its proofs are the 192 bytes only (no "
-                      "snarkjs JSON)", k->id);
+  /* A bellperson key's proofs are the bytes only: want_json asks nothing of it. */
+  const bool want_json = rq->want_json && k->kind == EKEY_ZKEY;
   /* Witness files are opened and their headers checked first: a request
    * of files is identified by the files it opened. */
   if (st == CUZK_OK && rq->witness_file)
@@ -594,7 +592,7 @@ static cuzk_status submit(engine *e, const engine_request *rq, engine_ticket *t,
   for (size_t i = 0; !rq->witness_file && i < rq->nparts; i++) bytes += rq->witness_len[i];
   /* The witness copies, and the job with its results for as long as it
    * is known: both charged before either is made. */
-  const uint64_t held = jobs_held_bytes(k, rq->nparts, rq->want_json);
+  const uint64_t held = jobs_held_bytes(k, rq->nparts, want_json);
 
   /* First look: attach, or reserve the witness bytes. */
   pthread_mutex_lock(&e->mu);
@@ -668,7 +666,7 @@ static cuzk_status submit(engine *e, const engine_request *rq, engine_ticket *t,
              (unsigned long long)j->seq);
   j->pri = rq->priority == ENGINE_PRI_UNSPECIFIED ? ENGINE_PRI_NORMAL : rq->priority;
   j->key = k;
-  j->want_json = rq->want_json;
+  j->want_json = want_json;
   memcpy(j->digest, digest, JOBS_DIGEST_BYTES);
   j->nparts = rq->nparts;
   j->parts = parts;

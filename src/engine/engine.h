@@ -299,7 +299,7 @@ typedef struct {
    * how they are read). */
   const char *const *witness_file;
   bool want_json;                 /* also produce snarkjs proof.json / public.json text (a
-                                     .zkey circuit's; INVALID_ARGUMENT for bellperson's) */
+                                     .zkey circuit's: bellperson proofs are the bytes only) */
 } engine_request;
 
 typedef struct {
@@ -330,9 +330,10 @@ typedef struct {
  * the GPU slot's staging memory (charged at the slot's start) or, on a
  * CPU worker, into memory charged to the queue budget then, so a queued
  * job holds no witness memory.  A file that changes after the submit
- * (identity: size, mtime, ctime, inode) fails its partition with FORMAT
- * naming it.  For request ids, such a request is the same request when
- * the names and the files' identities are.  NOT_FOUND when a file is
+ * (size or mtime; links made and removed change only its ctime, which is
+ * not compared) fails its partition with FORMAT naming it.  For request ids, such a request is the same request when
+ * it names the same files (device and inode, whatever the names: a new
+ * link to one is the same) unchanged (size, mtime).  NOT_FOUND when a file is
  * missing, INVALID_ARGUMENT for a bad name or no witness_dir. */
 cuzk_status engine_submit(engine *e, const engine_request *rq, engine_ticket *t, cuzk_err *err);
 
@@ -444,6 +445,8 @@ typedef struct {
   unsigned serving_workers; /* workers that can take a partition (0: submissions
                                fail with UNAVAILABLE) */
   uint64_t retried;         /* partitions sent to another worker after a GPU loss */
+  const char *witness_dir;  /* the real path of the witness directory (the engine's, valid
+                               until engine_free), or NULL */
 } engine_status;
 
 /* A consistent snapshot (taken under the engine's lock). */

@@ -352,8 +352,10 @@ void jobs_free(ejob *j);
 cuzk_status jobs_request_digest(const engine_request *rq, uint8_t out[JOBS_DIGEST_BYTES],
                                 cuzk_err *err);
 /* The same for a request naming witness files (rq->witness_file), opened
- * as parts: the names and the files' identities (parts[i].wident), not
- * their bytes: a file rewritten since is another request. */
+ * as parts: the files (device, inode), their sizes and mtimes
+ * (parts[i].wident), not their names or bytes: a file rewritten since is
+ * another request; the same file under another name (a client's new hard
+ * link to it) is the same request. */
 cuzk_status jobs_files_digest(const engine_request *rq, const epart *parts,
                               uint8_t out[JOBS_DIGEST_BYTES], cuzk_err *err);
 /* What a job of nparts partitions of key k costs while it is known: the

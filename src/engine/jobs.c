@@ -321,12 +321,9 @@ cuzk_status jobs_files_digest(const engine_request *rq, const epart *parts,
            EVP_DigestUpdate(c, rq->circuit_id, strlen(rq->circuit_id)) && digest_u64(c, rq->nparts);
   for (size_t p = 0; ok && p < rq->nparts; p++) {
     const file_ident *id = &parts[p].wident;
-    const char *name = rq->witness_file[p];
-    ok = digest_u64(c, strlen(name)) && EVP_DigestUpdate(c, name, strlen(name)) &&
-         digest_u64(c, (uint64_t)id->dev) && digest_u64(c, (uint64_t)id->ino) &&
+    ok = digest_u64(c, (uint64_t)id->dev) && digest_u64(c, (uint64_t)id->ino) &&
          digest_u64(c, id->size) && digest_u64(c, (uint64_t)id->mtime.tv_sec) &&
-         digest_u64(c, (uint64_t)id->mtime.tv_nsec) && digest_u64(c, (uint64_t)id->ctime.tv_sec) &&
-         digest_u64(c, (uint64_t)id->ctime.tv_nsec);
+         digest_u64(c, (uint64_t)id->mtime.tv_nsec);
   }
   ok = ok && EVP_DigestFinal_ex(c, out, &n) && n == JOBS_DIGEST_BYTES;
   EVP_MD_CTX_free(c);

@@ -114,6 +114,7 @@ cuzk_status engine_status_get(engine *e, engine_status *s, cuzk_err *err) {
   s->queue_witness = e->witness_used;
   for (size_t w = 0; w < e->nworkers; w++) s->cpu_workers += !e->workers[w].gpu;
   s->busy_workers = e->busy;
+  s->witness_dir = e->witness_dir;
   s->serving_workers = workers_serving(e);
   s->retried = e->retried;
   pthread_mutex_unlock(&e->mu);

@@ -486,11 +486,12 @@ static cuzk_status stage_witness(eworker *w, ejob *j, size_t p, wtns_file *wv, c
   file_ident now;
   char what[160];
   file_ident_of_stat(&now, &sb);
-  /* Unlinked since (a witness directory on tmpfs is freed so): the link
-   * count changed its ctime, not its bytes; size and mtime still tell a
-   * write (as mapfile_check). */
-  if (sb.st_nlink == 0)
-    now.ctime = pt->wident.ctime;
+  /* Not the ctime: a client links its witness into the directory and
+   * unlinks it once submitted (cuzk submit), which changes the ctime and
+   * not the bytes; size and mtime tell a write.  (A writer who also sets
+   * the mtime back is not caught here; the values are still checked below
+   * and the proof verified: a job's witness is its client's.) */
+  now.ctime = pt->wident.ctime;
   if (file_ident_differs(&pt->wident, &now, what, sizeof what))
     return cuzk_err_set(err, CUZK_FORMAT, "%s changed after it was submitted (%s)", pt->wname,
                         what);

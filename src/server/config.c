@@ -10,7 +10,11 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "base/fileio.h"
+#include "groth16/pce.h"
 #include "groth16/zkey.h"
 #include "server/listen.h"
 #include "server/rpc_server.h"
@@ -102,7 +106,11 @@ static const key_def keys[] = {
     {"cpu", "threads", K_UINT, F(engine.threads), 0, 4096,
      "CPU threads per worker; 0 = the machine's cores shared among the workers"},
     {"srs", "param_dir", K_PATH, F(param_dir), 0, 0,
-     "a circuit id not in [[circuits]] is looked up as <param_dir>/<id>.zkey; \"\" = nowhere"},
+     "a circuit id not in [[circuits]] is looked up as <param_dir>/<id>.zkey, else as the "
+     "bellperson <id>.params beside <id>.pce; \"\" = nowhere"},
+    {"srs", "witness_dir", K_PATH, F(witness_dir), 0, 0,
+     "where requests may name .wtns files instead of carrying the bytes (large witnesses; a "
+     "tmpfs such as /dev/shm/cuzk makes it shared memory); \"\" = requests carry bytes only"},
     {"jobs", "finished_ttl", K_DURATION, F(engine.finished_ttl_ms), 0, 365 * DAY_MS,
      "how long a finished job's result stays awaitable; \"0\" = no limit"},
     {"jobs", "max_finished", K_COUNT, F(engine.max_finished), 1, 10000000,
@@ -319,6 +327,7 @@ cuzk_status daemon_config_init(daemon_config *c, cuzk_err *err) {
   c->listen = dup_str(DAEMON_DEFAULT_LISTEN);
   c->status_listen = dup_str("");
   c->param_dir = dup_str("");
+  c->witness_dir = dup_str("");
   c->socket_mode = 0600;
   c->socket_group = dup_str("");
   c->socket_gid = -1;
@@ -327,7 +336,7 @@ cuzk_status daemon_config_init(daemon_config *c, cuzk_err *err) {
   c->tls_client_ca = dup_str("");
   c->status_max_connections = 256;
   c->status_idle_timeout_ms = 10000;
-  if (!c->listen || !c->status_listen || !c->param_dir || !c->socket_group || !c->tls_cert || !c->tls_key ||
+  if (!c->listen || !c->status_listen || !c->param_dir || !c->witness_dir || !c->socket_group || !c->tls_cert || !c->tls_key ||
       !c->tls_client_ca) {
     daemon_config_free(c);
     return cuzk_err_set(err, CUZK_NO_MEMORY, "out of memory");
@@ -339,6 +348,7 @@ static void free_circuits(daemon_config *c) {
   for (size_t i = 0; i < c->ncircuits; i++) {
     free((char *)c->circuits[i].id);
     free((char *)c->circuits[i].path);
+    free((char *)c->circuits[i].pce);
   }
   free(c->circuits);
   c->circuits = NULL;
@@ -349,6 +359,7 @@ void daemon_config_free(daemon_config *c) {
   free(c->listen);
   free(c->status_listen);
   free(c->param_dir);
+  free(c->witness_dir);
   free(c->socket_group);
   free(c->tls_cert);
   free(c->tls_key);
@@ -717,18 +728,22 @@ static cuzk_status read_circuits(reader *r, const toml_entry *e) {
   size_t done = 0;
   for (; done < n; done++) {
     const toml_value *t = v->u.array.items[done];
-    const toml_value *id = NULL, *path = NULL;
+    const toml_value *id = NULL, *path = NULL, *pce = NULL, *trusted = NULL;
     for (size_t j = 0; j < t->u.table.len && st == CUZK_OK; j++) {
       const toml_entry *ce = &t->u.table.items[j];
       if (!strcmp(ce->key, "id"))
         id = ce->value;
       else if (!strcmp(ce->key, "path"))
         path = ce->value;
+      else if (!strcmp(ce->key, "pce"))
+        pce = ce->value;
+      else if (!strcmp(ce->key, "trusted"))
+        trusted = ce->value;
       else {
-        static const char *const known[] = {"id", "path"};
+        static const char *const known[] = {"id", "path", "pce", "trusted"};
         char sb[128];
         st = cuzk_err_set(r->err, CUZK_INVALID_ARGUMENT, "%s:%u:%u: [[circuits]] unknown key '%s'%s", r->name,
-                          ce->line, ce->col, ce->key, suggest(ce->key, known, 2, sb, sizeof sb));
+                          ce->line, ce->col, ce->key, suggest(ce->key, known, 4, sb, sizeof sb));
       }
     }
     if (st != CUZK_OK)
@@ -746,8 +761,21 @@ static cuzk_status read_circuits(reader *r, const toml_entry *e) {
       break;
     }
     if (path->type != TOML_STRING || !*path->u.string) {
-      st = bad(r, path, "[circuits]", "path", "expected the path of a .zkey file, found %s",
+      st = bad(r, path, "[circuits]", "path",
+               "expected the path of a .zkey file (or of a bellperson .params, with pce), found %s",
                describe(path, fb, sizeof fb));
+      break;
+    }
+    if (pce && (pce->type != TOML_STRING || !*pce->u.string)) {
+      st = bad(r, pce, "[circuits]", "pce",
+               "expected the path of the circuit's PCE file (bellperson keys), found %s",
+               describe(pce, fb, sizeof fb));
+      break;
+    }
+    if (trusted && (trusted->type != TOML_BOOLEAN || !pce)) {
+      st = bad(r, trusted, "[circuits]", "trusted",
+               "expected true or false, for a bellperson key (with pce), found %s",
+               describe(trusted, fb, sizeof fb));
       break;
     }
     for (size_t j = 0; j < done; j++)
@@ -760,7 +788,9 @@ static cuzk_status read_circuits(reader *r, const toml_entry *e) {
       break;
     cs[done].id = dup_str(id->u.string);
     cs[done].path = resolve_path(r, path->u.string);
-    if (!cs[done].id || !cs[done].path) {
+    cs[done].pce = pce ? resolve_path(r, pce->u.string) : NULL;
+    cs[done].trusted = trusted && trusted->u.boolean;
+    if (!cs[done].id || !cs[done].path || (pce && !cs[done].pce)) {
       done++;
       st = cuzk_err_set(r->err, CUZK_NO_MEMORY, "out of memory");
       break;
@@ -770,6 +800,7 @@ static cuzk_status read_circuits(reader *r, const toml_entry *e) {
     for (size_t j = 0; j < done; j++) {
       free((char *)cs[j].id);
       free((char *)cs[j].path);
+      free((char *)cs[j].pce);
     }
     free(cs);
     return st;
@@ -996,6 +1027,7 @@ cuzk_status daemon_config_finish(daemon_config *c, cuzk_err *err) {
   c->engine.circuits = c->circuits;
   c->engine.ncircuits = c->ncircuits;
   c->engine.param_dir = c->param_dir && *c->param_dir ? c->param_dir : NULL;
+  c->engine.witness_dir = c->witness_dir && *c->witness_dir ? c->witness_dir : NULL;
   c->engine.gpus = c->gpus;
   c->engine.ngpus = c->ngpus;
   return CUZK_OK;
@@ -1045,7 +1077,18 @@ void daemon_tls_free(daemon_tls *t) {
 cuzk_status daemon_config_check_circuits(const daemon_config *c, cuzk_err *err) {
   for (size_t i = 0; i < c->ncircuits; i++) {
     zkey_file z;
-    cuzk_status s = zkey_read_header(&z, c->circuits[i].path, err);
+    cuzk_status s;
+    if (c->circuits[i].pce) { /* bellperson: the .params readable, the PCE's header */
+      int fd;
+      struct stat sb;
+      pce_file hdr;
+      if ((s = fileio_open_read(&fd, &sb, c->circuits[i].path, err)) == CUZK_OK) {
+        close(fd);
+        s = pce_read_header(&hdr, c->circuits[i].pce, err);
+      }
+    } else {
+      s = zkey_read_header(&z, c->circuits[i].path, err);
+    }
     if (s != CUZK_OK)
       return cuzk_err_prefix(err, s, "circuit %s", c->circuits[i].id);
   }
@@ -1148,7 +1191,8 @@ void daemon_config_print(const daemon_config *c, FILE *f) {
       if (!strcmp(keys[k].section, sections[s]))
         print_key(c, k, f);
   }
-  fprintf(f, "\n# [[circuits]]: the keys served: an id and its snarkjs .zkey\n");
+  fprintf(f, "\n# [[circuits]]: the keys served: an id and its snarkjs .zkey, or its bellperson\n"
+             "# .params with pce (the circuit's PCE file) and trusted (no point checks)\n");
   if (!c->ncircuits)
     fprintf(f, "# (none: only ids found in param_dir are served)\n");
   for (size_t i = 0; i < c->ncircuits; i++) {
@@ -1156,6 +1200,11 @@ void daemon_config_print(const daemon_config *c, FILE *f) {
     print_string(f, c->circuits[i].id);
     fprintf(f, "\npath = ");
     print_string(f, c->circuits[i].path);
+    if (c->circuits[i].pce) {
+      fprintf(f, "\npce = ");
+      print_string(f, c->circuits[i].pce);
+      fprintf(f, "\ntrusted = %s", c->circuits[i].trusted ? "true" : "false");
+    }
     fputc('\n', f);
   }
   fflush(f);

@@ -68,6 +68,7 @@ typedef struct {
   daemon_log_level log_level;
   /* [srs] param_dir and [[circuits]], owned */
   char *param_dir;           /* "" = no lookup by id */
+  char *witness_dir;         /* [srs] witness_dir: "" = requests carry their witness bytes */
   engine_circuit *circuits;
   size_t ncircuits;
   int *gpus;                 /* [gpus] devices */

@@ -27,12 +27,26 @@ cuzk_status rpc_submit(engine *e, const Cuzk__V1__SubmitProofRequest *rq, engine
     return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
                         "circuit_id is empty (set circuit_id and one .wtns witness per partition)");
   }
-  if (rq->n_witness == 0)
+  if (rq->n_witness && rq->n_witness_file)
     return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
-                        "circuit '%s': no witness (send one .wtns image per partition)", rq->circuit_id);
+                        "circuit '%s': witness bytes and witness files in one request (send one "
+                        "or the other)", rq->circuit_id);
+  if (rq->n_witness == 0 && rq->n_witness_file == 0)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT,
+                        "circuit '%s': no witness (send one .wtns image, or name one .wtns file, "
+                        "per partition)", rq->circuit_id);
   if ((unsigned)rq->priority > ENGINE_PRI_CRITICAL)
     return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "priority %d is not one of 0 (default), 1 LOW .. 4 CRITICAL",
                         (int)rq->priority);
+  if (rq->n_witness_file) {
+    engine_request er = {.request_id = rq->request_id,
+                         .circuit_id = rq->circuit_id,
+                         .priority = (engine_priority)rq->priority,
+                         .nparts = rq->n_witness_file,
+                         .witness_file = (const char *const *)rq->witness_file,
+                         .want_json = rq->want_json};
+    return engine_submit(e, &er, t, err);
+  }
   const uint8_t **w = malloc(rq->n_witness * sizeof *w);
   size_t *wl = malloc(rq->n_witness * sizeof *wl);
   if (!w || !wl) {

@@ -475,6 +475,7 @@ static void h_status(rpc_call *c, ProtobufCMessage *m) {
   res.queue_used_bytes = es.queue_used;
   res.cpu_workers = es.cpu_workers;
   res.busy_workers = es.busy_workers;
+  res.witness_dir = (char *)(es.witness_dir ? es.witness_dir : "");
   reply_ok(c, &res.base);
 done:
   free(g);

@@ -484,7 +484,18 @@ TEST(config_circuits) {
   parse_bad("[[circuits]]\nid = \"a\"\n", "t.toml:1: [[circuits]] needs both id", "path is missing");
   parse_bad("[[circuits]]\npath = \"a\"\n", "t.toml:1: [[circuits]] needs both id", "id is missing");
   parse_bad("[[circuits]]\nid = \"a\"\npath = \"p\"\nzkey = \"q\"\n", "t.toml:4:1: [[circuits]] unknown key 'zkey'",
-            "(known: id, path)");
+            "(known: id, path, pce, trusted)");
+  /* a bellperson key: .params with its PCE, optionally trusted */
+  parse_ok(&c, "[[circuits]]\nid = \"porep\"\npath = \"k.params\"\npce = \"c.pce\"\ntrusted = true\n"
+               "[srs]\nwitness_dir = \"/dev/shm/w\"\n");
+  CHECK_EQ_STR(c.engine.circuits[0].pce, "/etc/cuzk/c.pce");
+  CHECK(c.engine.circuits[0].trusted);
+  CHECK_EQ_STR(c.engine.witness_dir, "/dev/shm/w");
+  daemon_config_free(&c);
+  parse_bad("[[circuits]]\nid = \"a\"\npath = \"p\"\ntrusted = true\n", "t.toml:4:11: [[circuits]] trusted:",
+            "for a bellperson key (with pce)");
+  parse_bad("[[circuits]]\nid = \"a\"\npath = \"p\"\npce = 3\n", "t.toml:4:7: [[circuits]] pce:",
+            "expected the path of the circuit's PCE file");
   parse_bad("[[circuits]]\nid = \"a/b\"\npath = \"p\"\n", "t.toml:2:6: [[circuits]] id:", "expected a circuit id");
   parse_bad("[[circuits]]\nid = \"\"\npath = \"p\"\n", "t.toml:2:6:", "expected a circuit id");
   parse_bad("[[circuits]]\nid = \".x\"\npath = \"p\"\n", "t.toml:2:6:", "expected a circuit id");
