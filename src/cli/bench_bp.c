@@ -13,6 +13,7 @@
 #include "backend/device.h"
 #include "base/clock.h"
 #include "base/par.h"
+#include "cli/bench_bp.h"
 #include "cli/cli.h"
 #include "groth16/bp_prove.h"
 #include "groth16/bp_setup.h"
@@ -25,11 +26,19 @@ static void usage(FILE *f) {
   fprintf(f,
           "usage: cuzk bench bp --shape SHAPE [--scale-lg K] [--reps R] [--seed S]\n"
           "                     [--threads T] [--device cpu|gpu|auto]\n"
+          "                     [--engine [--jobs J] [--partitions P] [--slots N]\n"
+          "                      [--critical C] [--witness-dir DIR]]\n"
           "  Generates the development circuit SHAPE (%s; full\n"
           "  scale, or about 2^K constraints with --scale-lg K) and an INSECURE key for\n"
           "  it from seed S (default 1), then proves R + 1 partitions (default R = 3),\n"
           "  each with other inputs, the key resident on the GPU: the time of the first\n"
-          "  and the median of each stage over the R others.  Every proof is verified.\n",
+          "  and the median of each stage over the R others.  Every proof is verified.\n"
+          "  --engine: instead, J jobs (default 3) of P partitions (default 10) through\n"
+          "  the proving engine as the daemon runs them (the key in memory and resident\n"
+          "  on the GPU, N slots per GPU (default 1), witnesses as files under DIR,\n"
+          "  default $TMPDIR or /tmp): seconds per job, GPU busy fraction, peak device\n"
+          "  memory and host RSS; with C > 0, C CRITICAL winning-32g jobs submitted\n"
+          "  while the stream fills the queue, and their latency.\n",
           pce_shape_names());
 }
 
@@ -44,14 +53,31 @@ int bench_bp(int argc, char **argv) {
     usage(stdout);
     return CLI_OK;
   }
-  unsigned long reps = 3, threads = 0, scale = 0, seed = 1;
-  const char *device = "auto", *shape = NULL;
+  unsigned long reps = 3, threads = 0, scale = 0, seed = 1, jobs = 3, parts = 10, slots = 1,
+                critical = 0;
+  const char *device = "auto", *shape = NULL, *wdir = getenv("TMPDIR");
+  bool stream = false;
   for (int i = 1; i < argc; i++) {
     const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(o, "--shape") && v) {
       shape = v, i++;
     } else if (!strcmp(o, "--device") && v) {
       device = v, i++;
+    } else if (!strcmp(o, "--reps") && v && !strcmp(v, "0")) {
+      reps = 0, i++; /* --engine alone */
+    } else if (!strcmp(o, "--engine")) {
+      stream = true;
+    } else if (!strcmp(o, "--witness-dir") && v) {
+      wdir = v, i++;
+    } else if (!strcmp(o, "--jobs") || !strcmp(o, "--partitions") || !strcmp(o, "--slots") ||
+               !strcmp(o, "--critical")) {
+      unsigned long *dst = !strcmp(o, "--jobs")         ? &jobs
+                           : !strcmp(o, "--partitions") ? &parts
+                           : !strcmp(o, "--slots")      ? &slots
+                                                        : &critical;
+      if (!cli_parse_uint(o, v, dst))
+        return CLI_USAGE;
+      i++;
     } else if (!strcmp(o, "--reps") || !strcmp(o, "--threads") || !strcmp(o, "--scale-lg") ||
                !strcmp(o, "--seed")) {
       unsigned long *dst = !strcmp(o, "--reps")      ? &reps
@@ -68,9 +94,18 @@ int bench_bp(int argc, char **argv) {
     }
   }
   const pce_shape *s = shape ? pce_shape_find(shape) : NULL;
-  if (!s || reps < 1 || reps > 1000) {
-    fprintf(stderr, "cuzk bench bp: %s\n\n",
-            !shape ? "--shape is required" : !s ? "unknown shape" : "--reps: 1 to 1000");
+  const char *bad = !shape ? "--shape is required"
+                    : !s ? "unknown shape"
+                    : (reps < 1 && !stream) || reps > 1000 ? "--reps: 1 to 1000 (0 with --engine)"
+                    : jobs < 1 || jobs > 10000 ? "--jobs: 1 to 10000"
+                    : parts < 1 || parts > 1024 ? "--partitions: 1 to 1024"
+                    : slots < 1 || slots > 16 ? "--slots: 1 to 16"
+                    : critical > 100 ? "--critical: 0 to 100"
+                    : strcmp(device, "cpu") && strcmp(device, "gpu") && strcmp(device, "auto")
+                        ? "--device: cpu, gpu or auto"
+                        : NULL;
+  if (bad) {
+    fprintf(stderr, "cuzk bench bp: %s\n\n", bad);
     usage(stderr);
     return CLI_USAGE;
   }
@@ -105,6 +140,8 @@ int bench_bp(int argc, char **argv) {
     goto fail;
   printf("INSECURE key (seed %lu): a %zu, b %zu, l %zu, h %zu points; made in %.2f s\n", seed,
          pp.n_a, pp.n_b_g1, pp.n_l, pp.n_h, cuzk_now_s() - t);
+  if (!reps) /* --engine alone */
+    goto stream;
   backend_device_opts bo = {.threads = (unsigned)threads};
   if (!(be = cli_backend(device, &bo, lg, &err)))
     goto fail;
@@ -153,6 +190,25 @@ int bench_bp(int argc, char **argv) {
          "l+h %.3f s | verify %.3f s\n",
          m[1], m[2], m[3], m[4], m[5], m[6], m[7]);
   printf("partitions/hour: %.0f (verified)\n", 3600.0 / m[0]);
+  /* The engine's slots make their own backends and resident copies. */
+  backend_free(be);
+  be = NULL;
+stream:
+  if (stream) {
+    const bench_bp_stream bs = {
+        .device = !strcmp(device, "cpu")   ? ENGINE_DEVICE_CPU
+                  : !strcmp(device, "gpu") ? ENGINE_DEVICE_GPU
+                                           : ENGINE_DEVICE_AUTO,
+        .slots = (unsigned)slots,
+        .threads = (unsigned)threads,
+        .jobs = jobs,
+        .partitions = parts,
+        .critical = (unsigned)critical,
+        .seed = seed,
+        .witness_dir = wdir && *wdir ? wdir : "/tmp"};
+    if (bench_bp_engine(&bs, &pp, &pce, &plan, &err) != CUZK_OK)
+      goto fail;
+  }
   rc = CLI_OK;
   goto done;
 fail:
