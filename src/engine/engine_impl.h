@@ -44,6 +44,8 @@
 
 #define JOBS_DIGEST_BYTES 32  /* SHA-256: jobs_request_digest */
 #define ENGINE_NPRI 5          /* priority lists, indexed by engine_priority (0 unused) */
+#define ENGINE_SLOT_HOLDS 2    /* keys a GPU slot keeps resident at once (worker.c hold_take):
+                                  a stream's and a CRITICAL job's */
 
 /* ------------------------------------------------------------ keys */
 
@@ -235,8 +237,10 @@ typedef struct {
   ejob *job;            /* the job of the partition it proves, or NULL */
   double busy_s;        /* seconds it held partitions, finished ones (metrics) */
   double busy_since;    /* engine_now() when it took the current partition */
-  ekey *held;           /* GPU: the key whose bases its backend holds (written by the
-                           slot's thread with the lock held, so others read it locked) */
+  /* GPU: the keys whose bases its backend holds (written by the slot's
+   * thread with the lock held, so others read them locked) */
+  ekey *held[ENGINE_SLOT_HOLDS];
+  unsigned nheld;
   engine_span *spans;   /* record_timeline: its backend's spans, oldest first */
   size_t nspans, spans_cap;
 } eworker;

@@ -68,19 +68,25 @@
  *     backend runs its MSM contexts on its chosen stream).
  *
  * DEVICE tier (GPU slots with keys_on_device): a slot keeps the bases of
- * the key it last proved resident (backend hold_bases) and counts a hold
- * on the key (so the key stays loaded, as hold_bases requires).  The slots
+ * the keys it last proved resident (backend hold_bases), up to
+ * ENGINE_SLOT_HOLDS of them while the device's budget has room for them
+ * all, so that a CRITICAL job of another circuit does not cost the
+ * stream's key its copy, and counts a hold on each key (so the key stays
+ * loaded, as hold_bases requires).  The slots
  * of one GPU share one copy (their backends share the device's store), so
  * the key's device_bytes count against the device's budget once: when
  * the first slot of the device takes a hold on it, given back when the
  * last one drops its hold; a slot joining a key its device holds already
  * needs no room.  With no room a slot proves with streamed bases instead.
- * A slot drops its hold before proving with another key, and when the key
- * is to be evicted (evict_pending: engine_evict or an LRU eviction that
- * chose it), which an idle slot notices when work_cv wakes it and a busy
- * one when its partition ends; the copy itself is freed by the store when
- * the last slot using it lets go, so an eviction never takes a copy from
- * under a slot that is proving with it.  w->held is written under the
+ * A slot drops all its holds (the backend lets go of everything at once)
+ * before proving with a key for which there is no room beside them, or
+ * one that must be loaded first (the load may need their host memory),
+ * and when a held key is to be evicted (evict_pending: engine_evict or an
+ * LRU eviction that chose it), which an idle slot notices when work_cv
+ * wakes it and a busy one when its partition ends; the copy itself is
+ * freed by the store when the last slot using it lets go, so an eviction
+ * never takes a copy from under a slot that is proving with it.  The
+ * holds (w->held, nheld) are written under the
  * lock (other slots read it to count their device's holders); the
  * backend call that lets go of the copy comes before the accounting, so
  * the budget never shows room that is still taken.
@@ -164,60 +170,91 @@ static edevice *device_of(engine *e, const eworker *w) {
   return NULL;
 }
 
+/* Whether the slot holds k (read by its own thread, or with e->mu held). */
+static bool slot_holds(const eworker *w, const ekey *k) {
+  for (unsigned i = 0; i < w->nheld; i++)
+    if (w->held[i] == k)
+      return true;
+  return false;
+}
+
 /* Whether a slot of w's device other than w holds k (e->mu held). */
 static bool device_holds(const engine *e, const eworker *w, const ekey *k) {
   for (size_t i = 0; i < e->nworkers; i++) {
     const eworker *o = &e->workers[i];
-    if (o != w && o->gpu && o->ordinal == w->ordinal && o->held == k)
+    if (o != w && o->gpu && o->ordinal == w->ordinal && slot_holds(o, k))
       return true;
   }
   return false;
 }
 
-/* Drops the slot's hold (without the lock): its backend lets go of the
- * device's copy (freed there when no other slot holds it), then the
- * device's budget gets the key's bytes back if no other slot of the
- * device holds it. */
+/* Drops every hold of the slot (without the lock): its backend lets go of
+ * the device's copies (hold_bases off: each freed there when no other
+ * slot holds it), then the device's budget gets each key's bytes back if
+ * no other slot of the device holds it. */
 static void hold_drop(eworker *w) {
   engine *e = w->e;
-  ekey *k = w->held; /* only this thread writes it */
-  if (!k)
+  if (!w->nheld) /* only this thread writes its holds */
     return;
   cuzk_err ignored = {0};
   if (w->be->ops->hold_bases)
     w->be->ops->hold_bases(w->be, false, &ignored);
+  ekey *ks[ENGINE_SLOT_HOLDS];
+  unsigned n = w->nheld;
   pthread_mutex_lock(&e->mu);
-  w->held = NULL;
+  memcpy(ks, w->held, n * sizeof *ks);
+  w->nheld = 0;
   edevice *d = device_of(e, w);
-  if (d && !device_holds(e, w, k))
-    d->used -= k->device_bytes;
-  k->holds--;
+  for (unsigned i = 0; i < n; i++) {
+    if (d && !device_holds(e, w, ks[i]))
+      d->used -= ks[i]->device_bytes;
+    ks[i]->holds--;
+  }
   pthread_mutex_unlock(&e->mu);
-  keys_release(e, k); /* the hold's reference: may unload an evict_pending key */
+  for (unsigned i = 0; i < n; i++)
+    keys_release(e, ks[i]); /* each hold's reference: may unload an evict_pending key */
+}
+
+/* Whether one of the slot's held keys is to be evicted (e->mu held). */
+static bool hold_evicting(const eworker *w) {
+  for (unsigned i = 0; i < w->nheld; i++)
+    if (w->held[i]->evict_pending)
+      return true;
+  return false;
 }
 
 /* Before proving with k (referenced): keep its bases on the device when
  * configured and there is room - none needed when another slot of the
- * device holds k already (without the lock). */
+ * device holds k already - beside the keys the slot holds, so that a
+ * slot that proves a CRITICAL job of another circuit comes back to its
+ * first key's copy (without the lock).  With no room beside them (or the
+ * slot's holds full) it lets go of them all and tries again with k alone:
+ * the backend can only let go of everything (hold_bases off). */
 static void hold_take(eworker *w, ekey *k) {
   engine *e = w->e;
   edevice *d = w->gpu ? device_of(e, w) : NULL; /* the device list is fixed */
-  if (!d || !d->resident || !w->be->ops->hold_bases || w->held == k)
+  if (!d || !d->resident || !w->be->ops->hold_bases || slot_holds(w, k))
     return;
-  bool ok = false;
-  pthread_mutex_lock(&e->mu);
-  if (!k->evict_pending) {
-    bool joined = device_holds(e, w, k);
-    if (joined || d->used + k->device_bytes <= d->budget) {
-      if (!joined)
-        d->used += k->device_bytes;
-      k->holds++;
-      k->refs++; /* the hold's own reference, released by hold_drop */
-      w->held = k;
-      ok = true;
+  bool ok = false, again = false;
+  for (int attempt = 0; attempt < 2 && !ok; attempt++) {
+    pthread_mutex_lock(&e->mu);
+    if (!k->evict_pending) {
+      bool joined = device_holds(e, w, k);
+      if (w->nheld < ENGINE_SLOT_HOLDS && (joined || d->used + k->device_bytes <= d->budget)) {
+        if (!joined)
+          d->used += k->device_bytes;
+        k->holds++;
+        k->refs++; /* the hold's own reference, released by hold_drop */
+        w->held[w->nheld++] = k;
+        ok = true;
+      }
     }
+    again = !ok && w->nheld && !k->evict_pending;
+    pthread_mutex_unlock(&e->mu);
+    if (!again)
+      break;
+    hold_drop(w); /* room for k alone */
   }
-  pthread_mutex_unlock(&e->mu);
   if (!ok)
     return;
   cuzk_err err = {0};
@@ -517,10 +554,18 @@ static void run_partition(eworker *w, ejob *j, size_t p) {
   groth16_timings tm = {0};
   double load_s = 0, stage_s = 0;
   wtns_file wv = pt->w;
-  /* A hold on k is kept only while k's file is unchanged (keys_stale). */
-  bool held = w->held == k && !keys_stale(e, k);
-  if (w->held && !held)
-    hold_drop(w); /* before a load that may need its room, or k's reload */
+  /* A hold on k is kept only while k's file is unchanged (keys_stale).
+   * The slot's holds go before k's reload, and before a load that may
+   * need the host memory they keep (a load waiting for room that this
+   * slot holds would wait for ever); holds on other keys stay while k is
+   * loaded already or its load fits beside them. */
+  bool held = slot_holds(w, k) && !keys_stale(e, k);
+  pthread_mutex_lock(&e->mu);
+  bool fits = (k->tier >= ENGINE_TIER_MAPPED && !k->loading && !k->stale) ||
+              e->keys_used + k->file_bytes <= e->keys_budget;
+  pthread_mutex_unlock(&e->mu);
+  if (w->nheld && !held && (!fits || slot_holds(w, k)))
+    hold_drop(w);
   cuzk_status st = keys_acquire(e, k, j, true, held, &load_s, &err);
   bool not_run = false; /* taken just before its GPU was lost: handed back unrun */
   if (st == CUZK_OK && w->gpu && (not_run = device_lost_before(w, &err))) {
@@ -770,7 +815,7 @@ static void *worker_main(void *arg) {
   for (;;) {
     if (dev && dev->lost)
       break; /* out of service: take nothing more */
-    if (w->held && w->held->evict_pending) {
+    if (hold_evicting(w)) {
       pthread_mutex_unlock(&e->mu);
       hold_drop(w);
       pthread_mutex_lock(&e->mu);

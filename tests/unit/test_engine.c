@@ -2180,6 +2180,53 @@ ETEST(engine_device_copy_shared_by_slots) {
   env_fini(&v);
 }
 
+/* One slot, two keys that fit the device budget together: jobs of k,
+ * then k2 (a CRITICAL job of another circuit), then k again keep both
+ * copies resident (ENGINE_SLOT_HOLDS): each key's copy is made once, the
+ * slot never lets go, and the budget counts both.  With room for one key
+ * only, switching keys lets go of the first (and it is made again). */
+ETEST(engine_device_slot_holds_two_keys) {
+  for (int room = 2; room >= 1; room--) {
+    memset(FG.store, 0, sizeof FG.store);
+    env v;
+    env_init(&v, 5, 42, 1, false);
+    fixture f2;
+    env_add_key(&v, &f2, "k2", 5, 43);
+    backend_devices t = fake_on(&v, 1, 1, 0);
+    const uint64_t dev = device_bytes(&v.f);
+    v.c.device_budget_bytes = room == 2 ? 2 * dev + dev / 2 : dev + dev / 2;
+    v.c.devices = &t;
+    engine *e = env_start(&v);
+    engine_ticket tk;
+    submit_ok(e, "a", "k", ENGINE_PRI_NORMAL, &v.f, &tk);
+    check_done_and_valid(e, "a", &v.f);
+    submit_ok(e, "b", "k2", ENGINE_PRI_CRITICAL, &f2, &tk);
+    check_done_and_valid(e, "b", &f2);
+    submit_ok(e, "c", "k", ENGINE_PRI_NORMAL, &v.f, &tk);
+    check_done_and_valid(e, "c", &v.f);
+    wait_workers_idle(e);
+    backend_store_stats st;
+    backend_store_stats_get(FG.store[0], &st);
+    engine_status s;
+    CHECK(engine_status_get(e, &s, NULL) == CUZK_OK);
+    if (room == 2) {
+      CHECK_MSG(st.makes == 8 && FG.drops[0][0] == 0,
+                "two keys with room: %llu copies made (want 8: 4 sets each, once), %u drops",
+                (unsigned long long)st.makes, FG.drops[0][0]);
+      CHECK_EQ_INT(s.gpus[0].used, 2 * dev);
+    } else {
+      CHECK_MSG(st.makes == 12 && FG.drops[0][0] == 2,
+                "room for one: %llu copies made (want 12: k twice), %u drops (want 2)",
+                (unsigned long long)st.makes, FG.drops[0][0]);
+      CHECK_EQ_INT(s.gpus[0].used, dev);
+    }
+    engine_status_free(&s);
+    fixture_free(&f2);
+    env_fini(&v);
+    FG.drops[0][0] = 0; /* the shutdown's included */
+  }
+}
+
 /* Waits (bounded) until `slot` of GPU 0 has let go of its copies n times. */
 /* Waits (bounded: 10 s) until the FG counter *c reaches n; its value. */
 static unsigned fg_wait(const unsigned *c, unsigned n) {

@@ -92,7 +92,10 @@
 #include "cuda/pce_gpu.h"
 #include "poly/ntt.h"
 
-#define CUDA_MAX_RES 8   /* resident base sets held: a key's A, B1, B2 and C+H, twice */
+#define CUDA_MAX_RES 16  /* resident base sets held: a zkey's 4 (A, B1, B2, C+H) or a
+                            bellperson key's 5 (a, b_g1, b_g2, l, h), for the keys a slot
+                            holds at once (engine ENGINE_SLOT_HOLDS) with room to spare */
+#define CUDA_MAX_PCE 2   /* resident circuits (bp_sums) held at once */
 #define CUDA_MAX_PLANS 6 /* NTT plans kept, one per domain size */
 #define CUDA_MAX_SPANS 4096
 
@@ -112,7 +115,8 @@ typedef struct {
   bool g1_host, g2_host;            /* made with MSM_GPU_HOST_INPUTS (msm_g1, msm_g2 need it) */
   void *wdev, *xdev;                /* bp_sums: the values; gather scratch past the domain */
   size_t wdev_bytes, xdev_bytes;
-  backend_res *pce;                 /* bp_sums: the resident matrices and index lists held */
+  backend_res *pce[CUDA_MAX_PCE];   /* bp_sums: the resident matrices and index lists held,
+                                       the most recently used first */
   void *streams[2];                 /* BACKEND_PRI_NORMAL, _HIGH (non-blocking; NULL emulated) */
   void *stream;                     /* the one chosen by set_priority */
   bls12_381_fr *vec;                /* host_vectors: page-locked, vec_n elements */
@@ -441,8 +445,10 @@ static void drop_resident(cuda_impl *im) {
   im->nres = 0;
   backend_store_release(im->store, im->ab);
   im->ab = NULL, im->ab_refused = NULL;
-  backend_store_release(im->store, im->pce);
-  im->pce = NULL;
+  for (unsigned i = 0; i < CUDA_MAX_PCE; i++) {
+    backend_store_release(im->store, im->pce[i]);
+    im->pce[i] = NULL;
+  }
 }
 
 static cuzk_status cuda_hold_bases(backend *be, bool on, cuzk_err *err) {
@@ -562,11 +568,23 @@ static const cuda_pce *pce_for(cuda_impl *im, const backend_bp_key *k, bool matr
       s->row_ptr[i] = m[i]->row_ptr, s->col[i] = m[i]->col, s->val[i] = m[i]->val,
       s->nnz[i] = m[i]->nnz;
   }
-  if (!cuda_pce_match(backend_res_object(im->pce), s)) {
-    backend_store_release(im->store, im->pce);
-    im->pce = backend_store_acquire(im->store, &id, sizeof id, pce_make, &id, pce_obj_free);
+  /* Held ones first (moved to the front when used); the least recently
+   * used is let go to make room. */
+  unsigned i = 0;
+  while (i < CUDA_MAX_PCE && !cuda_pce_match(backend_res_object(im->pce[i]), s)) i++;
+  backend_res *r;
+  if (i < CUDA_MAX_PCE) {
+    r = im->pce[i];
+  } else {
+    i = CUDA_MAX_PCE - 1;
+    backend_store_release(im->store, im->pce[i]);
+    im->pce[i] = NULL;
+    if (!(r = backend_store_acquire(im->store, &id, sizeof id, pce_make, &id, pce_obj_free)))
+      return NULL;
   }
-  return backend_res_object(im->pce);
+  memmove(im->pce + 1, im->pce, i * sizeof *im->pce);
+  im->pce[0] = r;
+  return backend_res_object(r);
 }
 
 /* The device copy of a key vector (resident, made on first use). */
