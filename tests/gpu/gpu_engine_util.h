@@ -60,8 +60,7 @@ static inline void gx_key_free(gx_key *k) {
 static inline void gx_config(engine_config *c, engine_circuit *circ, const int *ordinal,
                              const gx_key *k, unsigned K, bool resident) {
   engine_config_defaults(c);
-  circ->id = "chain";
-  circ->path = k->zkey;
+  *circ = (engine_circuit){.id = "chain", .path = k->zkey};
   c->circuits = circ;
   c->ncircuits = 1;
   c->device = ENGINE_DEVICE_GPU;
