@@ -481,7 +481,8 @@ static void wread_part(void *arg, unsigned idx, unsigned nw) {
  * kept since submit - into the staging, or into a copy charged to the
  * queue budget now (jobs_drop_witness frees it) - and then checked: the
  * file's identity must be the one at submit and every value below the
- * prime.  *wv: the header with values set (without the lock). */
+ * prime (here for a .zkey circuit; bp_prove_values checks a bellperson
+ * witness's).  *wv: the header with values set (without the lock). */
 static cuzk_status stage_witness(eworker *w, ejob *j, size_t p, wtns_file *wv, cuzk_err *err) {
   engine *e = w->e;
   epart *pt = &j->parts[p];
@@ -532,7 +533,9 @@ static cuzk_status stage_witness(eworker *w, ejob *j, size_t p, wtns_file *wv, c
   if (file_ident_differs(&pt->wident, &now, what, sizeof what))
     return cuzk_err_set(err, CUZK_FORMAT, "%s changed after it was submitted (%s)", pt->wname,
                         what);
-  size_t bad = groth16_values_check(stage, (size_t)wv->n_witness);
+  /* bp_prove_values checks a bellperson witness's values itself */
+  size_t bad = j->key->kind == EKEY_BP ? (size_t)wv->n_witness
+                                       : groth16_values_check(stage, (size_t)wv->n_witness);
   if (bad != (size_t)wv->n_witness)
     return cuzk_err_set(err, CUZK_FORMAT,
                         "%s: value %zu at offset %llu is not below the prime (r): values must be "

@@ -258,6 +258,22 @@ TEST_TIMEOUT(engine_witness_file_rules, 300) {
   FILE *j = fopen(p, "w");
   CHECK(j && fputs("not a witness", j) >= 0 && fclose(j) == 0);
   refused(e, "junk.wtns", CUZK_FORMAT, "junk.wtns");
+  /* a value not below r fails its partition (read when it starts) */
+  snprintf(p, sizeof p, "%s/big.wtns", f.wdir);
+  CHECK(pce_write_wtns(p, f.w[0], f.nv, &err) == CUZK_OK);
+  int bf = open(p, O_WRONLY);
+  uint8_t ff[32];
+  memset(ff, 0xff, sizeof ff);
+  CHECK(bf >= 0 && pwrite(bf, ff, sizeof ff, 76 + 32 * 3) == (ssize_t)sizeof ff && close(bf) == 0);
+  {
+    engine_ticket bt;
+    const char *bn[1] = {"big.wtns"};
+    CHECK(submit_files(e, NULL, bn, 1, &bt, &err) == CUZK_OK);
+    engine_result br;
+    CHECK(engine_await(e, bt.job_id, 60000, &br, &err) == CUZK_OK);
+    CHECK_MSG(br.state == ENGINE_JOB_FAILED && strstr(br.error, "value 3"), "%s", br.error);
+    engine_result_free(&br);
+  }
   /* a subdirectory is fine */
   snprintf(p, sizeof p, "%s/d/q.wtns", f.wdir);
   CHECK(pce_write_wtns(p, f.w[1], f.nv, &err) == CUZK_OK);
