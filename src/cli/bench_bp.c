@@ -27,7 +27,7 @@ static void usage(FILE *f) {
           "usage: cuzk bench bp --shape SHAPE [--scale-lg K] [--reps R] [--seed S]\n"
           "                     [--threads T] [--device cpu|gpu|auto]\n"
           "                     [--engine [--jobs J] [--partitions P] [--slots N]\n"
-          "                      [--critical C] [--witness-dir DIR]]\n"
+          "                      [--critical C [--express]] [--witness-dir DIR]]\n"
           "  Generates the development circuit SHAPE (%s; full\n"
           "  scale, or about 2^K constraints with --scale-lg K) and an INSECURE key for\n"
           "  it from seed S (default 1), then proves R + 1 partitions (default R = 3),\n"
@@ -38,7 +38,8 @@ static void usage(FILE *f) {
           "  on the GPU, N slots per GPU (default 1), witnesses as files under DIR,\n"
           "  default $TMPDIR or /tmp): seconds per job, GPU busy fraction, peak device\n"
           "  memory and host RSS; with C > 0, C CRITICAL winning-32g jobs submitted\n"
-          "  while the stream fills the queue, and their latency.\n",
+          "  while the stream fills the queue, and their latency (--express: with an\n"
+          "  express slot for them, [gpus] express_max_lg).\n",
           pce_shape_names());
 }
 
@@ -56,7 +57,7 @@ int bench_bp(int argc, char **argv) {
   unsigned long reps = 3, threads = 0, scale = 0, seed = 1, jobs = 3, parts = 10, slots = 1,
                 critical = 0;
   const char *device = "auto", *shape = NULL, *wdir = getenv("TMPDIR");
-  bool stream = false;
+  bool stream = false, express = false;
   for (int i = 1; i < argc; i++) {
     const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(o, "--shape") && v) {
@@ -67,6 +68,8 @@ int bench_bp(int argc, char **argv) {
       reps = 0, i++; /* --engine alone */
     } else if (!strcmp(o, "--engine")) {
       stream = true;
+    } else if (!strcmp(o, "--express")) {
+      express = true;
     } else if (!strcmp(o, "--witness-dir") && v) {
       wdir = v, i++;
     } else if (!strcmp(o, "--jobs") || !strcmp(o, "--partitions") || !strcmp(o, "--slots") ||
@@ -204,6 +207,7 @@ stream:
         .jobs = jobs,
         .partitions = parts,
         .critical = (unsigned)critical,
+        .express = express,
         .seed = seed,
         .witness_dir = wdir && *wdir ? wdir : "/tmp"};
     if (bench_bp_engine(&bs, &pp, &pce, &plan, &err) != CUZK_OK)

@@ -14,6 +14,7 @@ typedef struct {
   unsigned threads;        /* CPU threads (0: all) */
   size_t jobs, partitions; /* the stream: jobs of `partitions` partitions each */
   unsigned critical;       /* CRITICAL winning-32g jobs submitted during the stream */
+  bool express;            /* an express slot per GPU for them (engine express_max_lg) */
   uint64_t seed;
   const char *witness_dir; /* where the witness files are written (a fresh directory in it) */
 } bench_bp_stream;

@@ -159,6 +159,8 @@ cuzk_status bench_bp_engine(const bench_bp_stream *o, const bp_params *pp, const
   engine_config_defaults(&c);
   c.device = o->device;
   c.gpu_workers_per_device = o->slots;
+  if (o->express && o->critical)
+    c.express_max_lg = pce_domain_lg(&wpce); /* the critical circuit's, not the stream's */
   c.threads = o->threads;
   c.keys_on_device = true;
   c.record_timeline = true;
@@ -175,8 +177,9 @@ cuzk_status bench_bp_engine(const bench_bp_stream *o, const bp_params *pp, const
   engine_status es;
   if (engine_status_get(e, &es, err) == CUZK_OK) {
     for (size_t g = 0; g < es.ngpus; g++)
-      printf("stream: GPU %d %s: %u slots%s%s, %.1f of %.1f GiB free after planning (%.1f s)\n",
-             es.gpus[g].ordinal, es.gpus[g].name, es.gpus[g].slots, es.gpus[g].note[0] ? ": " : "",
+      printf("stream: GPU %d %s: %u slots%s%s%s, %.1f of %.1f GiB free after planning (%.1f s)\n",
+             es.gpus[g].ordinal, es.gpus[g].name, es.gpus[g].slots,
+             es.gpus[g].express ? " and an express slot" : "", es.gpus[g].note[0] ? ": " : "",
              es.gpus[g].note, es.gpus[g].vram_free / 1073741824.0,
              es.gpus[g].vram_total / 1073741824.0, cuzk_now_s() - t);
     if (!es.ngpus)

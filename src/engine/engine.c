@@ -105,6 +105,9 @@ static cuzk_status check_config(engine_config *c, cuzk_err *err) {
   if (c->cpu_workers < 1 || c->cpu_workers > 1024)
     return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "engine: cpu_workers %u must be in 1..1024",
                         c->cpu_workers);
+  if (c->express_max_lg > 30)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "engine: express_max_lg %u must be in 0..30",
+                        c->express_max_lg);
   if (c->max_finished < 1)
     return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "engine: max_finished must be at least 1");
   if (!c->host_budget_bytes)

@@ -191,6 +191,14 @@ typedef struct {
   const int *gpus; /* GPU ordinals to use; NULL or ngpus = 0: all */
   size_t ngpus;
   unsigned gpu_workers_per_device; /* K slots per GPU, >= 1 */
+  /* One more slot per GPU, an express slot, that takes only HIGH and
+   * CRITICAL partitions of keys of at most 2^express_max_lg rows and is
+   * planned for those keys alone (little memory for a small circuit): a
+   * WinningPoSt's proof starts at once while the K slots are inside a
+   * PoRep's partitions, instead of at the next partition boundary, and its
+   * kernels run on the high-priority stream.  0: none.  No express slot is
+   * made when no registered key is that small. */
+  unsigned express_max_lg;
   unsigned cpu_workers;            /* proving workers when on the CPU, >= 1 */
   unsigned threads;                /* CPU threads per worker (0 = the cores / cpu_workers) */
   /* GPU slots' NTT plans with the pass-1 twiddle table
@@ -412,7 +420,9 @@ typedef struct {
                             (file size plus a/b scratch), counted once per device */
   uint64_t resident;     /* device bytes of the resident copies its slots share now */
   char current_job[ENGINE_ID_MAX]; /* "" when idle (one of its slots' jobs) */
-  unsigned slots, busy_slots;
+  unsigned slots, busy_slots; /* slots: the K planned (the express slot not counted);
+                                 busy_slots: those proving, the express slot included */
+  bool express;               /* its express slot was planned */
   char note[160]; /* why it has fewer slots than configured, or "" */
 } engine_gpu_status;
 

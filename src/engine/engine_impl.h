@@ -220,6 +220,7 @@ typedef struct {
   bool gpu;
   int ordinal;          /* GPU ordinal, or -1 */
   unsigned slot;        /* GPU: its index among its device's slots */
+  bool express;         /* GPU: the device's express slot (engine_config.express_max_lg) */
   backend *be;          /* GPU: made by the slot's own thread at start */
   uint64_t host_bytes;  /* GPU: its backend's page-locked vectors and staging, in keys_used
                            while the backend lives (slot_plan, slot_host_release) */
@@ -256,6 +257,7 @@ typedef struct {
   backend_store *store;              /* the resident copies its slots share (made before
                                         them, freed after them: engine_free) */
   unsigned slots;                    /* slots planned (K, or fewer when K did not fit) */
+  bool express;                      /* and its express slot planned */
   char note[160];                    /* why it has fewer slots than asked, or "" */
   bool lost;                         /* a sticky CUDA error: out of service for good */
   char lost_reason[CUZK_ERR_MSG_MAX]; /* the error that lost it */
@@ -378,6 +380,10 @@ void sched_remove(engine *e, ejob *j);
  * has one left (a requeued one first); NULL when none.  *part receives its
  * index. */
 ejob *sched_take(engine *e, size_t *part);
+/* The same for an express slot (engine_config.express_max_lg): the oldest
+ * CRITICAL, else HIGH, job whose key has at most 2^max_lg rows; NULL when
+ * none (it leaves everything else to the other slots). */
+ejob *sched_take_express(engine *e, size_t *part, unsigned max_lg);
 /* Puts taken partition p of unfinished job j back to be taken again (its
  * GPU was lost), the job at its submission-order place in its list. */
 void sched_requeue(engine *e, ejob *j, size_t p);

@@ -28,24 +28,34 @@ void sched_remove(engine *e, ejob *j) {
   j->in_queue = false;
 }
 
-ejob *sched_take(engine *e, size_t *part) {
-  for (int p = ENGINE_PRI_CRITICAL; p >= ENGINE_PRI_LOW; p--) {
-    ejob *j = e->queue[p].head;
-    if (!j)
-      continue;
-    if (j->nrequeued) {
-      size_t i = 0;
-      while (!j->parts[i].requeued) i++; /* one is, below next_part */
-      j->parts[i].requeued = false;
-      j->nrequeued--;
-      *part = i;
-    } else {
-      *part = j->next_part++;
-    }
-    if (j->next_part >= j->nparts && !j->nrequeued)
-      sched_remove(e, j);
-    return j;
+/* The next partition of queued job j (a requeued one first). */
+static ejob *take_part(engine *e, ejob *j, size_t *part) {
+  if (j->nrequeued) {
+    size_t i = 0;
+    while (!j->parts[i].requeued) i++; /* one is, below next_part */
+    j->parts[i].requeued = false;
+    j->nrequeued--;
+    *part = i;
+  } else {
+    *part = j->next_part++;
   }
+  if (j->next_part >= j->nparts && !j->nrequeued)
+    sched_remove(e, j);
+  return j;
+}
+
+ejob *sched_take(engine *e, size_t *part) {
+  for (int p = ENGINE_PRI_CRITICAL; p >= ENGINE_PRI_LOW; p--)
+    if (e->queue[p].head)
+      return take_part(e, e->queue[p].head, part);
+  return NULL;
+}
+
+ejob *sched_take_express(engine *e, size_t *part, unsigned max_lg) {
+  for (int p = ENGINE_PRI_CRITICAL; p >= ENGINE_PRI_HIGH; p--)
+    for (ejob *j = e->queue[p].head; j; j = j->q.next)
+      if (j->key->lg_domain <= max_lg)
+        return take_part(e, j, part);
   return NULL;
 }
 

@@ -91,6 +91,7 @@ cuzk_status engine_status_get(engine *e, engine_status *s, cuzk_err *err) {
     g->used = d->used;
     g->resident = i < 16 ? resident[i] : 0;
     g->slots = d->slots;
+    g->express = d->express;
     g->vram_total = i < 16 && vtotal[i] ? vtotal[i] : d->vram_total;
     g->vram_free = i < 16 ? vfree[i] : 0;
     snprintf(g->note, sizeof g->note, "%s", d->note);

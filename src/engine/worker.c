@@ -54,6 +54,12 @@
  *     slot waits only on its own streams.
  *   - Overlap: the slots of one GPU run concurrently on their own streams,
  *     so one slot's uploads (copy engine) run while another's kernels run.
+ *   - Express slot (express_max_lg): one more slot per GPU, planned last
+ *     for the registered keys of at most 2^express_max_lg rows alone (a
+ *     WinningPoSt's: little memory), and kept only if it fits as a slot
+ *     does; it takes HIGH and CRITICAL partitions of such keys and nothing
+ *     else (sched_take_express), so an urgent small proof starts while
+ *     the K slots are inside a large key's partitions.
  *   - Priority ordering of kernel phases, per GPU: before each partition a
  *     slot picks its backend's high-priority stream for HIGH and CRITICAL
  *     jobs and the normal one otherwise (backend set_priority; CUDA stream
@@ -117,6 +123,7 @@
  * (its threads wait for the lock), the only exceptions to engine_impl.h's
  * rule, so that "a worker is left" and the retry are decided in one step. */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -684,9 +691,13 @@ typedef struct {
 
 static size_t max_sz(size_t a, size_t b) { return a > b ? a : b; }
 
-static void registered_shape(engine *e, plan_shape *p) {
+/* max_lg: only keys of at most 2^max_lg rows (an express slot's), or all
+ * (UINT_MAX). */
+static void registered_shape(engine *e, plan_shape *p, unsigned max_lg) {
   memset(p, 0, sizeof *p);
   for (ekey *k = e->keys; k; k = k->next) {
+    if (k->lg_domain > max_lg)
+      continue;
     size_t nv = (size_t)k->n_vars, n = (size_t)k->domain_size;
     if (k->kind == EKEY_BP) { /* no zkey vectors or snarkjs NTT plans */
       p->bp_lg = k->lg_domain > p->bp_lg ? k->lg_domain : p->bp_lg;
@@ -736,7 +747,8 @@ static cuzk_status slot_plan(eworker *w, cuzk_err *err) {
   if (!(w->be = backend_device_new(e->devs, w->ordinal, &bo, err)))
     return err && err->status != CUZK_OK ? err->status : CUZK_INTERNAL;
   plan_shape p;
-  registered_shape(e, &p); /* keys_init is done; keys are read-only until workers run */
+  /* keys_init is done; keys are read-only until workers run */
+  registered_shape(e, &p, w->express ? e->cfg.express_max_lg : UINT_MAX);
   const backend_ops *o = w->be->ops;
   for (unsigned i = 0; i < p.nlgs; i++)
     if (o->reserve)
@@ -825,7 +837,9 @@ static void *worker_main(void *arg) {
       continue;
     }
     size_t p = 0;
-    ejob *j = e->paused ? NULL : sched_take(e, &p);
+    ejob *j = e->paused       ? NULL
+              : w->express ? sched_take_express(e, &p, e->cfg.express_max_lg)
+                           : sched_take(e, &p);
     if (!j) {
       if (e->draining)
         break;
@@ -979,6 +993,30 @@ static cuzk_status add_gpu_workers(engine *e, const int *ord, size_t nord, cuzk_
       }
       return cuzk_err_set(err, st, "GPU %d slot %u: %s", ord[i], s, w->plan_msg);
     }
+    /* The express slot, when a registered key is small enough for it: planned
+     * last, for those keys alone, and kept only if it fits as a slot does. */
+    bool small = false;
+    for (const ekey *k = e->keys; k; k = k->next) small |= k->lg_domain <= e->cfg.express_max_lg;
+    if (e->cfg.express_max_lg && small && d->slots) {
+      eworker *w = &e->workers[e->nworkers++];
+      w->e = e;
+      w->index = (unsigned)(e->nworkers - 1);
+      w->gpu = true;
+      w->express = true;
+      w->ordinal = ord[i];
+      w->slot = d->slots;
+      CUZK_TRY(start_thread(w, err));
+      pthread_mutex_lock(&e->mu);
+      while (!w->planned) pthread_cond_wait(&e->done_cv, &e->mu);
+      cuzk_status st = w->plan_status;
+      pthread_mutex_unlock(&e->mu);
+      if (st == CUZK_OK)
+        d->express = true;
+      else if (st == CUZK_NO_MEMORY)
+        snprintf(d->note, sizeof d->note, "no express slot: %.120s", w->plan_msg);
+      else
+        return cuzk_err_set(err, st, "GPU %d express slot: %s", ord[i], w->plan_msg);
+    }
     d->budget = e->cfg.device_budget_bytes ? e->cfg.device_budget_bytes
                 : d->vram_free_planned > DEVICE_MARGIN ? d->vram_free_planned - DEVICE_MARGIN
                                                        : 0;
@@ -1008,7 +1046,7 @@ cuzk_status workers_start(engine *e, cuzk_err *err) {
    * GPUs under AUTO, room for the CPU workers that take over if every GPU
    * is lost (start_cpu_fallback).  The array never moves: workers are
    * referred to by address. */
-  size_t ngpu = nord * e->cfg.gpu_workers_per_device;
+  size_t ngpu = nord * (e->cfg.gpu_workers_per_device + (e->cfg.express_max_lg ? 1 : 0));
   size_t max = ngpu ? ngpu : e->cfg.cpu_workers;
   if (ngpu && e->cfg.device == ENGINE_DEVICE_AUTO)
     max += e->cfg.cpu_workers;

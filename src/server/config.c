@@ -99,6 +99,9 @@ static const key_def keys[] = {
      STR(ENGINE_DEVICE_MARGIN_MIB) "MiB"},
     {"gpus", "keys_on_device", K_BOOL, F(engine.keys_on_device), 0, 0,
      "keep each key's bases resident on the GPU (tier device)"},
+    {"gpus", "express_max_lg", K_UINT, F(engine.express_max_lg), 0, 30,
+     "one more slot per GPU for HIGH and CRITICAL jobs of keys of at most 2^N rows (a "
+     "WinningPoSt beside a PoRep stream), planned for those keys alone; 0 = none"},
     {"gpus", "ntt_pass1_table", K_BOOL, F(engine.ntt_pass1_table), 0, 0,
      "NTTs with a table of the first pass's twiddle factors: 32 bytes per domain element more "
      "GPU memory per slot and key size, a faster forward NTT"},

@@ -2227,6 +2227,61 @@ ETEST(engine_device_slot_holds_two_keys) {
   }
 }
 
+/* An express slot (express_max_lg) beside K = 1: while the slot proves a
+ * NORMAL job of the large key, a CRITICAL job of the small key is proven
+ * (by the express slot); a CRITICAL job of the large key and a NORMAL job
+ * of the small one are left to the busy slot; every proof verifies. */
+ETEST(engine_device_express_slot) {
+  env v;
+  env_init(&v, 6, 44, 1, true);
+  fixture f2;
+  env_add_key(&v, &f2, "k2", 4, 45);
+  backend_devices t = fake_on(&v, 1, 1, 0);
+  v.c.devices = &t;
+  v.c.express_max_lg = 4;
+  engine *e = env_start(&v);
+  engine_status s;
+  CHECK(engine_status_get(e, &s, NULL) == CUZK_OK);
+  CHECK(s.ngpus == 1 && s.gpus[0].slots == 1 && s.gpus[0].express);
+  engine_status_free(&s);
+  hook_hold("big", ENGINE_JOB_PROVING);
+  engine_ticket tk;
+  submit_ok(e, "big", "k", ENGINE_PRI_NORMAL, &v.f, &tk);
+  hook_wait_held();
+  submit_ok(e, "crit", "k2", ENGINE_PRI_CRITICAL, &f2, &tk);
+  check_done_and_valid(e, "crit", &f2); /* while the slot is held in "big" */
+  submit_ok(e, "crit-big", "k", ENGINE_PRI_CRITICAL, &v.f, &tk);
+  submit_ok(e, "normal-small", "k2", ENGINE_PRI_NORMAL, &f2, &tk);
+  /* A bounded look for a wrong take: the idle express slot was woken by
+   * these submits and would have taken either within this time. */
+  usleep(200000);
+  engine_result r;
+  CHECK(engine_await(e, "crit-big", ENGINE_NO_WAIT, &r, NULL) == CUZK_TIMEOUT);
+  CHECK_EQ_INT(r.state, ENGINE_JOB_QUEUED);
+  engine_result_free(&r);
+  CHECK(engine_await(e, "normal-small", ENGINE_NO_WAIT, &r, NULL) == CUZK_TIMEOUT);
+  CHECK_EQ_INT(r.state, ENGINE_JOB_QUEUED);
+  engine_result_free(&r);
+  hook_release();
+  check_done_and_valid(e, "big", &v.f);
+  check_done_and_valid(e, "crit-big", &v.f);
+  check_done_and_valid(e, "normal-small", &f2);
+  fixture_free(&f2);
+  env_fini(&v);
+
+  /* no registered key small enough: no express slot */
+  memset(FG.store, 0, sizeof FG.store);
+  env_init(&v, 6, 44, 1, false);
+  t = fake_on(&v, 1, 1, 0);
+  v.c.devices = &t;
+  v.c.express_max_lg = 4;
+  e = env_start(&v);
+  CHECK(engine_status_get(e, &s, NULL) == CUZK_OK);
+  CHECK(s.gpus[0].slots == 1 && !s.gpus[0].express);
+  engine_status_free(&s);
+  env_fini(&v);
+}
+
 /* Waits (bounded) until `slot` of GPU 0 has let go of its copies n times. */
 /* Waits (bounded: 10 s) until the FG counter *c reaches n; its value. */
 static unsigned fg_wait(const unsigned *c, unsigned n) {
