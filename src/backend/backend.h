@@ -175,6 +175,15 @@ typedef struct {
    * n_b, over 2^lg_domain, so that a slot plans its memory at start. */
   cuzk_status (*reserve_bp)(backend *b, unsigned lg_domain, size_t n_vars, size_t n_aux,
                             size_t n_a, size_t n_b, cuzk_err *err);
+  /* May be NULL (the caller then uses the CPU's comb, groth16/keygen).
+   * out[i] := k[i] g for i < n, in G2 when g2 else G1: g affine (the host
+   * layout, not infinity), k canonical 4-limb scalars below r, out affine
+   * Montgomery in the host layout, all zero bytes for k[i] = 0; the same
+   * bytes as the CPU's products.  A key's set-up, not a proof's path: the
+   * backend may allocate (the CUDA backend: a window table of g and chunk
+   * buffers, cuda/fixed_gpu.h). */
+  cuzk_status (*fixed_base)(backend *b, bool g2, const void *g, const limb_t (*k)[4], size_t n,
+                            void *out, cuzk_err *err);
   /* May be NULL.  The priority of the device work of the operations that
    * follow (the CUDA backend: its high- or normal-priority stream, made at
    * creation, carries every operation's copies and kernels, the MSMs'

@@ -137,17 +137,23 @@ int bench_bp(int argc, char **argv) {
          s->name, pce.num_constraints, pce.num_inputs, pce.num_aux, lg, (ull)pce.total_nnz,
          cuzk_now_s() - t);
   fflush(stdout);
-  t = cuzk_now_s();
-  const bp_setup_opts so = {.threads = (unsigned)threads, .progress = progress};
-  if (bp_setup(&pp, &pce, seed, &so, &err) != CUZK_OK)
-    goto fail;
-  printf("INSECURE key (seed %lu): a %zu, b %zu, l %zu, h %zu points; made in %.2f s\n", seed,
-         pp.n_a, pp.n_b_g1, pp.n_l, pp.n_h, cuzk_now_s() - t);
-  if (!reps) /* --engine alone */
-    goto stream;
+  /* The backend first: the key's points are multiplied on it (a GPU's
+   * fixed_base), the partitions proven on it. */
   backend_device_opts bo = {.threads = (unsigned)threads};
   if (!(be = cli_backend(device, &bo, lg, &err)))
     goto fail;
+  t = cuzk_now_s();
+  const bp_setup_opts so = {.threads = (unsigned)threads, .progress = progress, .backend = be};
+  if (bp_setup(&pp, &pce, seed, &so, &err) != CUZK_OK)
+    goto fail;
+  printf("INSECURE key (seed %lu): a %zu, b %zu, l %zu, h %zu points; made in %.2f s (%s)\n",
+         seed, pp.n_a, pp.n_b_g1, pp.n_l, pp.n_h, cuzk_now_s() - t,
+         be->ops->fixed_base ? "the points on the GPU" : "CPU");
+  if (!reps) { /* --engine alone: its slots make their own backends */
+    backend_free(be);
+    be = NULL;
+    goto stream;
+  }
   /* The witness where the backend moves it fastest (page-locked for a
    * GPU), as the engine stages each partition's. */
   uint8_t *stage = be->ops->host_staging ? be->ops->host_staging(be, 32 * nv, &err) : NULL;

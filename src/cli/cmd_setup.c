@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/device.h"
 #include "base/clock.h"
 #include "base/par.h"
 #include "cli/cli.h"
@@ -12,8 +13,8 @@
 
 static void setup_usage(FILE *f) {
   fprintf(f,
-          "usage: cuzk setup [--seed S] [--threads N] [--quiet] <circuit.bin> <key.params> "
-          "<key.vk>\n"
+          "usage: cuzk setup [--seed S] [--threads N] [--device D] [--quiet] <circuit.bin>\n"
+          "                  <key.params> <key.vk>\n"
           "\n"
           "Writes Groth16 parameters in bellperson's format for the circuit of a Curio\n"
           "constraint file (PCE .bin): key.params (the verifying key and the h, l, a, b_g1,\n"
@@ -24,6 +25,9 @@ static void setup_usage(FILE *f) {
           "options:\n"
           "  --seed S      the seed (an unsigned 64-bit integer)\n"
           "  --threads N   CPU threads (default: all online CPUs)\n"
+          "  --device D    where the key's points are multiplied: cpu, gpu, or auto\n"
+          "                (default: a GPU when one is usable, else the CPU); the key\n"
+          "                is the same bytes either way\n"
           "  --quiet       no progress lines on stderr\n"
           "\n"
           "exit status: 0 written; 2 bad usage, an unreadable or malformed circuit, or a\n"
@@ -47,6 +51,7 @@ int cmd_setup(int argc, char **argv) {
     return CLI_OK;
   }
   unsigned long threads = 0, seed = 1;
+  const char *device = "auto";
   int quiet = 0, npos = 0;
   const char *pos[3];
   for (int i = 1; i < argc; i++) {
@@ -61,6 +66,8 @@ int cmd_setup(int argc, char **argv) {
     } else if (!strcmp(argv[i], "--threads")) {
       if (!cli_parse_uint("--threads", i + 1 < argc ? argv[++i] : NULL, &threads))
         return CLI_USAGE;
+    } else if (!strcmp(argv[i], "--device") && i + 1 < argc) {
+      device = argv[++i];
     } else if (!strcmp(argv[i], "--quiet")) {
       quiet = 1;
     } else if (argv[i][0] == '-' && argv[i][1]) {
@@ -89,9 +96,22 @@ int cmd_setup(int argc, char **argv) {
     return CLI_USAGE;
   }
   setup_progress pr = {cuzk_now_s(), quiet};
-  bp_setup_opts o = {.threads = (unsigned)threads, .progress = on_stage, .progress_ctx = &pr};
   bp_params pp;
   int rc = CLI_USAGE;
+  /* auto: a GPU at any size (the set-up's products are all it does there) */
+  const backend_device_opts bo = {.threads = (unsigned)threads};
+  backend *be = cli_backend(device, &bo, strcmp(device, "auto") ? 0 : CLI_AUTO_GPU_LG, &err);
+  if (!be) {
+    fprintf(stderr, "cuzk setup: %s\n", err.msg);
+    goto out;
+  }
+  if (!quiet)
+    fprintf(stderr, "cuzk setup: the points on the %s backend\n",
+            be->ops->fixed_base ? be->ops->name : "CPU");
+  bp_setup_opts o = {.threads = (unsigned)threads,
+                     .progress = on_stage,
+                     .progress_ctx = &pr,
+                     .backend = be};
   if (bp_setup(&pp, &pce, seed, &o, &err) != CUZK_OK) {
     fprintf(stderr, "cuzk setup: %s: %s\n", pos[0], err.msg);
     goto out;
@@ -107,6 +127,7 @@ int cmd_setup(int argc, char **argv) {
   bp_params_free(&pp);
   rc = CLI_OK;
 out:
+  backend_free(be);
   pce_close(&pce);
   return rc;
 }

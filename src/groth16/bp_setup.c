@@ -298,10 +298,13 @@ cuzk_status bp_setup(bp_params *pp, const pce_file *pce, uint64_t seed, const bp
   /* The comb tables. */
   STAGE("comb tables");
   const size_t nb = pce->b_input.popcount + pce->b_aux.popcount;
-  const size_t ng1 = ninp + naux + (ninp + pce->a_aux.popcount) + nb + (m - 1) + 3;
+  backend *be = o && o->backend && o->backend->ops->fixed_base ? o->backend : NULL;
+  /* With the backend's products the combs serve the vk's six points only. */
+  const size_t ng1 = be ? 3 : ninp + naux + (ninp + pce->a_aux.popcount) + nb + (m - 1) + 3;
   if ((st = bls12_381_g1_comb_init(&c1, &g1, keygen_comb_pick_bits(ng1), threads, err)) !=
           CUZK_OK ||
-      (st = bls12_381_g2_comb_init(&c2, &g2, keygen_comb_pick_bits(nb + 3), threads, err)) !=
+      (st = bls12_381_g2_comb_init(&c2, &g2, keygen_comb_pick_bits(be ? 3 : nb + 3), threads,
+                                   err)) !=
           CUZK_OK)
     goto out;
 
@@ -336,7 +339,12 @@ cuzk_status bp_setup(bp_params *pp, const pce_file *pce, uint64_t seed, const bp
     }
     mul_job mj = {plan[v].group == 1 ? &c1 : NULL, plan[v].group == 2 ? &c2 : NULL, out,
                   (const limb_t(*)[4])k, n, 0};
-    par_run(threads, mul_part, &mj);
+    if (be)
+      st = be->ops->fixed_base(be, plan[v].group == 2,
+                               plan[v].group == 2 ? (const void *)&g2 : (const void *)&g1,
+                               (const limb_t(*)[4])k, n, out, err);
+    else
+      par_run(threads, mul_part, &mj);
     switch (v) {
     case 0: pp->vk.ic = out, pp->vk.n_ic = n; break;
     case 1: pp->l = out, pp->n_l = n; break;
@@ -345,6 +353,8 @@ cuzk_status bp_setup(bp_params *pp, const pce_file *pce, uint64_t seed, const bp
     case 4: pp->b_g2 = out, pp->n_b_g2 = n; break;
     default: pp->h = out, pp->n_h = n; break;
     }
+    if (st != CUZK_OK)
+      goto out;
     if (mj.failed) {
       st = cuzk_err_set(err, CUZK_NO_MEMORY, "no memory for comb scratch");
       goto out;

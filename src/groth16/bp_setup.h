@@ -14,11 +14,13 @@
  *     b_g1, b_g2 = [v_j]1, [v_j]2 for the inputs in b_input, then the aux in b_aux
  *     h[i]  = [tau^i (tau^m - 1) / delta]1                  i < m - 1
  * and the vk's alpha_g1, beta_g1, beta_g2, gamma_g2, delta_g1, delta_g2.
- * Every point is a fixed-base comb product (keygen.h).  The result does
- * not depend on the thread count. */
+ * Every point is a fixed-base product: the CPU's comb (keygen.h), or the
+ * backend's fixed_base (a GPU's) for the vectors when opts->backend has
+ * it.  The result does not depend on the thread count or the backend. */
 #ifndef CUZK_GROTH16_BP_SETUP_H
 #define CUZK_GROTH16_BP_SETUP_H
 
+#include "backend/backend.h"
 #include "groth16/bp.h"
 #include "groth16/pce.h"
 
@@ -27,6 +29,10 @@ typedef struct {
   /* Called from the calling thread at the start of each stage; may be NULL. */
   void (*progress)(void *ctx, const char *stage);
   void *progress_ctx;
+  /* The vectors' fixed-base products on this backend when it has them
+   * (backend.h fixed_base: a GPU's), else on the CPU's comb; NULL: the
+   * CPU.  The key is the same bytes either way. */
+  backend *backend;
 } bp_setup_opts;
 
 /* Fills pp (bp_params_free frees it).  Errors: CUZK_NO_MEMORY;

@@ -5,7 +5,11 @@
  *                   the device) against the CPU backend's, sum for sum, from
  *                   the circuit's matrices and from given a, b, c, with the
  *                   copies held between partitions and not; and proofs
- *                   through bp_prove_values that verify.
+ *                   through bp_prove_values that verify;
+ *   fixed_base      the CUDA backend's fixed-base products (a key's set-up)
+ *                   against the host's scalar multiplication, point for
+ *                   point, in G1 and G2, zero, one, r - 1 and random
+ *                   scalars; and a set-up through it equal to the CPU's.
  * The emu_* cases run the device code emulated (no GPU: CI); the others
  * skip, with the reason, without a usable GPU. */
 
@@ -200,5 +204,106 @@ TEST_TIMEOUT(bp_sums_match_cpu, 900) {
   backend *gb = gpu_or_skip();
   bp_case(gb, 3, 70, 60, 43);
   bp_case(gb, 9, 30000, 40000, 44); /* 2^16 */
+  backend_free(gb);
+}
+
+/* ---- fixed-base products */
+
+/* n scalars: 0, 1, 2, 255, 256, r - 1, then random ones below r. */
+static limb_t (*scalars_for(size_t n, uint64_t seed))[4] {
+  limb_t(*k)[4] = calloc(n, sizeof *k);
+  CHECK(k && n >= 6);
+  k[1][0] = 1, k[2][0] = 2, k[3][0] = 255, k[4][0] = 256;
+  memcpy(k[5], bls12_381_fr_modulus, sizeof k[5]);
+  k[5][0] -= 1;
+  for (size_t i = 6; i < n; i++) {
+    fr x;
+    rand_fr(&x, &seed);
+    bls12_381_fr_to_canon(k[i], &x);
+  }
+  return k;
+}
+
+/* fixed_base over n scalars against jac_mul_vartime, G1 and G2, with a
+ * generator that is a random multiple of the standard one. */
+static void fixed_case(backend *gb, size_t n, size_t check_every, uint64_t seed) {
+  CHECK_MSG(gb->ops->fixed_base, "backend %s has no fixed_base", gb->ops->name);
+  limb_t(*k)[4] = scalars_for(n, seed);
+  cuzk_err err = {0};
+  for (int g2 = 0; g2 < 2; g2++) {
+    const size_t pb = g2 ? sizeof(bls12_381_g2_aff) : sizeof(bls12_381_g1_aff);
+    uint8_t *out = malloc(n * pb);
+    CHECK(out);
+    bls12_381_g1_jac j1, r1;
+    bls12_381_g2_jac j2, r2;
+    bls12_381_g1_aff g1;
+    bls12_381_g2_aff g2a;
+    limb_t s[4];
+    fr x;
+    rand_fr(&x, &seed);
+    bls12_381_fr_to_canon(s, &x);
+    bls12_381_g1_jac_from_aff(&r1, &bls12_381_g1_generator);
+    bls12_381_g2_jac_from_aff(&r2, &bls12_381_g2_generator);
+    bls12_381_g1_jac_mul_vartime(&j1, &r1, s, 4);
+    bls12_381_g2_jac_mul_vartime(&j2, &r2, s, 4);
+    bls12_381_g1_jac_to_aff(&g1, &j1);
+    bls12_381_g2_jac_to_aff(&g2a, &j2);
+    const void *g = g2 ? (const void *)&g2a : (const void *)&g1;
+    CHECK_MSG(gb->ops->fixed_base(gb, g2, g, (const limb_t(*)[4])k, n, out, &err) == CUZK_OK,
+              "%s", err.msg);
+    for (size_t i = 0; i < n; i += i < 8 ? 1 : check_every) {
+      uint8_t want[192];
+      if (g2) {
+        bls12_381_g2_jac_from_aff(&j2, &g2a);
+        bls12_381_g2_jac_mul_vartime(&r2, &j2, k[i], 4);
+        bls12_381_g2_jac_to_aff((bls12_381_g2_aff *)want, &r2);
+      } else {
+        bls12_381_g1_jac_from_aff(&j1, &g1);
+        bls12_381_g1_jac_mul_vartime(&r1, &j1, k[i], 4);
+        bls12_381_g1_jac_to_aff((bls12_381_g1_aff *)want, &r1);
+      }
+      if (i == 0)
+        memset(want, 0, pb); /* infinity: all zero bytes */
+      CHECK_MSG(!memcmp(out + i * pb, want, pb), "G%d point %zu of %zu differs from the host's",
+                g2 + 1, i, n);
+    }
+    free(out);
+  }
+  free(k);
+}
+
+/* A whole set-up through the backend equals the CPU's, vector for vector. */
+static void setup_case(backend *gb) {
+  circuit c;
+  circuit_make(&c, 3, 70, 60, 45);
+  bp_params a, b;
+  cuzk_err err = {0};
+  const bp_setup_opts cpu = {.threads = 2}, gpu = {.threads = 2, .backend = gb};
+  CHECK_MSG(bp_setup(&a, &c.p, 9, &cpu, &err) == CUZK_OK, "%s", err.msg);
+  CHECK_MSG(bp_setup(&b, &c.p, 9, &gpu, &err) == CUZK_OK, "%s", err.msg);
+  const size_t sa = bp_params_size(&a);
+  CHECK_EQ_INT(bp_params_size(&b), sa);
+  uint8_t *ea = malloc(sa), *eb = malloc(sa);
+  CHECK(ea && eb);
+  bp_params_encode(ea, &a);
+  bp_params_encode(eb, &b);
+  CHECK_MSG(!memcmp(ea, eb, sa), "the set-up through the backend differs from the CPU's");
+  free(ea), free(eb);
+  bp_params_free(&a), bp_params_free(&b);
+  circuit_free(&c);
+}
+
+TEST_TIMEOUT(emu_fixed_base_matches_cpu, 900) {
+  backend *gb = emulated();
+  fixed_case(gb, 40, 1, 51);
+  setup_case(gb);
+  backend_free(gb);
+}
+
+TEST_TIMEOUT(fixed_base_matches_cpu, 900) {
+  backend *gb = gpu_or_skip();
+  fixed_case(gb, 100, 1, 52);
+  fixed_case(gb, (size_t)1 << 23, 9973, 53); /* two chunks, a part checked */
+  setup_case(gb);
   backend_free(gb);
 }

@@ -89,7 +89,9 @@
 #include "cuda/cuda.h"
 #include "cuda/msm_gpu.h"
 #include "cuda/ntt_gpu.h"
+#include "cuda/fixed_gpu.h"
 #include "cuda/pce_gpu.h"
+#include "ec/bls12_381.h"
 #include "poly/ntt.h"
 
 #define CUDA_MAX_RES 16  /* resident base sets held: a zkey's 4 (A, B1, B2, C+H) or a
@@ -129,6 +131,8 @@ typedef struct {
   const void *ab_refused;           /* entries not made resident (not row-sorted, no room) */
   bool hold;                        /* hold_bases on: keep base sets resident */
   backend_res *res[CUDA_MAX_RES];   /* the base sets held, oldest first */
+  cuda_fixed *fixed[2];             /* fixed_base: G1's and G2's last generator's tables */
+  uint8_t fixed_gen[2][192];        /* and those generators (host affine bytes) */
   unsigned nres;
   backend_span spans[CUDA_MAX_SPANS]; /* a ring: nspans newest end at span_end */
   size_t nspans, span_end;
@@ -740,6 +744,52 @@ static cuzk_status cuda_bp_sums(backend *be, backend_bp_sums *out, const backend
   return st;
 }
 
+/* The window table of fixed_gpu.h for g: T[j][d - 1] = d 2^(8j) g, made
+ * with the host's formulas (8,160 points, an inversion each: a fraction of
+ * a second, once per generator). */
+#define FIXED_TABLE(G, AFF, JAC)                                                                 \
+  static void fixed_table_##G(AFF *t, const AFF *g) {                                           \
+    JAC base, acc;                                                                               \
+    bls12_381_##G##_jac_from_aff(&base, g);                                                      \
+    for (int j = 0; j < CUDA_FIXED_WINDOWS; j++) {                                               \
+      acc = base;                                                                                \
+      for (int d = 1; d <= CUDA_FIXED_DIGITS; d++) {                                             \
+        bls12_381_##G##_jac_to_aff(&t[j * CUDA_FIXED_DIGITS + d - 1], &acc);                     \
+        bls12_381_##G##_jac_add(&acc, &acc, &base);                                              \
+      }                                                                                          \
+      for (int i = 0; i < 8; i++) bls12_381_##G##_jac_dbl(&base, &base);                         \
+    }                                                                                            \
+  }
+FIXED_TABLE(g1, bls12_381_g1_aff, bls12_381_g1_jac)
+FIXED_TABLE(g2, bls12_381_g2_aff, bls12_381_g2_jac)
+#undef FIXED_TABLE
+
+static cuzk_status cuda_fixed_base(backend *be, bool g2, const void *g, const limb_t (*k)[4],
+                                   size_t n, void *out, cuzk_err *err) {
+  cuda_impl *im = be->impl;
+  CUZK_TRY(bind(im, err));
+  const size_t pb = g2 ? sizeof(bls12_381_g2_aff) : sizeof(bls12_381_g1_aff);
+  /* The object of the last generator of each group is kept for the next
+   * vector of the same set-up. */
+  if (!im->fixed[g2] || memcmp(im->fixed_gen[g2], g, pb) != 0) {
+    cuda_fixed_free(im->fixed[g2]);
+    im->fixed[g2] = NULL;
+    void *t = malloc(CUDA_FIXED_TABLE * pb);
+    if (!t)
+      return cuzk_err_set(err, CUZK_NO_MEMORY, "fixed-base table");
+    if (g2)
+      fixed_table_g2(t, g);
+    else
+      fixed_table_g1(t, g);
+    cuzk_status st = cuda_fixed_new(&im->fixed[g2], g2, t, im->emulate, err);
+    free(t);
+    if (st != CUZK_OK)
+      return st;
+    memcpy(im->fixed_gen[g2], g, pb);
+  }
+  return cuda_fixed_mul(im->fixed[g2], out, k, n, im->stream, err);
+}
+
 static void cuda_destroy(backend *b) {
   cuda_impl *im = b->impl;
   if (im) {
@@ -756,6 +806,8 @@ static void cuda_destroy(backend *b) {
     for (unsigned i = 0; i < im->nplans; i++) cuda_ntt_plan_free(im->ntt[i]);
     msm_gpu_free(im->g1);
     msm_gpu_free(im->g2);
+    cuda_fixed_free(im->fixed[0]);
+    cuda_fixed_free(im->fixed[1]);
     backend_free(im->cpu);
     free(im);
   }
@@ -790,6 +842,7 @@ static const backend_ops cuda_ops = {
     .msm_g2 = cuda_msm_g2,
     .bp_sums = cuda_bp_sums,
     .reserve_bp = cuda_reserve_bp,
+    .fixed_base = cuda_fixed_base,
     .set_priority = cuda_set_priority,
     .take_spans = cuda_take_spans,
     .describe = cuda_describe,
