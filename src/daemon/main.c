@@ -49,6 +49,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -298,6 +299,14 @@ int main(int argc, char **argv) {
   st.main_thread = pthread_self();
   st.grace_ms = cfg.shutdown_grace_ms;
   cfg.engine.log = engine_log_line;
+  /* Queued jobs' witness files hold descriptors (engine.h): the soft
+   * open-file limit raised to the hard one, of which the engine lets them
+   * take half. */
+  struct rlimit nofile;
+  if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max) {
+    nofile.rlim_cur = nofile.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &nofile);
+  }
   struct timespec ts0, ts1;
   clock_gettime(CLOCK_MONOTONIC, &ts0);
   cuzk_status s = engine_new(&st.e, &cfg.engine, &err);

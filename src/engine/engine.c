@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -174,6 +175,13 @@ cuzk_status engine_new(engine **out, const engine_config *cfg, cuzk_err *err) {
   e->t_start = engine_now();
   e->accepting = true;
   e->keys_budget = e->cfg.host_budget_bytes - e->cfg.queue_budget_bytes;
+  struct rlimit nofile;
+  e->wfiles_cap = getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur != RLIM_INFINITY
+                      ? (unsigned long)(nofile.rlim_cur / 2)
+                      : 1ul << 20;
+  if (e->wfiles_cap < 64)
+    e->wfiles_cap = 64;
+  atomic_init(&e->wfiles_open, 0);
   e->table_size = 64;
   e->table = calloc(e->table_size, sizeof *e->table);
   uint64_t salt = 0;
@@ -325,12 +333,11 @@ static ejob *attachable(engine *e, const engine_request *rq, const uint8_t *dige
   return *st == CUZK_OK ? j : NULL;
 }
 
-static void free_parts(epart *parts, size_t n) {
+static void free_parts(engine *e, epart *parts, size_t n) {
   for (size_t i = 0; i < n; i++) {
     wtns_close(&parts[i].w);
     free(parts[i].wit);
-    if (parts[i].wfd >= 0)
-      close(parts[i].wfd);
+    jobs_close_witness_file(e, &parts[i]);
     free(parts[i].wname);
   }
   free(parts);
@@ -384,7 +391,7 @@ static bool safe_rel_path(const char *name) {
 /* Opens witness file `name` under the engine's witness directory (its
  * real path, e->witness_dir): no link followed in the last component,
  * and the file opened must resolve inside the directory; a regular file. */
-static cuzk_status open_witness_file(const engine *e, const char *name, size_t i, int *fd,
+static cuzk_status open_witness_file(engine *e, const char *name, size_t i, int *fd,
                                      cuzk_err *err) {
   *fd = -1;
   if (!e->witness_dir)
@@ -398,11 +405,22 @@ static cuzk_status open_witness_file(const engine *e, const char *name, size_t i
                         "digits, '.', '_' and '-' components (no '..', no leading '/', at most "
                         "1023 bytes)",
                         i, name);
+  /* Each open witness file holds a descriptor until its partition ends:
+   * at most wfiles_cap of them (half the process's limit), so that a flood
+   * of queued jobs cannot take every descriptor the daemon has. */
+  if (atomic_fetch_add(&e->wfiles_open, 1) >= e->wfiles_cap) {
+    atomic_fetch_sub(&e->wfiles_open, 1);
+    return cuzk_err_set(err, CUZK_EXHAUSTED,
+                        "witness %zu: %lu witness files are held open by queued jobs already "
+                        "(at most %lu: half the daemon's open-file limit); retry later",
+                        i, (unsigned long)e->wfiles_cap, (unsigned long)e->wfiles_cap);
+  }
   char path[4096 + 1024 + 2];
   snprintf(path, sizeof path, "%s/%s", e->witness_dir, name);
   int f = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (f < 0) {
     int er = errno;
+    atomic_fetch_sub(&e->wfiles_open, 1);
     return cuzk_err_set(err, er == ENOENT ? CUZK_NOT_FOUND : CUZK_INVALID_ARGUMENT,
                         "witness %zu: cannot open %s: %s%s", i, path, strerror(er),
                         er == ELOOP ? " (a link: witness files are opened without following "
@@ -428,6 +446,7 @@ static cuzk_status open_witness_file(const engine *e, const char *name, size_t i
                       path, real[0] ? real : "an unknown path", e->witness_dir);
   if (st != CUZK_OK) {
     close(f);
+    atomic_fetch_sub(&e->wfiles_open, 1);
     return st;
   }
   *fd = f;
@@ -436,7 +455,7 @@ static cuzk_status open_witness_file(const engine *e, const char *name, size_t i
 
 /* Opens the named witness files and checks their headers (no lock): the
  * values are read by the worker (worker.c). */
-static cuzk_status open_witness_files(const engine *e, const ekey *k, const engine_request *rq,
+static cuzk_status open_witness_files(engine *e, const ekey *k, const engine_request *rq,
                                       epart **out, cuzk_err *err) {
   epart *parts = parts_new(rq->nparts);
   if (!parts)
@@ -461,7 +480,7 @@ static cuzk_status open_witness_files(const engine *e, const ekey *k, const engi
       st = cuzk_err_set(err, s == CUZK_IO ? CUZK_IO : CUZK_FORMAT, "%s", we.msg);
   }
   if (st != CUZK_OK) {
-    free_parts(parts, rq->nparts);
+    free_parts(e, parts, rq->nparts);
     return st;
   }
   *out = parts;
@@ -469,8 +488,8 @@ static cuzk_status open_witness_files(const engine *e, const ekey *k, const engi
 }
 
 /* Copies and parses the witnesses (no lock). */
-static cuzk_status parse_witnesses(const ekey *k, const engine_request *rq, epart **out,
-                                   cuzk_err *err) {
+static cuzk_status parse_witnesses(engine *e, const ekey *k, const engine_request *rq,
+                                   epart **out, cuzk_err *err) {
   epart *parts = parts_new(rq->nparts);
   if (!parts)
     return cuzk_err_set(err, CUZK_NO_MEMORY, "no memory for %zu partitions", rq->nparts);
@@ -499,7 +518,7 @@ static cuzk_status parse_witnesses(const ekey *k, const engine_request *rq, epar
     }
   }
   if (st != CUZK_OK) {
-    free_parts(parts, rq->nparts);
+    free_parts(e, parts, rq->nparts);
     return st;
   }
   *out = parts;
@@ -584,7 +603,7 @@ static cuzk_status submit(engine *e, const engine_request *rq, engine_ticket *t,
                           : jobs_request_digest(rq, digest, err);
   if (st != CUZK_OK) {
     if (parts)
-      free_parts(parts, rq->nparts);
+      free_parts(e, parts, rq->nparts);
     pthread_mutex_lock(&e->mu);
     refuse(e, st);
     pthread_mutex_unlock(&e->mu);
@@ -615,7 +634,7 @@ static cuzk_status submit(engine *e, const engine_request *rq, engine_ticket *t,
     attach_ticket(e, j, t);
     pthread_mutex_unlock(&e->mu);
     if (parts)
-      free_parts(parts, rq->nparts);
+      free_parts(e, parts, rq->nparts);
     return CUZK_OK;
   }
   jobs_reclaim(e, bytes + held);
@@ -637,7 +656,7 @@ static cuzk_status submit(engine *e, const engine_request *rq, engine_ticket *t,
   if (!j)
     st = cuzk_err_set(err, CUZK_NO_MEMORY, "no memory for a job");
   else if (!parts)
-    st = parse_witnesses(k, rq, &parts, err);
+    st = parse_witnesses(e, k, rq, &parts, err);
 
   pthread_mutex_lock(&e->mu);
   if (st == CUZK_OK && !e->accepting)
@@ -656,7 +675,7 @@ static cuzk_status submit(engine *e, const engine_request *rq, engine_ticket *t,
       refuse(e, st);
     pthread_mutex_unlock(&e->mu);
     if (parts)
-      free_parts(parts, rq->nparts);
+      free_parts(e, parts, rq->nparts);
     free(j);
     return st;
   }
@@ -686,7 +705,7 @@ static cuzk_status submit(engine *e, const engine_request *rq, engine_ticket *t,
     e->witness_used -= bytes;
     refuse(e, st);
     pthread_mutex_unlock(&e->mu);
-    free_parts(parts, rq->nparts);
+    free_parts(e, parts, rq->nparts);
     free(j);
     return st;
   }
@@ -702,7 +721,7 @@ refused:
   refuse(e, st);
   pthread_mutex_unlock(&e->mu);
   if (parts)
-    free_parts(parts, rq->nparts);
+    free_parts(e, parts, rq->nparts);
   return st;
 }
 

@@ -32,6 +32,7 @@
 #define CUZK_ENGINE_ENGINE_IMPL_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 
 #include "backend/backend.h"
@@ -293,6 +294,12 @@ struct engine {
                            every job's held_bytes, result copies handed out
                            (engine_result.charged) and the caller's engine_charge */
   uint64_t witness_used; /* of queue_used: the witnesses */
+  /* Witness files held open (from submit until their partitions end) and
+   * the most that may be: half the process's open-file limit at start.
+   * Atomic: counted where the descriptors are opened and closed, with or
+   * without the lock. */
+  _Atomic unsigned long wfiles_open;
+  unsigned long wfiles_cap;
 
   /* Workers. */
   eworker *workers;
@@ -334,6 +341,9 @@ void jobs_unref(engine *e, ejob *j);
 /* Ends an unfinished job: drops its queued partitions and their
  * witnesses, asks running ones to stop, counts it, wakes its awaiters. */
 void jobs_finish(engine *e, ejob *j, engine_job_state state, cuzk_status st, const char *msg);
+/* Closes partition pt's witness file, if it has one open, and counts it
+ * (with or without the lock). */
+void jobs_close_witness_file(engine *e, epart *pt);
 /* Frees the witness of partition p (wit and parse) and its queue bytes. */
 void jobs_drop_witness(engine *e, ejob *j, size_t p);
 /* Drops finished jobs older than the TTL, then the oldest over max_finished. */
@@ -346,7 +356,7 @@ void jobs_reclaim(engine *e, uint64_t need);
 engine_job_state jobs_state(const ejob *j);
 void jobs_free_all(engine *e);
 /* Without the lock: frees a job no one references. */
-void jobs_free(ejob *j);
+void jobs_free(engine *e, ejob *j);
 /* Without the lock: a SHA-256 digest (two-level, its witness chunks
  * hashed on par_threads() threads: jobs.c) of what defines the job: the
  * circuit id, the partition count and each witness's length and bytes (not the priority,

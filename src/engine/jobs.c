@@ -85,13 +85,20 @@ static void table_remove(engine *e, ejob *j) {
 
 void jobs_ref(ejob *j) { j->refs++; }
 
-void jobs_free(ejob *j) {
+void jobs_close_witness_file(engine *e, epart *pt) {
+  if (pt->wfd < 0)
+    return;
+  close(pt->wfd);
+  pt->wfd = -1;
+  atomic_fetch_sub(&e->wfiles_open, 1);
+}
+
+void jobs_free(engine *e, ejob *j) {
   for (size_t p = 0; p < j->nparts; p++) {
     epart *pt = &j->parts[p];
     wtns_close(&pt->w);
     free(pt->wit);
-    if (pt->wfd >= 0)
-      close(pt->wfd);
+    jobs_close_witness_file(e, pt);
     free(pt->wname);
     free(pt->proof_json);
     free(pt->public_json);
@@ -103,7 +110,7 @@ void jobs_free(ejob *j) {
 void jobs_unref(engine *e, ejob *j) {
   if (--j->refs == 0) {
     e->queue_used -= j->held_bytes;
-    jobs_free(j);
+    jobs_free(e, j);
   }
 }
 
@@ -121,10 +128,7 @@ void jobs_forget(engine *e, ejob *j) {
 
 void jobs_drop_witness(engine *e, ejob *j, size_t p) {
   epart *pt = &j->parts[p];
-  if (pt->wfd >= 0) {
-    close(pt->wfd);
-    pt->wfd = -1;
-  }
+  jobs_close_witness_file(e, pt);
   if (!pt->wit)
     return;
   wtns_close(&pt->w);

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -376,5 +377,47 @@ TEST_TIMEOUT(engine_bp_key_checks, 300) {
   CHECK(engine_new(&e, &c, &err) == CUZK_INVALID_ARGUMENT && strstr(err.msg, "PCE"));
   half.pce = f.pce_path;
   CHECK(engine_new(&e, &c, &err) == CUZK_INVALID_ARGUMENT && strstr(err.msg, "both"));
+  fix_free(&f);
+}
+
+/* Witness files hold descriptors while queued: at most half the open-file
+ * limit at the engine's start.  Past it a submit is refused EXHAUSTED
+ * (nothing left open), and the count goes back as partitions end. */
+TEST_TIMEOUT(engine_witness_files_bounded, 300) {
+  bpfix f;
+  fix_make(&f);
+  struct rlimit rl;
+  CHECK(getrlimit(RLIMIT_NOFILE, &rl) == 0);
+  rl.rlim_cur = 256; /* a cap of 128 (this test's process only: the harness forks) */
+  CHECK(setrlimit(RLIMIT_NOFILE, &rl) == 0);
+  engine *e = start(&f, false, NULL, true);
+  const char *many[129];
+  for (int i = 0; i < 129; i++) many[i] = f.wname[i % NPART];
+  cuzk_err err = {0};
+  engine_ticket t;
+  for (int round = 0; round < 2; round++) {
+    CHECK(submit_files(e, NULL, many, 129, &t, &err) == CUZK_EXHAUSTED);
+    CHECK_MSG(strstr(err.msg, "held open") && strstr(err.msg, "at most 128"), "%s", err.msg);
+  }
+  engine_set_paused(e, true);
+  engine_ticket a, b;
+  CHECK_MSG(submit_files(e, NULL, many, 100, &a, &err) == CUZK_OK, "%s", err.msg);
+  CHECK(submit_files(e, NULL, many, 29, &t, &err) == CUZK_EXHAUSTED); /* 100 + 29 > 128 */
+  CHECK_MSG(submit_files(e, NULL, many, 28, &b, &err) == CUZK_OK, "%s", err.msg);
+  engine_set_paused(e, false);
+  engine_result r = await_done(e, b.job_id);
+  CHECK_MSG(r.state == ENGINE_JOB_DONE, "%s", r.error);
+  engine_result_free(&r);
+  /* cancelled: its files are closed too */
+  bool was = false;
+  CHECK(engine_cancel(e, a.job_id, &was, &err) == CUZK_OK);
+  r = await_done(e, a.job_id);
+  CHECK(r.state == ENGINE_JOB_CANCELLED || r.state == ENGINE_JOB_DONE);
+  engine_result_free(&r);
+  CHECK_MSG(submit_files(e, NULL, many, 128, &t, &err) == CUZK_OK, "all 128 back: %s", err.msg);
+  CHECK(engine_cancel(e, t.job_id, &was, &err) == CUZK_OK);
+  r = await_done(e, t.job_id);
+  engine_result_free(&r);
+  engine_free(e);
   fix_free(&f);
 }
