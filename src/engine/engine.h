@@ -339,10 +339,14 @@ typedef struct {
  * CPU worker, into memory charged to the queue budget then, so a queued
  * job holds no witness memory.  A file that changes after the submit
  * (size or mtime; links made and removed change only its ctime, which is
- * not compared) fails its partition with FORMAT naming it.  For request ids, such a request is the same request when
- * it names the same files (device and inode, whatever the names: a new
- * link to one is the same) unchanged (size, mtime).  NOT_FOUND when a file is
- * missing, INVALID_ARGUMENT for a bad name or no witness_dir. */
+ * not compared) fails its partition with FORMAT naming it.  Open witness
+ * files are bounded: at most half the process's open-file limit at
+ * engine_new (the daemon raises its soft limit to the hard one first) are
+ * held at once; past it a submit is refused EXHAUSTED.  For request ids,
+ * such a request is the same request when it names the same files
+ * (device and inode, whatever the names: a new link to one is the same)
+ * unchanged (size, mtime).  NOT_FOUND when a file is missing,
+ * INVALID_ARGUMENT for a bad name or no witness_dir. */
 cuzk_status engine_submit(engine *e, const engine_request *rq, engine_ticket *t, cuzk_err *err);
 
 typedef struct {
