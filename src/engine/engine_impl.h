@@ -39,6 +39,7 @@
 #include "backend/device.h"
 #include "engine/engine.h"
 #include "base/mapfile.h"
+#include "groth16/key.h"
 #include "groth16/proof.h"
 #include "groth16/wtns.h"
 #include "groth16/zkey.h"
@@ -82,6 +83,9 @@ struct ekey {
   pce_file pce_own;
   const bp_params *bp;
   const pce_file *pce;
+  /* tier >= MAPPED: the key as the prover takes it (groth16/key.h), over
+   * zk or bp and pce; what the workers and the point check use. */
+  groth16_key key;
   file_ident pce_ident; /* EKEY_BP: the PCE file as it was when read */
   void *mem;        /* tier >= MAPPED: the engine's own copy of the file's bytes */
   bool mem_dev;     /* mem came from backend_device_host_alloc (else mmap) */
@@ -452,7 +456,7 @@ typedef struct {
   engine *e;
   ekey *k;
 } keycheck_ctx;
-cuzk_status keys_check_points(void *ctx, const zkey_file *zk, cuzk_err *err);
+cuzk_status keys_check_points(void *ctx, cuzk_err *err);
 
 /* ---- joblog.c: the per-job lines at INFO (engine_config.log): ids, sizes,
  * devices, timings and reasons; never witness bytes.  Each does nothing

@@ -2,8 +2,10 @@
  * verification (groth16_prove_opts.check_key), so that a corrupt key fails
  * its jobs as the key's fault instead of being blamed on their witnesses.
  *
- * DESIGN: the scan (zkey_validate_points: every point of sections 3 and
- * 5-9 on its curve, the header points in their subgroups) costs about a
+ * DESIGN: the scan (groth16_key_check_points: for a .zkey every point of
+ * sections 3 and 5-9 on its curve, the header points in their subgroups;
+ * for a bellperson key every point of ic and the vectors on its curve and
+ * in its subgroup, none at infinity) costs about a
  * second per million points per thread, too much for every failing job of
  * a large key, so its answer is kept in the key entry (ekey.points) until
  * the key is unloaded: one scan per residency.  The scan runs without the
@@ -14,7 +16,7 @@
 
 #include "engine/engine_impl.h"
 
-cuzk_status keys_check_points(void *ctx, const zkey_file *zk, cuzk_err *err) {
+cuzk_status keys_check_points(void *ctx, cuzk_err *err) {
   const keycheck_ctx *c = ctx;
   engine *e = c->e;
   ekey *k = c->k;
@@ -25,7 +27,7 @@ cuzk_status keys_check_points(void *ctx, const zkey_file *zk, cuzk_err *err) {
     k->points = KEY_POINTS_CHECKING;
     pthread_mutex_unlock(&e->mu);
     cuzk_err kerr = {0};
-    bool good = zkey_validate_points(zk, e->cfg.threads, &kerr) == CUZK_OK;
+    bool good = groth16_key_check_points(&k->key, e->cfg.threads, &kerr) == CUZK_OK;
     pthread_mutex_lock(&e->mu);
     k->points = good ? KEY_POINTS_GOOD : KEY_POINTS_BAD;
     snprintf(k->points_msg, sizeof k->points_msg, "%s", good ? "" : kerr.msg);

@@ -118,6 +118,7 @@ static void unload_take(engine *e, ekey *k, unload_item *u) {
   memset(&k->zk, 0, sizeof k->zk);
   k->mem = NULL;
   k->mem_dev = k->locked = false;
+  memset(&k->key, 0, sizeof k->key);
   k->tier = ENGINE_TIER_DISK;
   k->evict_pending = false;
   k->stale = false; /* stale_why stays until a load succeeds: a failed reload names it */
@@ -243,6 +244,8 @@ cuzk_status keys_init(engine *e, cuzk_err *err) {
                           "the in-memory key (%llu bytes) does not fit in the keys' share of the "
                           "host budget (%llu bytes left)",
                           (ull)k->file_bytes, (ull)(e->keys_budget - e->keys_used));
+      if (st == CUZK_OK)
+        st = groth16_key_of_bp(&k->key, c->bp_mem, c->pce_mem, k->path, k->pce_path, err);
       if (st == CUZK_OK) {
         k->bp = c->bp_mem, k->pce = c->pce_mem;
         k->tier = ENGINE_TIER_MAPPED;
@@ -731,11 +734,15 @@ cuzk_status keys_acquire(engine *e, ekey *k, ejob *job, bool wait, bool held, do
       k->bp_own = bpp, k->pce_own = pce;
       k->bp = &k->bp_own, k->pce = &k->pce_own;
       k->pce_ident = pid;
+      /* load_bp checked the two against each other: this cannot fail */
+      cuzk_err ignored = {0};
+      groth16_key_of_bp(&k->key, k->bp, k->pce, k->path, k->pce_path, &ignored);
     } else {
       k->zk = zk;
       k->mem = mem;
       k->mem_dev = dev;
       k->locked = locked;
+      k->key = groth16_key_of_zkey(&k->zk);
     }
     k->ident = id;
     k->file_bytes = size;

@@ -3,7 +3,8 @@
  *
  * DESIGN: a worker loops: take the next partition (sched_take) under the
  * lock, then, without it, acquire the job's key (keys.c: maybe loading
- * it), prove with groth16_prove_zkey_stoppable on its own backend (which
+ * it), prove with groth16_key_prove (groth16/key.h: the key's kind's
+ * prover) on its own backend (which
  * verifies the proof before returning it), encode the 192 proof bytes
  * (and the snarkjs JSON when asked: groth16/proof.h), and take the lock
  * again to store the result, free the partition's witness and finish the
@@ -598,11 +599,11 @@ static void run_partition(eworker *w, ejob *j, size_t p) {
     double t_stage = engine_now();
     st = stage_witness(w, j, p, &wv, &err);
     stage_s = engine_now() - t_stage;
-    if (st == CUZK_OK && k->kind == EKEY_BP)
-      st = bp_prove_values(&proof, k->bp, k->pce, wv.values, pt->wname ? pt->wname : "the witness",
-                           w->be, &opts, &j->stop, &tm, &err);
-    else if (st == CUZK_OK)
-      st = groth16_prove_zkey_stoppable(&proof, &k->zk, &wv, w->be, &opts, &j->stop, &tm, &err);
+    char wname[64];
+    snprintf(wname, sizeof wname, "witness %zu", p);
+    if (st == CUZK_OK)
+      st = groth16_key_prove(&proof, &k->key, &wv, pt->wname ? pt->wname : wname, w->be, &opts,
+                             &j->stop, &tm, &err);
     keys_release(e, k);
   }
   double t_enc = engine_now();

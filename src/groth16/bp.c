@@ -2,6 +2,7 @@
 #include "groth16/bp.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -506,6 +507,90 @@ cuzk_status bp_proof_decode(groth16_proof *pr, const uint8_t in[BP_PROOF_BYTES],
     if (st != CUZK_OK)
       return cuzk_err_set(err, st, "%s: partition %zu, %s at byte offset %zu: %s", name, index,
                           what[f], index * BP_PROOF_BYTES + at[f], e.msg);
+  }
+  return CUZK_OK;
+}
+
+/* ------------------------------------------------------------ in-memory checks */
+
+typedef struct {
+  bool g2;
+  const void *v;
+  size_t n;
+  _Atomic size_t bad; /* the lowest bad index found, or n */
+  const char *why[BP_MAX_WORKERS];
+  size_t at[BP_MAX_WORKERS];
+} vcheck;
+
+static const char *point_fault(bool g2, const void *p) {
+  if (g2) {
+    const bls12_381_g2_aff *q = p;
+    if (bls12_381_g2_aff_is_inf(q))
+      return "point at infinity (bellperson refuses it here)";
+    if (!bls12_381_g2_aff_is_on_curve(q))
+      return "G2: not on the curve";
+    if (!bls12_381_g2_aff_in_subgroup(q))
+      return "G2: not in the prime-order subgroup";
+    return NULL;
+  }
+  const bls12_381_g1_aff *q = p;
+  if (bls12_381_g1_aff_is_inf(q))
+    return "point at infinity (bellperson refuses it here)";
+  if (!bls12_381_g1_aff_is_on_curve(q))
+    return "G1: not on the curve";
+  if (!bls12_381_g1_aff_in_subgroup(q))
+    return "G1: not in the prime-order subgroup";
+  return NULL;
+}
+
+static void vcheck_part(void *ctx, unsigned idx, unsigned nw) {
+  vcheck *c = ctx;
+  size_t lo, hi;
+  par_range(c->n, idx, nw, &lo, &hi);
+  c->why[idx] = NULL;
+  const size_t sz = c->g2 ? sizeof(bls12_381_g2_aff) : sizeof(bls12_381_g1_aff);
+  for (size_t i = lo; i < hi && i < atomic_load(&c->bad); i++) {
+    const char *why = point_fault(c->g2, (const uint8_t *)c->v + i * sz);
+    if (why) {
+      c->why[idx] = why, c->at[idx] = i;
+      size_t low = atomic_load(&c->bad);
+      while (i < low && !atomic_compare_exchange_weak(&c->bad, &low, i)) {
+      }
+      return;
+    }
+  }
+}
+
+cuzk_status bp_params_validate_points(const bp_params *pp, unsigned threads, cuzk_err *err) {
+  const struct {
+    const char *name;
+    bool g2;
+    const void *v;
+    size_t n;
+  } vs[] = {{"ic", false, pp->vk.ic, pp->vk.n_ic}, {"h", false, pp->h, pp->n_h},
+            {"l", false, pp->l, pp->n_l},          {"a", false, pp->a, pp->n_a},
+            {"b_g1", false, pp->b_g1, pp->n_b_g1}, {"b_g2", true, pp->b_g2, pp->n_b_g2}};
+  unsigned nw = threads ? threads : par_threads();
+  if (nw > BP_MAX_WORKERS)
+    nw = BP_MAX_WORKERS;
+  if (nw < 1)
+    nw = 1;
+  for (size_t k = 0; k < sizeof vs / sizeof *vs; k++) {
+    if (!vs[k].n)
+      continue;
+    vcheck c = {.g2 = vs[k].g2, .v = vs[k].v, .n = vs[k].n};
+    atomic_init(&c.bad, vs[k].n);
+    unsigned w = vs[k].n < nw ? (unsigned)vs[k].n : nw;
+    par_run(w, vcheck_part, &c);
+    size_t bad = atomic_load(&c.bad);
+    if (bad == vs[k].n)
+      continue;
+    const char *why = "invalid";
+    for (unsigned i = 0; i < w; i++)
+      if (c.why[i] && c.at[i] == bad)
+        why = c.why[i];
+    return cuzk_err_set(err, CUZK_FORMAT, "the key's vector %s, point %zu: %s", vs[k].name, bad,
+                        why);
   }
   return CUZK_OK;
 }

@@ -75,6 +75,14 @@ cuzk_status bp_params_parse(bp_params *pp, const uint8_t *p, size_t n, const cha
 cuzk_status bp_params_read(bp_params *pp, const char *path, const bp_read_opts *o,
                            cuzk_err *err);
 
+/* Every point of pp in memory valid as the reader would have checked it
+ * without skip_checks: on its curve and in its subgroup, none of ic and
+ * the vectors at infinity; on `threads` threads (0: par_threads()).
+ * CUZK_FORMAT names the first bad point in file order ("vector l, point
+ * 7: not on the curve"), whatever the thread count.  For a key read as
+ * trusted, when a proof with it fails. */
+cuzk_status bp_params_validate_points(const bp_params *pp, unsigned threads, cuzk_err *err);
+
 /* The encodings: bp_*_size bytes into out.  Points must be on their curves
  * (infinity is written as 0x40 00..; the readers refuse it where the
  * DESIGN says).  Counts must fit a u32 (bp_*_write check it). */

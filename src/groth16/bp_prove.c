@@ -50,8 +50,12 @@ cuzk_status bp_check_key(const bp_params *pp, const pce_file *pce, const char *k
 
 /* ---- the proof */
 
+/* The proof against pp's vk; when it fails, opts->check_key (if given)
+ * says whether the key is to blame (a key read as trusted may hold bad
+ * points), as groth16_prove_zkey's does. */
 static cuzk_status verify(const groth16_proof *proof, const bp_params *pp,
-                          const bp_assignment *as, cuzk_err *err) {
+                          const bp_assignment *as, const groth16_prove_opts *opts,
+                          cuzk_err *err) {
   groth16_vk vk;
   cuzk_status st = bp_vk_to_groth16(&pp->vk, &vk, err);
   if (st != CUZK_OK)
@@ -67,6 +71,14 @@ static cuzk_status verify(const groth16_proof *proof, const bp_params *pp,
   st = groth16_verify(&vk, (const limb_t(*)[4])pub, np, proof, &verr);
   free(pub);
   groth16_vk_fini(&vk);
+  cuzk_err kerr = {0};
+  cuzk_status ks;
+  if (st == CUZK_VERIFY_FAILED && opts && opts->check_key &&
+      (ks = opts->check_key(opts->check_key_ctx, &kerr)) != CUZK_OK)
+    return cuzk_err_set(err, ks,
+                        "the proving key is corrupt: %s; the proof computed with it fails "
+                        "verification (%s); no proof written",
+                        kerr.msg, verr.msg);
   if (st == CUZK_VERIFY_FAILED)
     return cuzk_err_set(err, CUZK_UNSATISFIED,
                         "%s: the proof computed from it fails verification (%s): the assignment "
@@ -132,7 +144,7 @@ static cuzk_status prove_sums(groth16_proof *proof, const bp_params *pp, const p
   if ((st = groth16_stage(opts, stop, "verify", err)) != CUZK_OK)
     return st;
   double t = cuzk_now_s();
-  if ((st = verify(proof, pp, as, err)) != CUZK_OK)
+  if ((st = verify(proof, pp, as, opts, err)) != CUZK_OK)
     memset(proof, 0, sizeof *proof);
   tm->verify_s = cuzk_now_s() - t;
   return st;

@@ -45,7 +45,9 @@ backend_bp_key bp_key_view(const bp_params *pp, const pce_file *pce, const pce_d
  *     pch = sum aux l + sum h H
  * and groth16_assemble; the proof is verified against the key's own vk
  * before it is returned, as every cuzk prover does.  opts: fixed_r,
- * fixed_s and progress as for groth16_prove_zkey (check_key is not used).
+ * fixed_s, progress and check_key as for groth16_prove_zkey (without
+ * check_key a proof that fails verification blames the witness: the key
+ * was checked when read, unless read as trusted).
  * Errors: CUZK_FORMAT when the witness is not the circuit's (count, prime)
  * or the key's counts are not (bp_check_key), CUZK_UNSATISFIED when the
  * proof fails verification (the witness does not satisfy the circuit or

@@ -120,7 +120,7 @@ void groth16_assemble(groth16_proof *proof, const bls12_381_g1_jac *pa,
 static cuzk_status blame(const zkey_file *zk, const wtns_file *w, const groth16_prove_opts *o,
                          const char *why, cuzk_err *err) {
   cuzk_err kerr = {0};
-  cuzk_status ks = o && o->check_key ? o->check_key(o->check_key_ctx, zk, &kerr)
+  cuzk_status ks = o && o->check_key ? o->check_key(o->check_key_ctx, &kerr)
                                      : zkey_validate_points(zk, 0, &kerr);
   if (ks != CUZK_OK)
     return cuzk_err_set(err, ks,

@@ -17,11 +17,13 @@ typedef struct {
   void (*progress)(void *ctx, const char *stage);
   void *progress_ctx;
   /* Asked only when the proof fails verification, to tell a corrupt key
-   * from a bad witness: CUZK_OK when every point of zk is valid, else the
-   * error naming the bad point (zkey_validate_points' contract).  NULL:
-   * zkey_validate_points on all threads.  The engine passes one that
-   * checks each resident key once. */
-  cuzk_status (*check_key)(void *ctx, const zkey_file *zk, cuzk_err *err);
+   * from a bad witness: CUZK_OK when every point of the key being proven
+   * with is valid, else the error naming the bad point
+   * (groth16_key_check_points' contract; ctx says which key).  NULL: the
+   * prover checks the key itself (zkey_validate_points, or
+   * bp_params_validate_points, on all threads).  The engine passes one
+   * that checks each resident key once. */
+  cuzk_status (*check_key)(void *ctx, cuzk_err *err);
   void *check_key_ctx;
 } groth16_prove_opts;
 

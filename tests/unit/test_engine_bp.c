@@ -421,3 +421,46 @@ TEST_TIMEOUT(engine_witness_files_bounded, 300) {
   engine_free(e);
   fix_free(&f);
 }
+
+/* A trusted .params (no point checks at load) with a point off its curve:
+ * the proof fails verification, the engine checks the key's points
+ * (groth16_key_check_points) and fails the job as the key's fault, naming
+ * the vector and the point; bp_params_validate_points says the same. */
+TEST_TIMEOUT(engine_bp_corrupt_trusted_key, 300) {
+  bpfix f;
+  fix_make(&f);
+  const size_t at = BP_VK_FIXED_BYTES + 96 * f.pp.vk.n_ic + 4 + 96 * 3 + 95; /* h[3].y's last byte */
+  int fd = open(f.params, O_RDWR);
+  uint8_t b;
+  CHECK(fd >= 0 && pread(fd, &b, 1, (off_t)at) == 1);
+  b ^= 1;
+  CHECK(pwrite(fd, &b, 1, (off_t)at) == 1 && close(fd) == 0);
+  engine_config c;
+  engine_config_defaults(&c);
+  c.device = ENGINE_DEVICE_CPU;
+  c.threads = 2;
+  c.witness_dir = f.wdir;
+  engine_circuit circ = {.id = "porep", .path = f.params, .pce = f.pce_path, .trusted = true};
+  c.circuits = &circ, c.ncircuits = 1;
+  engine *e = NULL;
+  cuzk_err err = {0};
+  CHECK_MSG(engine_new(&e, &c, &err) == CUZK_OK, "%s", err.msg);
+  const char *names[1] = {f.wname[0]};
+  engine_ticket t;
+  CHECK_MSG(submit_files(e, NULL, names, 1, &t, &err) == CUZK_OK, "%s", err.msg);
+  engine_result r = await_done(e, t.job_id);
+  CHECK_MSG(r.state == ENGINE_JOB_FAILED && r.job_status == CUZK_FORMAT &&
+                strstr(r.error, "the proving key is corrupt") && strstr(r.error, "vector h, point 3"),
+            "%s", r.error);
+  engine_result_free(&r);
+  engine_free(e);
+  /* the same check on the key read back as trusted */
+  bp_params pp;
+  const bp_read_opts trust = {.skip_checks = true};
+  CHECK_MSG(bp_params_read(&pp, f.params, &trust, &err) == CUZK_OK, "%s", err.msg);
+  CHECK(bp_params_validate_points(&pp, 2, &err) == CUZK_FORMAT);
+  CHECK_MSG(strstr(err.msg, "vector h, point 3: G1: not on the curve"), "%s", err.msg);
+  bp_params_free(&pp);
+  CHECK_MSG(bp_params_validate_points(&f.pp, 2, &err) == CUZK_OK, "%s", err.msg);
+  fix_free(&f);
+}

@@ -1,0 +1,52 @@
+/* One interface over the two kinds of proving key (key.h). */
+#include "groth16/key.h"
+
+#include <stdatomic.h>
+#include <string.h>
+
+#include "base/par.h"
+#include "groth16/bp_prove.h"
+
+groth16_key groth16_key_of_zkey(const zkey_file *zk) {
+  groth16_key k;
+  memset(&k, 0, sizeof k);
+  k.kind = GROTH16_KEY_ZKEY;
+  k.n_vars = zk->n_vars;
+  k.n_public = zk->n_public;
+  k.lg_domain = zk->lg_domain;
+  k.roots = NTT_ROOTS_SNARKJS;
+  k.zk = zk;
+  return k;
+}
+
+cuzk_status groth16_key_of_bp(groth16_key *k, const bp_params *pp, const pce_file *pce,
+                              const char *key_name, const char *pce_name, cuzk_err *err) {
+  memset(k, 0, sizeof *k);
+  CUZK_TRY(bp_check_key(pp, pce, key_name, pce_name, err));
+  k->kind = GROTH16_KEY_BP;
+  k->n_vars = (uint64_t)pce->num_inputs + pce->num_aux;
+  k->n_public = pce->num_inputs - 1;
+  k->lg_domain = pce_domain_lg(pce);
+  k->roots = NTT_ROOTS_BELLPERSON;
+  k->bp = pp;
+  k->pce = pce;
+  return CUZK_OK;
+}
+
+cuzk_status groth16_key_prove(groth16_proof *proof, const groth16_key *k, const wtns_file *w,
+                              const char *name, backend *be, const groth16_prove_opts *opts,
+                              const cuzk_stop *stop, groth16_timings *tm, cuzk_err *err) {
+  if (w->n_witness != k->n_vars)
+    return cuzk_err_set(err, CUZK_FORMAT, "%s: %llu values, the key takes %llu", name,
+                        (unsigned long long)w->n_witness, (unsigned long long)k->n_vars);
+  if (k->kind == GROTH16_KEY_ZKEY)
+    return groth16_prove_zkey_stoppable(proof, k->zk, w, be, opts, stop, tm, err);
+  CUZK_TRY(wtns_check_curve(w, err));
+  return bp_prove_values(proof, k->bp, k->pce, w->values, name, be, opts, stop, tm, err);
+}
+
+cuzk_status groth16_key_check_points(const groth16_key *k, unsigned threads, cuzk_err *err) {
+  if (k->kind == GROTH16_KEY_ZKEY)
+    return zkey_validate_points(k->zk, threads, err);
+  return bp_params_validate_points(k->bp, threads, err);
+}
