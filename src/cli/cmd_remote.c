@@ -57,8 +57,10 @@ static const char await_help[] =
     "Waits for a job and prints its outcome and timings on stderr.  With\n"
     "proof.json public.json it writes snarkjs's files (with several partitions part i\n"
     "goes to proof.i.json and public.i.json; a job another client submitted without\n"
-    "want_json has only the bytes); with --proof-out the raw proof bytes (192 per\n"
-    "partition, compressed A||B||C).  No two outputs may be the same file.\n"
+    "want_json has only the bytes); for a bellperson key's job they are PROOF.bin (the\n"
+    "proof bytes) and PUBLIC.json (the inputs, an array per partition), as `cuzk prove\n"
+    "--pce` writes them; with --proof-out the raw proof bytes (192 per partition,\n"
+    "compressed A||B||C).  No two outputs may be the same file.\n"
     "\n"
     "options:\n" ADDR_HELP
     "  --timeout-ms T  wait at most T ms (default 0: until the job ends)\n"
@@ -159,8 +161,10 @@ int cli_take_conn(int argc, char **argv, int *i, cli_conn *conn, int *bad) {
 
 #include <cjson/cJSON.h>
 
+#include "base/bytes.h"
 #include "base/fileio.h"
 #include "base/mapfile.h"
+#include "groth16/json.h"
 #include "server/rpc_client.h"
 #include "server/rpc_status.h"
 
@@ -259,8 +263,58 @@ static int put_file(const char *cmd, const char *path, const void *data, size_t 
 /* Writes a completed result's outputs (proof_out, then proof.json and
  * public.json per partition), after checking that no two are one file;
  * prints and returns the exit status. */
+/* A bellperson key's job (public_json without proof_json: the daemon's
+ * answer for such a key): the proof bytes to proof_path (PROOF.bin, k x 192
+ * bytes) and the public inputs to public_path as `cuzk prove --pce` writes
+ * PUBLIC.json (an array per partition when k > 1). */
+static int write_bp_result(const char *cmd, const Cuzk__V1__AwaitProofResponse *r,
+                           const char *proof_path, const char *public_path) {
+  const size_t k = r->n_public_json;
+  const char *outs[2] = {proof_path, public_path};
+  if (!cli_outputs_ok(cmd, NULL, 0, outs, 2))
+    return CLI_USAGE;
+  int rc = put_file(cmd, proof_path, r->proof.data, r->proof.len);
+  if (rc != CLI_OK || k == 1)
+    return rc == CLI_OK ? put_file(cmd, public_path, r->public_json[0], strlen(r->public_json[0]))
+                        : rc;
+  uint8_t *sig = NULL;
+  size_t m = 0;
+  cuzk_err err = {0};
+  for (size_t i = 0; i < k && rc == CLI_OK; i++) {
+    limb_t(*v)[4] = NULL;
+    size_t n = 0;
+    if (json_parse_public(r->public_json[i], strlen(r->public_json[i]), "the daemon's public_json",
+                          &v, &n, &err) != CUZK_OK ||
+        (i && n != m)) {
+      fprintf(stderr, "cuzk %s: job %s: partition %zu's public inputs: %s\n", cmd, r->job_id, i,
+              err.msg[0] ? err.msg : "another count than partition 0's");
+      rc = CLI_USAGE;
+    } else if (!i && !(sig = malloc((n ? n : 1) * k * 32))) {
+      fprintf(stderr, "cuzk %s: out of memory\n", cmd);
+      rc = CLI_USAGE;
+    } else {
+      m = n;
+      for (size_t j = 0; j < n; j++) limbs_to_le(sig + 32 * (i * m + j), v[j], 4);
+    }
+    free(v);
+  }
+  if (rc == CLI_OK && json_write_public_parts(public_path, sig, k, m, &err) != CUZK_OK) {
+    fprintf(stderr, "cuzk %s: %s\n", cmd, err.msg);
+    rc = CLI_USAGE;
+  }
+  free(sig);
+  return rc;
+}
+
 static int write_result(const char *cmd, const Cuzk__V1__AwaitProofResponse *r, const char *proof_json,
                         const char *public_json, const char *proof_out) {
+  if (proof_json && r->n_proof_json == 0 && r->n_public_json > 0 &&
+      r->proof.len == r->n_public_json * 192) {
+    if (proof_out && !strcmp(proof_out, proof_json))
+      return write_bp_result(cmd, r, proof_json, public_json);
+    int rc = write_bp_result(cmd, r, proof_json, public_json);
+    return rc == CLI_OK && proof_out ? put_file(cmd, proof_out, r->proof.data, r->proof.len) : rc;
+  }
   size_t nparts = proof_json ? r->n_proof_json : 0;
   if (proof_json && (nparts == 0 || nparts != r->n_public_json)) {
     fprintf(stderr,

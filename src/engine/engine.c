@@ -592,8 +592,7 @@ static cuzk_status submit(engine *e, const engine_request *rq, engine_ticket *t,
    * SHA-256 output matches with odds of 2^-256. */
   uint8_t digest[JOBS_DIGEST_BYTES] = {0};
   epart *parts = NULL;
-  /* A bellperson key's proofs are the bytes only: want_json asks nothing of it. */
-  const bool want_json = rq->want_json && k->kind == EKEY_ZKEY;
+  const bool want_json = rq->want_json;
   /* Witness files are opened and their headers checked first: a request
    * of files is identified by the files it opened. */
   if (st == CUZK_OK && rq->witness_file)
@@ -788,14 +787,16 @@ static cuzk_status fill_result(engine *e, const ejob *j, engine_result *r, cuzk_
   for (size_t p = 0; p < j->nparts; p++)
     memcpy(r->proof + p * GROTH16_PROOF_BYTES, j->parts[p].proof, GROTH16_PROOF_BYTES);
   if (j->want_json) {
-    r->proof_json = calloc(j->nparts, sizeof *r->proof_json);
+    /* a bellperson key's job has the public inputs' JSON only */
+    const bool proofs = j->key->kind == EKEY_ZKEY;
+    r->proof_json = proofs ? calloc(j->nparts, sizeof *r->proof_json) : NULL;
     r->public_json = calloc(j->nparts, sizeof *r->public_json);
-    if (!r->proof_json || !r->public_json)
+    if ((proofs && !r->proof_json) || !r->public_json)
       return cuzk_err_set(err, CUZK_NO_MEMORY, "no memory for the JSON");
     for (size_t p = 0; p < j->nparts; p++) {
-      r->proof_json[p] = dup_str(j->parts[p].proof_json);
-      r->public_json[p] = dup_str(j->parts[p].public_json);
-      if (!r->proof_json[p] || !r->public_json[p])
+      if (proofs && !(r->proof_json[p] = dup_str(j->parts[p].proof_json)))
+        return cuzk_err_set(err, CUZK_NO_MEMORY, "no memory for the JSON");
+      if (!(r->public_json[p] = dup_str(j->parts[p].public_json)))
         return cuzk_err_set(err, CUZK_NO_MEMORY, "no memory for the JSON");
     }
   }

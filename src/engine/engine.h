@@ -306,8 +306,9 @@ typedef struct {
    * files named relative to engine_config.witness_dir (engine_submit says
    * how they are read). */
   const char *const *witness_file;
-  bool want_json;                 /* also produce snarkjs proof.json / public.json text (a
-                                     .zkey circuit's: bellperson proofs are the bytes only) */
+  bool want_json;                 /* also produce snarkjs proof.json / public.json text; for
+                                     a bellperson key public.json only (its PUBLIC.json: the
+                                     inputs without ONE), the proof being the bytes */
 } engine_request;
 
 typedef struct {
@@ -359,7 +360,8 @@ typedef struct {
   uint8_t *proof;         /* DONE: nparts x 192 bytes, compressed A||B||C per partition */
   size_t proof_len;
   size_t nparts;
-  char **proof_json, **public_json; /* DONE and want_json: nparts strings each, else NULL */
+  char **proof_json, **public_json; /* DONE and want_json: nparts strings each, else NULL
+                                       (proof_json NULL for a bellperson key's job) */
   char error[CUZK_ERR_MSG_MAX];     /* FAILED: why (status name and message) */
   cuzk_status job_status;           /* FAILED: the failing partition's status */
   engine_timings timings;           /* sums over partitions, total = wall time of the job */

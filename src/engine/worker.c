@@ -137,6 +137,7 @@
 #include "engine/engine_impl.h"
 #include "base/par.h"
 #include "groth16/bp_prove.h"
+#include "groth16/json.h"
 #include "groth16/proof.h"
 #include "groth16/prove.h"
 #include "groth16/types.h"
@@ -611,8 +612,12 @@ static void run_partition(eworker *w, ejob *j, size_t p) {
   char *pj = NULL, *pub = NULL;
   if (st == CUZK_OK) {
     groth16_proof_encode(bytes, &proof);
-    if (j->want_json)
+    if (j->want_json && k->kind == EKEY_ZKEY) {
       st = groth16_proof_json(&pj, &pub, &proof, &wv, k->n_public, &err);
+    } else if (j->want_json) { /* bellperson: the inputs without ONE, as its PUBLIC.json */
+      if (!(pub = json_public_string(wv.values + wv.n8, (size_t)k->n_public)))
+        st = cuzk_err_set(&err, CUZK_NO_MEMORY, "no memory for the public inputs' JSON");
+    }
   }
   double fin_s = tm.verify_s + (engine_now() - t_enc);
 

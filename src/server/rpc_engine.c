@@ -81,8 +81,9 @@ void rpc_result_msg(Cuzk__V1__AwaitProofResponse *out, engine_result *r, cuzk_st
     out->status = CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__COMPLETED;
     out->proof.data = r->proof;
     out->proof.len = r->proof_len;
-    if (r->proof_json && r->public_json) {
-      out->n_proof_json = out->n_public_json = r->nparts;
+    if (r->public_json) { /* proof_json NULL: a bellperson key's job */
+      out->n_proof_json = r->proof_json ? r->nparts : 0;
+      out->n_public_json = r->nparts;
       out->proof_json = r->proof_json;
       out->public_json = r->public_json;
     }

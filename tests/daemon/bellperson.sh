@@ -8,7 +8,8 @@
 # hard-links a witness from elsewhere there and removes the link once the
 # daemon has it); `cuzk await --proof-out` gets the 384 bytes, which `cuzk
 # verify` checks against the .vk and the PUBLIC.json of a local `cuzk
-# prove --pce` of the same witnesses.  Proofs swapped between partitions
+# prove --pce` of the same witnesses; `cuzk await JOB PROOF.bin PUBLIC.json`
+# and `cuzk prove --circuit` write the proof bytes and that PUBLIC.json.  Proofs swapped between partitions
 # must not verify.  A name outside the witness directory is refused.
 # Usage: tests/daemon/bellperson.sh [BUILD_DIR]
 # Prints "N passed, N failed, N skipped" last; exit status 0 when none failed.
@@ -67,6 +68,13 @@ prove_job() {
   if [ "$size" != 384 ] || [ "$out" != OK ]; then
     fail "$name" "$size bytes; verify: $out"; return
   fi
+  # await's PROOF.bin and PUBLIC.json: the same bytes and inputs as above and as
+  # `cuzk prove --pce` of the same witnesses
+  if ! "$CUZK" await "${A[@]}" "$job" "$tmp/$name.p.bin" "$tmp/$name.pub.json" 2>"$tmp/$name.err" ||
+     ! cmp -s "$tmp/$name.p.bin" "$tmp/$name.bin" || ! cmp -s "$tmp/$name.pub.json" "$tmp/public.json"; then
+    fail "$name" "await PROOF.bin PUBLIC.json: $(cat "$tmp/$name.err")" \
+      "$(diff "$tmp/$name.pub.json" "$tmp/public.json" 2>&1 | head -5)"; return
+  fi
   # the partitions in order: swapped, neither verifies
   { tail -c 192 "$tmp/$name.bin"; head -c 192 "$tmp/$name.bin"; } >"$tmp/$name.swapped"
   out=$("$CUZK" verify "$tmp/porep.vk" "$tmp/public.json" "$tmp/$name.swapped" 2>&1)
@@ -78,6 +86,16 @@ prove_job() {
 
 prove_job bp_registered_bytes porep-reg bytes "$g/witness-0.wtns" "$g/witness-1.wtns"
 prove_job bp_param_dir_files porep file "$g/witness-0.wtns" "$tmp/w/in-dir.wtns"
+# prove --circuit: one partition, PROOF.bin and PUBLIC.json as a local prove of it
+"$CUZK" prove --quiet --device cpu --pce "$g/pce-porep-32g.bin" "$tmp/params/porep.params" \
+  "$g/witness-0.wtns" "$tmp/l1.bin" "$tmp/l1.json" >/dev/null 2>&1
+if out=$("$CUZK" prove "${A[@]}" --circuit porep-reg "$g/witness-0.wtns" "$tmp/r1.bin" "$tmp/r1.json" 2>&1) &&
+   cmp -s "$tmp/r1.json" "$tmp/l1.json" &&
+   [ "$("$CUZK" verify "$tmp/porep.vk" "$tmp/r1.json" "$tmp/r1.bin" 2>&1)" = OK ]; then
+  pass bp_prove_circuit
+else
+  fail bp_prove_circuit "$out" "$(diff "$tmp/r1.json" "$tmp/l1.json" 2>&1 | head -4)"
+fi
 # the link made for witness 0 is gone; the file already there stays
 left=$(ls -A "$tmp/w")
 if [ "$left" = in-dir.wtns ]; then pass bp_witness_links_removed; else fail bp_witness_links_removed "$left"; fi

@@ -25,6 +25,7 @@
 #include "engine/engine.h"
 #include "groth16/bp.h"
 #include "groth16/bp_setup.h"
+#include "groth16/json.h"
 #include "groth16/pce_gen.h"
 #include "groth16/verify.h"
 
@@ -163,12 +164,26 @@ TEST_TIMEOUT(engine_bp_files_and_bytes, 300) {
   CHECK_MSG(r.state == ENGINE_JOB_DONE, "%s", r.error);
   check_proof(&f, &r, 0, 1);
   engine_result_free(&r);
-  /* snarkjs JSON is a .zkey circuit's: asked of a bellperson key, none comes */
+  /* want_json of a bellperson key: its PUBLIC.json (the inputs without
+   * ONE, as decimal strings), no proof.json (the proof is the bytes) */
   rq.want_json = true;
   CHECK_MSG(engine_submit(e, &rq, &t, &err) == CUZK_OK, "%s", err.msg);
   r = await_done(e, t.job_id);
-  CHECK_MSG(r.state == ENGINE_JOB_DONE && !r.proof_json && !r.public_json, "%s", r.error);
+  CHECK_MSG(r.state == ENGINE_JOB_DONE && !r.proof_json && r.public_json, "%s", r.error);
   check_proof(&f, &r, 0, 1);
+  {
+    limb_t(*vals)[4] = NULL;
+    size_t nvals = 0;
+    CHECK_MSG(json_parse_public(r.public_json[0], strlen(r.public_json[0]), "public", &vals, &nvals,
+                                &err) == CUZK_OK, "%s", err.msg);
+    CHECK_EQ_INT(nvals, f.pce.num_inputs - 1);
+    for (size_t i = 0; i < nvals; i++) {
+      limb_t want[4];
+      bls12_381_fr_to_canon(want, &f.w[1][1 + i]);
+      CHECK_MSG(!memcmp(vals[i], want, sizeof want), "public input %zu", i);
+    }
+    free(vals);
+  }
   engine_result_free(&r);
   free(b);
   /* the queue budget holds no witness once the jobs are done */
