@@ -55,7 +55,10 @@ CUZK_API const char *cuzk_version(void);
  * anyway, so a bad point gives an error, never a bad proof). */
 #define CUZK_KEY_TRUSTED 1u
 
-/* Opens a bellperson .params file into memory. */
+/* Opens a key: a bellperson .params file, read into memory (its points
+ * checked unless CUZK_KEY_TRUSTED), or a snarkjs .zkey (BLS12-381,
+ * recognised by its magic; mapped, its structure and coefficients
+ * checked, its points checked when a proof with it fails). */
 CUZK_API cuzk_status cuzk_key_open(cuzk_key **key, const char *path, unsigned flags,
                                    cuzk_error *err);
 CUZK_API void cuzk_key_free(cuzk_key *key);
@@ -84,7 +87,9 @@ typedef struct {
 
 /* k partitions from their full assignments: assignments[p] holds the
  * circuit's n_inputs + n_aux values in its column order (ONE, the inputs,
- * the aux).  proofs: k x 192 bytes.  options may be NULL. */
+ * the aux), canonical 32-byte little-endian.  A .zkey key takes no circuit
+ * (NULL: it carries its constraints) and its nVars values in its wire
+ * order.  proofs: k x 192 bytes.  options may be NULL. */
 CUZK_API cuzk_status cuzk_prove_witness(cuzk_prover *prover, const cuzk_key *key,
                                         const cuzk_circuit *circuit,
                                         const uint8_t *const *assignments, size_t k,

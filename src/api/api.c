@@ -19,7 +19,9 @@
 #include "cuzk/version.h"
 #include "groth16/bp.h"
 #include "groth16/bp_prove.h"
+#include "groth16/key.h"
 #include "groth16/pce.h"
+#include "groth16/zkey.h"
 #include "groth16/verify.h"
 
 _Static_assert(sizeof(cuzk_error) == sizeof(cuzk_err) &&
@@ -29,8 +31,11 @@ _Static_assert(sizeof(cuzk_error) == sizeof(cuzk_err) &&
 
 #define E(err) ((cuzk_err *)(err))
 
+/* A .params (bp) or a .zkey (zk, mapped; zkey true). */
 struct cuzk_key {
+  bool zkey;
   bp_params pp;
+  zkey_file zk;
   char *path;
 };
 struct cuzk_circuit {
@@ -61,8 +66,18 @@ CUZK_API cuzk_status cuzk_key_open(cuzk_key **key, const char *path, unsigned fl
     free(k);
     return cuzk_err_set(E(err), CUZK_NO_MEMORY, "out of memory");
   }
+  /* a .zkey by its magic; anything else is read as a .params */
+  char magic[4] = {0};
+  FILE *f = fopen(path, "rb");
+  if (f) {
+    if (fread(magic, 1, sizeof magic, f) != sizeof magic)
+      memset(magic, 0, sizeof magic);
+    fclose(f);
+  }
+  k->zkey = !memcmp(magic, "zkey", 4);
   bp_read_opts o = {.skip_checks = flags & CUZK_KEY_TRUSTED};
-  if ((st = bp_params_read(&k->pp, path, &o, E(err))) != CUZK_OK) {
+  st = k->zkey ? zkey_open(&k->zk, path, E(err)) : bp_params_read(&k->pp, path, &o, E(err));
+  if (st != CUZK_OK) {
     free(k->path);
     free(k);
     return st;
@@ -74,6 +89,8 @@ CUZK_API cuzk_status cuzk_key_open(cuzk_key **key, const char *path, unsigned fl
 CUZK_API void cuzk_key_free(cuzk_key *key) {
   if (!key)
     return;
+  if (key->zkey)
+    zkey_close(&key->zk);
   bp_params_free(&key->pp);
   free(key->path);
   free(key);
@@ -197,13 +214,22 @@ CUZK_API cuzk_status cuzk_prove_witness(cuzk_prover *prover, const cuzk_key *key
                                         cuzk_error *err) {
   cuzk_status st;
   if ((st = need(prover, "prover", err)) != CUZK_OK || (st = need(key, "key", err)) != CUZK_OK ||
-      (st = need(circuit, "circuit", err)) != CUZK_OK ||
       (st = need(assignments, "assignments", err)) != CUZK_OK ||
       (st = need(proofs, "proofs", err)) != CUZK_OK ||
       (st = check_options(options, k, err)) != CUZK_OK)
     return st;
-  const pce_file *c = &circuit->pce;
-  if ((st = bp_check_key(&key->pp, c, key->path, circuit->path, E(err))) != CUZK_OK)
+  /* One interface over both kinds (groth16/key.h): a .zkey carries its
+   * constraints, a .params takes them from the circuit. */
+  groth16_key gk;
+  if (key->zkey && circuit)
+    return cuzk_err_set(E(err), CUZK_INVALID_ARGUMENT,
+                        "%s is a .zkey, which carries its own constraints: pass no circuit",
+                        key->path);
+  if (key->zkey)
+    gk = groth16_key_of_zkey(&key->zk);
+  else if ((st = need(circuit, "circuit", err)) != CUZK_OK ||
+           (st = groth16_key_of_bp(&gk, &key->pp, &circuit->pce, key->path, circuit->path,
+                                   E(err))) != CUZK_OK)
     return st;
   for (size_t p = 0; p < k; p++) {
     if (!assignments[p])
@@ -214,8 +240,8 @@ CUZK_API cuzk_status cuzk_prove_witness(cuzk_prover *prover, const cuzk_key *key
     limb_t r[4], s[4];
     groth16_prove_opts go = blinding(options, p, r, s);
     groth16_proof pr;
-    if ((st = bp_prove_values(&pr, &key->pp, c, assignments[p], name, prover->be, &go, NULL,
-                              NULL, E(err))) != CUZK_OK)
+    if ((st = groth16_key_prove_values(&pr, &gk, assignments[p], name, prover->be, &go, NULL,
+                                       NULL, E(err))) != CUZK_OK)
       return partition_err(st, p, k, err);
     bp_proof_encode(proofs + CUZK_PROOF_BYTES * p, &pr);
   }
@@ -231,6 +257,11 @@ CUZK_API cuzk_status cuzk_prove_assignment(cuzk_prover *prover, const cuzk_key *
       (st = need(parts, "parts", err)) != CUZK_OK || (st = need(proofs, "proofs", err)) != CUZK_OK ||
       (st = check_options(options, k, err)) != CUZK_OK)
     return st;
+  if (key->zkey)
+    return cuzk_err_set(E(err), CUZK_UNSUPPORTED,
+                        "%s is a .zkey: it proves from whole assignments (cuzk_prove_witness), "
+                        "not from a, b, c",
+                        key->path);
   for (size_t p = 0; p < k; p++) {
     const cuzk_assignment *a = &parts[p];
     if (!a->a || !a->b || !a->c || !a->inputs || (a->n_aux && !a->aux) ||
@@ -294,7 +325,11 @@ CUZK_API cuzk_status cuzk_vk_of_key(cuzk_vk **vk, const cuzk_key *key, cuzk_erro
   cuzk_vk *v = calloc(1, sizeof *v);
   if (!v)
     return cuzk_err_set(E(err), CUZK_NO_MEMORY, "out of memory");
-  if ((st = bp_vk_to_groth16(&key->pp.vk, &v->vk, E(err))) != CUZK_OK) {
+  st = key->zkey ? zkey_read_vk(&key->zk, &v->vk, E(err))
+                  : bp_vk_to_groth16(&key->pp.vk, &v->vk, E(err));
+  if (st == CUZK_OK && key->zkey)
+    groth16_vk_compute_alphabeta(&v->vk);
+  if (st != CUZK_OK) {
     free(v);
     return st;
   }

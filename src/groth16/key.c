@@ -2,10 +2,12 @@
 #include "groth16/key.h"
 
 #include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "base/par.h"
 #include "groth16/bp_prove.h"
+#include "groth16/types.h"
 
 groth16_key groth16_key_of_zkey(const zkey_file *zk) {
   groth16_key k;
@@ -43,6 +45,29 @@ cuzk_status groth16_key_prove(groth16_proof *proof, const groth16_key *k, const 
     return groth16_prove_zkey_stoppable(proof, k->zk, w, be, opts, stop, tm, err);
   CUZK_TRY(wtns_check_curve(w, err));
   return bp_prove_values(proof, k->bp, k->pce, w->values, name, be, opts, stop, tm, err);
+}
+
+cuzk_status groth16_key_prove_values(groth16_proof *proof, const groth16_key *k,
+                                     const uint8_t *values, const char *name, backend *be,
+                                     const groth16_prove_opts *opts, const cuzk_stop *stop,
+                                     groth16_timings *tm, cuzk_err *err) {
+  if (k->kind == GROTH16_KEY_BP)
+    return bp_prove_values(proof, k->bp, k->pce, values, name, be, opts, stop, tm, err);
+  /* a .wtns file's view of the values (wtns_open's checks, the value scan
+   * here), for the zkey prover */
+  const size_t bad = groth16_values_check(values, (size_t)k->n_vars);
+  if (bad != (size_t)k->n_vars)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "%s: value %zu is not below r", name, bad);
+  wtns_file w;
+  memset(&w, 0, sizeof w);
+  snprintf(w.bf.map.path, sizeof w.bf.map.path, "%s", name);
+  w.bf.borrowed = true;
+  w.n8 = 32;
+  memcpy(w.prime, bls12_381_fr_modulus, 4 * sizeof(limb_t));
+  w.prime_id = BINFILE_PRIME_BLS12_381_R;
+  w.n_witness = k->n_vars;
+  w.values = values;
+  return groth16_prove_zkey_stoppable(proof, k->zk, &w, be, opts, stop, tm, err);
 }
 
 cuzk_status groth16_key_check_points(const groth16_key *k, unsigned threads, cuzk_err *err) {

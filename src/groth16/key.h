@@ -52,6 +52,15 @@ cuzk_status groth16_key_prove(groth16_proof *proof, const groth16_key *k, const 
                               const char *name, backend *be, const groth16_prove_opts *opts,
                               const cuzk_stop *stop, groth16_timings *tm, cuzk_err *err);
 
+/* The same from the values alone (n_vars canonical 32-byte little-endian
+ * values, ONE first; name stands for them in messages): CUZK_INVALID_
+ * ARGUMENT for a value not below r.  What an embedder that has the
+ * assignment, not a .wtns file, calls (the C API). */
+cuzk_status groth16_key_prove_values(groth16_proof *proof, const groth16_key *k,
+                                     const uint8_t *values, const char *name, backend *be,
+                                     const groth16_prove_opts *opts, const cuzk_stop *stop,
+                                     groth16_timings *tm, cuzk_err *err);
+
 /* Every point of the key valid (on its curve, in its subgroup where the
  * kind asks it; bellperson's vectors hold no infinity), on `threads`
  * threads (0: all): CUZK_OK, else CUZK_FORMAT naming the first bad point. */

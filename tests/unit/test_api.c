@@ -3,7 +3,8 @@
  * proving paths (assignment + PCE, and a, b, c + assignment + densities)
  * give the same proof for the same blinding; proofs verify; a changed
  * proof or public input is reported with its partition; bad arguments get
- * INVALID_ARGUMENT with a message. */
+ * INVALID_ARGUMENT with a message.  A snarkjs .zkey opens through the same
+ * calls and proves from whole assignments with no circuit. */
 #include "../harness.h"
 
 #include <unistd.h>
@@ -11,6 +12,7 @@
 #include "cuzk/cuzk.h"
 #include "groth16/bp.h"
 #include "groth16/bp_setup.h"
+#include "groth16/keygen.h"
 
 #include "bp_circuit.h"
 
@@ -186,4 +188,60 @@ TEST(api_refuses_bad_arguments) {
   cuzk_circuit_free(circ);
   cuzk_key_free(key);
   env_free(&v);
+}
+
+/* A .zkey key (an INSECURE chain key of 2^10): two partitions from the
+ * witness's values with no circuit, verified against the key's own vk;
+ * a changed public input names its partition; a circuit passed with it,
+ * and the a, b, c path, are refused. */
+TEST(api_zkey_key) {
+  char dir[64] = "/tmp/cuzk-api-zkey-XXXXXX", zk[128], wt[128];
+  CHECK(mkdtemp(dir));
+  snprintf(zk, sizeof zk, "%s/c.zkey", dir);
+  snprintf(wt, sizeof wt, "%s/c.wtns", dir);
+  keygen_chain ch;
+  cuzk_err e = {0};
+  CHECK(keygen_chain_from_seed(&ch, KEYGEN_CHAIN_STEPS(10), 77, &e) == CUZK_OK);
+  keygen_opts ko = {.threads = 1};
+  CHECK_MSG(keygen_chain_write(&ch, zk, wt, &ko, NULL, &e) == CUZK_OK, "%s", e.msg);
+  size_t wlen = 0;
+  char *w = test_read_file(wt, &wlen);
+  CHECK(w && wlen > 76);
+  const uint8_t *vals = (const uint8_t *)w + 76; /* the values section of a BLS12-381 .wtns */
+  cuzk_error err = {0};
+  cuzk_key *key = NULL;
+  CHECK_MSG(cuzk_key_open(&key, zk, 0, &err) == CUZK_OK, "%s", err.msg);
+  cuzk_prover *pr = NULL;
+  CHECK_MSG(cuzk_prover_new(&pr, "cpu", 2, &err) == CUZK_OK, "%s", err.msg);
+  const uint8_t *as[2] = {vals, vals};
+  uint8_t proofs[2 * CUZK_PROOF_BYTES];
+  CHECK_MSG(cuzk_prove_witness(pr, key, NULL, as, 2, proofs, NULL, &err) == CUZK_OK, "%s",
+            err.msg);
+  cuzk_vk *vk = NULL;
+  CHECK_MSG(cuzk_vk_of_key(&vk, key, &err) == CUZK_OK, "%s", err.msg);
+  const size_t np = cuzk_vk_public_inputs(vk);
+  CHECK_EQ_INT(np, KEYGEN_CHAIN_PUBLIC);
+  uint8_t pub[2 * KEYGEN_CHAIN_PUBLIC * 32];
+  for (int p = 0; p < 2; p++) memcpy(pub + 32 * np * p, vals + 32, 32 * np);
+  size_t bad = 99;
+  CHECK_MSG(cuzk_verify(vk, pub, proofs, 2, &bad, &err) == CUZK_OK, "%s", err.msg);
+  pub[32 * np] ^= 1; /* partition 1's first input */
+  CHECK_EQ_INT(cuzk_verify(vk, pub, proofs, 2, &bad, &err), CUZK_VERIFY_FAILED);
+  CHECK_EQ_INT(bad, 1);
+  /* refusals */
+  api_env v;
+  env_make(&v, 5);
+  cuzk_circuit *c = NULL;
+  CHECK(cuzk_circuit_open(&c, v.pce, &err) == CUZK_OK);
+  CHECK_EQ_INT(cuzk_prove_witness(pr, key, c, as, 1, proofs, NULL, &err), CUZK_INVALID_ARGUMENT);
+  CHECK_MSG(strstr(err.msg, "pass no circuit"), "%s", err.msg);
+  cuzk_assignment a = {0};
+  CHECK_EQ_INT(cuzk_prove_assignment(pr, key, &a, 1, proofs, NULL, &err), CUZK_UNSUPPORTED);
+  cuzk_circuit_free(c);
+  env_free(&v);
+  cuzk_vk_free(vk);
+  cuzk_prover_free(pr);
+  cuzk_key_free(key);
+  free(w);
+  unlink(zk), unlink(wt), rmdir(dir);
 }
