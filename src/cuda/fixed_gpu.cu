@@ -46,9 +46,12 @@ CZ_HD fp2_t inv_of(const fp2_t &a) {
 }
 CZ_HD fp_t inv_of(const fp_t &a) { return inv_fermat(a); }
 
-/* k G for the 4-limb scalar k (two 32-bit words per limb) from table t. */
+#define FIXED_BATCH 8 /* points per thread sharing one inversion */
+
+/* k G in XYZZ for the 4-limb scalar k (two 32-bit words per limb) from
+ * table t. */
 template <class F>
-CZ_HD ec_aff<F> fixed_point(const ec_aff<F> *t, const uint32_t *k) {
+CZ_HD ec_xyzz<F> fixed_xyzz(const ec_aff<F> *t, const uint32_t *k) {
   typedef ec_xyzz<F> X;
   X acc = X::inf();
   for (int j = 0; j < CUDA_FIXED_WINDOWS; j++) {
@@ -56,18 +59,48 @@ CZ_HD ec_aff<F> fixed_point(const ec_aff<F> *t, const uint32_t *k) {
     if (d)
       acc = X::add_aff(acc, t[j * CUDA_FIXED_DIGITS + d - 1]);
   }
-  if (X::is_inf(acc))
-    return {F::zero(), F::zero()};
-  const F iz3 = inv_of(acc.zzz);
-  const F iz3s = F::sqr(iz3);
-  return {F::mul(acc.x, F::mul(F::sqr(acc.zz), iz3s)), F::mul(acc.y, iz3)};
+  return acc;
 }
 
+/* Points i = first + s * stride for s < count (count <= FIXED_BATCH), made
+ * affine with one inversion for the batch (Montgomery's trick over the
+ * ZZZs, an infinity's taken as 1): out[i] = k[i] G. */
+template <class F>
+CZ_HD void fixed_batch(ec_aff<F> *out, const ec_aff<F> *t, const uint32_t *k, size_t first,
+                       size_t stride, int count) {
+  ec_xyzz<F> p[FIXED_BATCH];
+  F pre[FIXED_BATCH];
+  F run = F::one();
+  for (int s = 0; s < count; s++) {
+    p[s] = fixed_xyzz<F>(t, k + 8 * (first + s * stride));
+    if (!ec_xyzz<F>::is_inf(p[s]))
+      run = F::mul(run, p[s].zzz);
+    pre[s] = run; /* the product of the ZZZs up to s */
+  }
+  F inv = inv_of(run);
+  for (int s = count - 1; s >= 0; s--) {
+    ec_aff<F> &o = out[first + s * stride];
+    if (ec_xyzz<F>::is_inf(p[s])) {
+      o = {F::zero(), F::zero()};
+      continue;
+    }
+    const F iz3 = s ? F::mul(inv, pre[s - 1]) : inv; /* 1 / ZZZ_s */
+    inv = F::mul(inv, p[s].zzz);
+    const F iz3s = F::sqr(iz3);
+    o = {F::mul(p[s].x, F::mul(F::sqr(p[s].zz), iz3s)), F::mul(p[s].y, iz3)};
+  }
+}
+
+/* Thread g of the grid takes points g, g + G, g + 2G, ... (G threads in
+ * all), so that a warp's loads and stores of one step are adjacent. */
 template <class F>
 __global__ void fixed_kernel(ec_aff<F> *out, const ec_aff<F> *t, const uint32_t *k, size_t n) {
-  const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n)
-    out[i] = fixed_point<F>(t, k + 8 * i);
+  const size_t g = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  const size_t G = (size_t)gridDim.x * blockDim.x;
+  if (g >= n)
+    return;
+  const size_t mine = (n - g + G - 1) / G; /* points of this thread */
+  fixed_batch<F>(out, t, k, g, G, (int)mine);
 }
 
 } // namespace
@@ -143,15 +176,17 @@ template <class F>
 static cuzk_status run(cuda_fixed *f, ec_aff<F> *out, const uint32_t *k, size_t n,
                        cudaStream_t s, cuzk_err *err) {
   const ec_aff<F> *t = (const ec_aff<F> *)f->table;
-  if (f->host) {
-    for (size_t i = 0; i < n; i++) out[i] = fixed_point<F>(t, k + 8 * i);
+  if (f->host) { /* the same batches, each its own "thread" */
+    for (size_t at = 0; at < n; at += FIXED_BATCH)
+      fixed_batch<F>(out, t, k, at, 1, (int)(n - at < FIXED_BATCH ? n - at : FIXED_BATCH));
     return CUZK_OK;
   }
   for (size_t at = 0; at < n; at += FIXED_CHUNK) {
     const size_t c = n - at < FIXED_CHUNK ? n - at : FIXED_CHUNK;
     CUDA_TRY(err, cudaMemcpyAsync(f->k, k + 8 * at, c * 32, cudaMemcpyHostToDevice, s));
-    fixed_kernel<F><<<(unsigned)((c + FIXED_THREADS - 1) / FIXED_THREADS), FIXED_THREADS, 0, s>>>(
-        (ec_aff<F> *)f->out, t, (const uint32_t *)f->k, c);
+    const size_t threads = (c + FIXED_BATCH - 1) / FIXED_BATCH; /* each takes <= FIXED_BATCH */
+    fixed_kernel<F><<<(unsigned)((threads + FIXED_THREADS - 1) / FIXED_THREADS), FIXED_THREADS, 0,
+                      s>>>((ec_aff<F> *)f->out, t, (const uint32_t *)f->k, c);
     if (cudaError_t e = cudaGetLastError())
       return cuda_fail(e, __FILE__, __LINE__, "fixed_kernel", err);
     CUDA_TRY(err, cudaMemcpyAsync(out + at, f->out, c * sizeof *out, cudaMemcpyDeviceToHost, s));

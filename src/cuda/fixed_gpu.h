@@ -7,13 +7,15 @@
  * windows j of a scalar below 2^256 and d = 1..255 (8,160 affine points,
  * built on the host by the caller and uploaded with the object), so that
  * k G is at most 32 mixed additions of table points, one per non-zero
- * byte of k, in XYZZ (ec.cuh); then one field inversion (Fermat) of ZZZ
- * per point gives the affine point (x = X ZZ^2 / ZZZ^2, y = Y / ZZZ, as
- * ZZ^3 = ZZZ^2).  No doubling or opposite case arises for k < r: the sum
+ * byte of k, in XYZZ (ec.cuh); then 1/ZZZ gives the affine point
+ * (x = X ZZ^2 / ZZZ^2, y = Y / ZZZ, as ZZ^3 = ZZZ^2), with one field
+ * inversion (Fermat: about 570 multiplications, more than the additions)
+ * for a thread's batch of up to 8 points (Montgomery's trick).  No doubling or opposite case arises for k < r: the sum
  * of the windows below j is a multiple of G below 2^(8j) G, short of any
  * table point of window j and of its negative (ec.cuh handles both
- * anyway).  k = 0 gives the point at infinity, all zero bytes.  One thread
- * per point; the points go through device buffers a chunk at a time.
+ * anyway).  k = 0 gives the point at infinity, all zero bytes.  A thread
+ * takes points g, g + G, ... (G threads, so a warp's accesses of one step
+ * are adjacent); the points go through device buffers a chunk at a time.
  * Emulation (emulate = true) runs the same per-point code on the host, so
  * CI checks it against the CPU's products without a GPU.  The outputs are
  * affine Montgomery in the host's layout (bls12_381_g1_aff / g2_aff),
