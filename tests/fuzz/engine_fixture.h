@@ -9,6 +9,9 @@
  *          fails after the point scan
  *   p      found in param_dir (p.zkey, the chain of 2^4, its own witness)
  *   short  found in param_dir, k's file cut short: refused at lookup
+ *   w/     the witness directory: k.wtns and p.wtns (the keys' witnesses),
+ *          junk.wtns (not a witness), link.wtns (a link to ../k.zkey) and
+ *          sub/k.wtns
  *
  * Every call that waits is bounded (await timeouts of a few ms), nothing
  * sleeps; engine_free shuts the engine down, cancelling (a fuzzed choice)
@@ -25,7 +28,7 @@
 #include "engine/engine.h"
 #include "groth16/keygen.h"
 
-static char fx_dir[200], fx_k[256], fx_bad[256];
+static char fx_dir[200], fx_k[256], fx_bad[256], fx_wdir[256];
 static uint8_t *fx_wk, *fx_wp; /* the witnesses of k and p */
 static size_t fx_wk_len, fx_wp_len;
 
@@ -62,12 +65,17 @@ static void fx_key(const char *name, unsigned lg, uint64_t seed, uint8_t **w, si
 }
 
 static void fx_cleanup(void) {
-  const char *names[] = {"k.zkey", "bad.zkey", "p.zkey", "short.zkey"};
+  const char *names[] = {"k.zkey",      "bad.zkey",      "p.zkey",        "short.zkey",
+                         "w/k.wtns",    "w/p.wtns",      "w/junk.wtns",   "w/link.wtns",
+                         "w/sub/k.wtns"};
   char p[300];
   for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
     snprintf(p, sizeof p, "%s/%s", fx_dir, names[i]);
     unlink(p);
   }
+  snprintf(p, sizeof p, "%s/w/sub", fx_dir);
+  rmdir(p);
+  rmdir(fx_wdir);
   rmdir(fx_dir);
 }
 
@@ -90,6 +98,38 @@ static void fx_init(void) {
   z[n - 100] ^= 0x5a;
   fx_write(fx_bad, z, n);
   free(z);
+  snprintf(fx_wdir, sizeof fx_wdir, "%s/w", fx_dir);
+  FUZZ_ASSERT(mkdir(fx_wdir, 0700) == 0, "mkdir %s", fx_wdir);
+  snprintf(p, sizeof p, "%s/sub", fx_wdir);
+  FUZZ_ASSERT(mkdir(p, 0700) == 0, "mkdir %s", p);
+  static const char *const wn[] = {"k.wtns", "p.wtns", "junk.wtns", "sub/k.wtns"};
+  for (int i = 0; i < 4; i++) {
+    snprintf(p, sizeof p, "%s/%s", fx_wdir, wn[i]);
+    if (i == 2)
+      fx_write(p, (const uint8_t *)"wtns not a witness", 18);
+    else
+      fx_write(p, i == 1 ? fx_wp : fx_wk, i == 1 ? fx_wp_len : fx_wk_len);
+  }
+  snprintf(p, sizeof p, "%s/link.wtns", fx_wdir);
+  FUZZ_ASSERT(symlink("../k.zkey", p) == 0, "symlink %s", p);
+}
+
+/* A witness file name: the directory's files, names that must be refused,
+ * or (c >= 12) up to 60 bytes of the input, cut at a NUL. */
+__attribute__((unused)) static const char *fx_wname(fz_in *in, char *buf, size_t cap) {
+  static const char *const names[] = {"k.wtns", "p.wtns",      "junk.wtns", "link.wtns",
+                                      "sub/k.wtns", "../k.zkey", "/etc/passwd", "sub",
+                                      "", "nope.wtns",  "sub//k.wtns", "./k.wtns"};
+  uint8_t c = fz_u8(in);
+  if (c % 16 < sizeof names / sizeof *names)
+    return names[c % 16];
+  size_t len;
+  const uint8_t *b = fz_bytes(in, fz_u8(in) % 61, &len);
+  if (len >= cap)
+    len = cap - 1;
+  memcpy(buf, b, len);
+  buf[len] = 0;
+  return buf;
 }
 
 /* The circuit id of choice c: the four keys, unknown and unsafe ids, or
@@ -123,6 +163,7 @@ static engine *fx_engine(fz_in *in, bool *cancel_on_shutdown, bool *paused) {
   c.circuits = circ;
   c.ncircuits = 2;
   c.param_dir = fx_dir;
+  c.witness_dir = fx_wdir;
   /* Budgets around the keys' sizes (a few tens of KB) and witnesses'
    * (hundreds of bytes), so that loads evict and submissions are refused. */
   static const uint64_t host[4] = {64 << 10, 96 << 10, 1 << 20, 64 << 20};

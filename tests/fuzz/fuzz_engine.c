@@ -5,7 +5,9 @@
  *   submit   request id (from a pool, or fuzzed bytes), circuit id, priority,
  *            0-4 partitions, each witness the key's own, the other key's,
  *            one with up to 4 bytes changed, or fuzzed bytes (empty too),
- *            want_json
+ *            want_json; or the partitions' witnesses named as files in the
+ *            fixture's witness directory (engine_fixture.h fx_wname: good
+ *            ones, a link, a directory, names leaving it, fuzzed names)
  *   await    a known or fuzzed job id, 1-4 ms (not at all while paused:
  *            no wait could end but by its timeout)
  *   cancel   a known or fuzzed job id
@@ -87,12 +89,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       }
       if (parts + n > FUZZ_PARTS)
         break;
+      const char *names[4];
+      char nbuf[4][64];
+      const bool files = fz_u8(&in) & 1;
+      for (size_t i = 0; files && i < n; i++) names[i] = fx_wname(&in, nbuf[i], sizeof nbuf[i]);
       engine_request rq = {.request_id = rid,
                            .circuit_id = cid,
                            .priority = (engine_priority)((f >> 3 & 15) % 5),
                            .nparts = n,
-                           .witness = w,
-                           .witness_len = wl,
+                           .witness = files ? NULL : w,
+                           .witness_len = files ? NULL : wl,
+                           .witness_file = files ? names : NULL,
                            .want_json = f & 128};
       engine_ticket t;
       cuzk_status st = engine_submit(e, &rq, &t, &err);
