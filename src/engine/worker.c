@@ -508,14 +508,19 @@ static cuzk_status stage_witness(eworker *w, ejob *j, size_t p, wtns_file *wv, c
     }
     return CUZK_OK;
   }
-  if (!stage) {
-    pthread_mutex_lock(&e->mu);
-    e->queue_used += wbytes, e->witness_used += wbytes, j->wit_bytes += wbytes;
-    pt->wit_len = wbytes;
-    pthread_mutex_unlock(&e->mu);
-    if (!(stage = pt->wit = malloc(wbytes ? wbytes : 1)))
+  if (!stage && pt->wit) {
+    stage = pt->wit; /* a retry after a lost GPU: the copy the first attempt made */
+  } else if (!stage) {
+    uint8_t *copy = malloc(wbytes ? wbytes : 1);
+    if (!copy)
       return cuzk_err_set(err, CUZK_NO_MEMORY, "%s: no memory for its %zu bytes of values",
                           pt->wname, wbytes);
+    /* charged as a carried witness is, and freed with it (jobs_drop_witness) */
+    pthread_mutex_lock(&e->mu);
+    e->queue_used += wbytes, e->witness_used += wbytes, j->wit_bytes += wbytes;
+    pt->wit = stage = copy;
+    pt->wit_len = wbytes;
+    pthread_mutex_unlock(&e->mu);
   }
   wread_ctx c = {.fd = pt->wfd, .dst = stage, .at = pt->wvalues_at, .len = wbytes};
   atomic_init(&c.err, 0);
