@@ -38,7 +38,8 @@ char *http_status_json(const engine_status *s) {
          add_num(o, "vram_free_bytes", (double)g->vram_free) && add_num(o, "budget_bytes", (double)g->budget) &&
          add_num(o, "used_bytes", (double)g->used) &&
          add_num(o, "resident_bytes", (double)g->resident) && add_num(o, "slots", g->slots) &&
-         add_num(o, "busy_slots", g->busy_slots) && cJSON_AddStringToObject(o, "current_job", g->current_job);
+         add_num(o, "busy_slots", g->busy_slots) && cJSON_AddBoolToObject(o, "express", g->express) &&
+         cJSON_AddStringToObject(o, "current_job", g->current_job);
   }
   ok = ok && (o = cJSON_AddObjectToObject(root, "cpu")) != NULL && add_num(o, "workers", s->cpu_workers) &&
        add_num(o, "busy_workers", s->busy_workers);

@@ -430,6 +430,7 @@ static void h_status(rpc_call *c, ProtobufCMessage *m) {
     g[i].state = (char *)engine_gpu_state_name(x->state);
     g[i].state_reason = (char *)x->reason;
     g[i].note = (char *)x->note;
+    g[i].express = x->express;
     gp[i] = &g[i];
   }
   uint64_t pinned = 0;
