@@ -9,7 +9,8 @@
 # daemon has it); `cuzk await --proof-out` gets the 384 bytes, which `cuzk
 # verify` checks against the .vk and the PUBLIC.json of a local `cuzk
 # prove --pce` of the same witnesses; `cuzk await JOB PROOF.bin PUBLIC.json`
-# and `cuzk prove --circuit` write the proof bytes and that PUBLIC.json.  Proofs swapped between partitions
+# and `cuzk prove --circuit` write the proof bytes and that PUBLIC.json;
+# the daemon's proof bytes verify with the @noble/curves verifier too.  Proofs swapped between partitions
 # must not verify.  A name outside the witness directory is refused.
 # Usage: tests/daemon/bellperson.sh [BUILD_DIR]
 # Prints "N passed, N failed, N skipped" last; exit status 0 when none failed.
@@ -85,6 +86,17 @@ prove_job() {
 }
 
 prove_job bp_registered_bytes porep-reg bytes "$g/witness-0.wtns" "$g/witness-1.wtns"
+# the daemon's proof bytes through the independent @noble/curves verifier
+if [ -f "$repo/tests/oracle/node_modules/@noble/curves/bls12-381.js" ] && command -v node >/dev/null; then
+  if out=$(node "$repo/tests/oracle/bp_verify.mjs" "$tmp/porep.vk" "$tmp/public.json" "$tmp/bp_registered_bytes.bin" 2>&1) &&
+     grep -q "^OK" <<<"$out"; then
+    pass bp_daemon_proof_noble
+  else
+    fail bp_daemon_proof_noble "$out"
+  fi
+else
+  skip bp_daemon_proof_noble "node or tests/oracle/node_modules (@noble/curves) missing"
+fi
 prove_job bp_param_dir_files porep file "$g/witness-0.wtns" "$tmp/w/in-dir.wtns"
 # prove --circuit: one partition, PROOF.bin and PUBLIC.json as a local prove of it
 "$CUZK" prove --quiet --device cpu --pce "$g/pce-porep-32g.bin" "$tmp/params/porep.params" \
