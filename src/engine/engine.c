@@ -337,6 +337,7 @@ static void free_parts(engine *e, epart *parts, size_t n) {
   for (size_t i = 0; i < n; i++) {
     wtns_close(&parts[i].w);
     free(parts[i].wit);
+    free(parts[i].wcopy);
     jobs_close_witness_file(e, &parts[i]);
     free(parts[i].wname);
   }

@@ -337,8 +337,9 @@ typedef struct {
  * engine frees when the partition ends) and reads the header now, the
  * checks above on it; the values are read when the partition starts, into
  * the GPU slot's staging memory (charged at the slot's start) or, on a
- * CPU worker, into memory charged to the queue budget then, so a queued
- * job holds no witness memory.  A file that changes after the submit
+ * CPU worker, into the partition's working memory (outside the budgets,
+ * as the prover's own vectors are: one witness per worker at most), so a
+ * queued job holds no witness memory.  A file that changes after the submit
  * (size or mtime; links made and removed change only its ctime, which is
  * not compared) fails its partition with FORMAT naming it.  Open witness
  * files are bounded: at most half the process's open-file limit at

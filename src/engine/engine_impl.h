@@ -145,6 +145,11 @@ typedef struct {
   file_ident wident;
   uint64_t wvalues_at;
   char *wname;
+  /* A witness file's values read by a worker without staging memory (a
+   * CPU worker): the partition's working memory, like the prover's own
+   * vectors, outside the budgets (at most one per worker at a time);
+   * freed with the witness (jobs_drop_witness), kept for a retry. */
+  uint8_t *wcopy;
   uint8_t proof[GROTH16_PROOF_BYTES];
   char *proof_json, *public_json;
   engine_timings tm;

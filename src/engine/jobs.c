@@ -98,6 +98,7 @@ void jobs_free(engine *e, ejob *j) {
     epart *pt = &j->parts[p];
     wtns_close(&pt->w);
     free(pt->wit);
+    free(pt->wcopy);
     jobs_close_witness_file(e, pt);
     free(pt->wname);
     free(pt->proof_json);
@@ -129,6 +130,8 @@ void jobs_forget(engine *e, ejob *j) {
 void jobs_drop_witness(engine *e, ejob *j, size_t p) {
   epart *pt = &j->parts[p];
   jobs_close_witness_file(e, pt);
+  free(pt->wcopy);
+  pt->wcopy = NULL;
   if (!pt->wit)
     return;
   wtns_close(&pt->w);

@@ -487,8 +487,9 @@ static void wread_part(void *arg, unsigned idx, unsigned nw) {
  * slot's staging (page-locked, planned at start), else the witness's own
  * copy.  Bytes carried by the request are copied to the staging (or used
  * where they are); a witness file's values are read from the descriptor
- * kept since submit - into the staging, or into a copy charged to the
- * queue budget now (jobs_drop_witness frees it) - and then checked: the
+ * kept since submit - into the staging, or into the partition's working
+ * copy (epart.wcopy, outside the budgets as the prover's vectors are;
+ * jobs_drop_witness frees it) - and then checked: the
  * file's identity must be the one at submit and every value below the
  * prime (here for a .zkey circuit; bp_prove_values checks a bellperson
  * witness's).  *wv: the header with values set (without the lock). */
@@ -508,18 +509,15 @@ static cuzk_status stage_witness(eworker *w, ejob *j, size_t p, wtns_file *wv, c
     }
     return CUZK_OK;
   }
-  if (!stage && pt->wit) {
-    stage = pt->wit; /* a retry after a lost GPU: the copy the first attempt made */
+  if (!stage && pt->wcopy) {
+    stage = pt->wcopy; /* a retry after a lost GPU: the copy the first attempt made */
   } else if (!stage) {
     uint8_t *copy = malloc(wbytes ? wbytes : 1);
     if (!copy)
       return cuzk_err_set(err, CUZK_NO_MEMORY, "%s: no memory for its %zu bytes of values",
                           pt->wname, wbytes);
-    /* charged as a carried witness is, and freed with it (jobs_drop_witness) */
-    pthread_mutex_lock(&e->mu);
-    e->queue_used += wbytes, e->witness_used += wbytes, j->wit_bytes += wbytes;
-    pt->wit = stage = copy;
-    pt->wit_len = wbytes;
+    pthread_mutex_lock(&e->mu); /* jobs_drop_witness frees it, with the lock */
+    pt->wcopy = stage = copy;
     pthread_mutex_unlock(&e->mu);
   }
   wread_ctx c = {.fd = pt->wfd, .dst = stage, .at = pt->wvalues_at, .len = wbytes};

@@ -14,6 +14,7 @@
 #include "harness.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -477,5 +478,65 @@ TEST_TIMEOUT(engine_bp_corrupt_trusted_key, 300) {
   CHECK_MSG(strstr(err.msg, "vector h, point 3: G1: not on the curve"), "%s", err.msg);
   bp_params_free(&pp);
   CHECK_MSG(bp_params_validate_points(&f.pp, 2, &err) == CUZK_OK, "%s", err.msg);
+  fix_free(&f);
+}
+
+/* A CPU worker's copy of a witness file's values is the partition's
+ * working memory, outside the queue budget: with a queue budget smaller
+ * than the witness, the job proves and the queue stays within its budget
+ * while the partition runs (fuzz_engine found it charged past it:
+ * tests/fuzz/corpus/engine/regress-witness-file-cpu-charge). */
+static pthread_mutex_t hold_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t hold_cv = PTHREAD_COND_INITIALIZER;
+static int hold_state; /* 0 idle, 1 a worker is held, 2 released */
+
+static void hold_hook(void *ctx, const char *job_id, size_t part, engine_job_state s) {
+  (void)ctx, (void)job_id, (void)part;
+  if (s != ENGINE_JOB_FINALIZING)
+    return;
+  pthread_mutex_lock(&hold_mu);
+  hold_state = 1;
+  pthread_cond_broadcast(&hold_cv);
+  while (hold_state != 2) pthread_cond_wait(&hold_cv, &hold_mu);
+  pthread_mutex_unlock(&hold_mu);
+}
+
+TEST_TIMEOUT(engine_witness_file_copy_outside_queue, 300) {
+  bpfix f;
+  fix_make(&f);
+  engine_config c;
+  engine_config_defaults(&c);
+  c.device = ENGINE_DEVICE_CPU;
+  c.threads = 2;
+  c.witness_dir = f.wdir;
+  c.host_budget_bytes = (uint64_t)256 << 20;
+  c.queue_budget_bytes = 16 << 10; /* below the witness's 32 x nv bytes */
+  CHECK(32 * f.nv > c.queue_budget_bytes);
+  c.test_hook = hold_hook;
+  engine_circuit circ = {.id = "porep", .path = f.params, .pce = f.pce_path};
+  c.circuits = &circ, c.ncircuits = 1;
+  engine *e = NULL;
+  cuzk_err err = {0};
+  CHECK_MSG(engine_new(&e, &c, &err) == CUZK_OK, "%s", err.msg);
+  const char *names[1] = {f.wname[0]};
+  engine_ticket t;
+  CHECK_MSG(submit_files(e, NULL, names, 1, &t, &err) == CUZK_OK, "%s", err.msg);
+  pthread_mutex_lock(&hold_mu);
+  while (hold_state != 1) pthread_cond_wait(&hold_cv, &hold_mu);
+  pthread_mutex_unlock(&hold_mu);
+  engine_status s;
+  CHECK(engine_status_get(e, &s, &err) == CUZK_OK);
+  CHECK_MSG(s.queue_used <= s.queue_budget, "queue %llu over its budget %llu while proving",
+            (unsigned long long)s.queue_used, (unsigned long long)s.queue_budget);
+  engine_status_free(&s);
+  pthread_mutex_lock(&hold_mu);
+  hold_state = 2;
+  pthread_cond_broadcast(&hold_cv);
+  pthread_mutex_unlock(&hold_mu);
+  engine_result r = await_done(e, t.job_id);
+  CHECK_MSG(r.state == ENGINE_JOB_DONE, "%s", r.error);
+  check_proof(&f, &r, 0, 0);
+  engine_result_free(&r);
+  engine_free(e);
   fix_free(&f);
 }
