@@ -886,6 +886,8 @@ static void print_status_table(const char *addr, const Cuzk__V1__GetStatusRespon
   fmt_bytes(a, sizeof a, r->queue_used_bytes);
   fmt_bytes(b, sizeof b, r->queue_budget_bytes);
   printf(", queue %s of %s\n", a, b);
+  if (r->witness_dir && *r->witness_dir)
+    printf("witness files: under %s\n", r->witness_dir);
   if (r->n_gpus) {
     printf("\n%-4s %-24s %-6s %12s %12s %7s  %s\n", "GPU", "name", "state", "VRAM free",
            "VRAM total", "slots", "current job");
@@ -894,7 +896,7 @@ static void print_status_table(const char *addr, const Cuzk__V1__GetStatusRespon
       char slots[24];
       fmt_bytes(a, sizeof a, g->vram_free_bytes);
       fmt_bytes(b, sizeof b, g->vram_total_bytes);
-      snprintf(slots, sizeof slots, "%u/%u", g->busy_slots, g->slots);
+      snprintf(slots, sizeof slots, "%u/%u%s", g->busy_slots, g->slots, g->express ? "+x" : "");
       printf("%-4u %-24.24s %-6s %12s %12s %7s  %s\n", g->ordinal, g->name,
              *g->state ? g->state : "?", a, b, slots, *g->current_job_id ? g->current_job_id : "-");
     }

@@ -562,6 +562,20 @@ static void vcheck_part(void *ctx, unsigned idx, unsigned nw) {
 }
 
 cuzk_status bp_params_validate_points(const bp_params *pp, unsigned threads, cuzk_err *err) {
+  /* The vk's six points: on their curves and in their subgroups; infinity
+   * allowed, as the reader allows it there. */
+  const bls12_381_g1_aff *f1[3] = {&pp->vk.alpha_g1, &pp->vk.beta_g1, &pp->vk.delta_g1};
+  const bls12_381_g2_aff *f2[3] = {&pp->vk.beta_g2, &pp->vk.gamma_g2, &pp->vk.delta_g2};
+  static const char *const n1[3] = {"alpha_g1", "beta_g1", "delta_g1"},
+                           *const n2[3] = {"beta_g2", "gamma_g2", "delta_g2"};
+  for (int i = 0; i < 3; i++) {
+    const char *why1 = bls12_381_g1_aff_is_inf(f1[i]) ? NULL : point_fault(false, f1[i]);
+    if (why1)
+      return cuzk_err_set(err, CUZK_FORMAT, "the key's %s: %s", n1[i], why1);
+    const char *why2 = bls12_381_g2_aff_is_inf(f2[i]) ? NULL : point_fault(true, f2[i]);
+    if (why2)
+      return cuzk_err_set(err, CUZK_FORMAT, "the key's %s: %s", n2[i], why2);
+  }
   const struct {
     const char *name;
     bool g2;

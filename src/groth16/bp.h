@@ -77,7 +77,8 @@ cuzk_status bp_params_read(bp_params *pp, const char *path, const bp_read_opts *
 
 /* Every point of pp in memory valid as the reader would have checked it
  * without skip_checks: on its curve and in its subgroup, none of ic and
- * the vectors at infinity; on `threads` threads (0: par_threads()).
+ * the vectors at infinity (the vk's six fixed points may be, as the
+ * reader allows); on `threads` threads (0: par_threads()).
  * CUZK_FORMAT names the first bad point in file order ("vector l, point
  * 7: not on the curve"), whatever the thread count.  For a key read as
  * trusted, when a proof with it fails. */

@@ -478,6 +478,13 @@ TEST_TIMEOUT(engine_bp_corrupt_trusted_key, 300) {
   CHECK_MSG(strstr(err.msg, "vector h, point 3: G1: not on the curve"), "%s", err.msg);
   bp_params_free(&pp);
   CHECK_MSG(bp_params_validate_points(&f.pp, 2, &err) == CUZK_OK, "%s", err.msg);
+  /* a vk point off its curve is named too */
+  const bls12_381_g1_aff alpha = f.pp.vk.alpha_g1;
+  bls12_381_fp_add(&f.pp.vk.alpha_g1.y, &f.pp.vk.alpha_g1.y, &bls12_381_fp_one_mont);
+  CHECK(bls12_381_fp_is_zero(&f.pp.vk.alpha_g1.y) ||
+        bp_params_validate_points(&f.pp, 2, &err) == CUZK_FORMAT);
+  CHECK_MSG(strstr(err.msg, "alpha_g1: G1: not on the curve"), "%s", err.msg);
+  f.pp.vk.alpha_g1 = alpha;
   fix_free(&f);
 }
 
