@@ -9,7 +9,10 @@
 #                                  logs under $OUT (or BUILD/gpu-logs), a short
 #                                  table last.  GPU_ONLY=REGEX runs only the
 #                                  tests/benches whose names match ("prove" for
-#                                  bench/gpu_prove.sh, "sass" for the SASS mix);
+#                                  bench/gpu_prove.sh, "sass" for the SASS mix,
+#                                  "bp" for cuzk bench bp: partitions and an
+#                                  engine stream at 2^BP_LG, default 24, 27 for
+#                                  full scale, witnesses under BP_WITNESS_DIR);
 #                                  PROVE_LGS="20 22" picks the synthetic-key sizes;
 #                                  ENGINE_ARGS="-l 24 -k 1,2,3" the engine
 #                                  benchmark's (bench_gpu_engine: key 2^LG, the
@@ -161,6 +164,17 @@ if only sass && command -v cuobjdump >/dev/null && [ -x "$build/gpu/bench_gpu_fi
     rows+=("| fp mul kernel SASS (ilp 1, whole kernel) | $mix|")
   fi
   gzip -f "$out/sass.txt"
+fi
+
+# Bellperson partitions and a stream of 10-partition jobs through the
+# engine at BP_LG (default 2^24; 27 is full scale, minutes), the key made
+# on the GPU, with an express slot for a CRITICAL winning-32g job.
+if only bp && [ -x "$build/gpu/cuzk" ]; then
+  logged "$build/gpu/cuzk" bench bp --shape porep-32g --scale-lg "${BP_LG:-24}" --reps 2 \
+    --device gpu --engine --slots 2 --jobs 3 --partitions 10 --critical 1 --express \
+    --witness-dir "${BP_WITNESS_DIR:-/dev/shm}"
+  [ "$rc" -eq 0 ] || rows+=("| bench bp | FAILED (rc $rc) |")
+  while IFS= read -r s; do rows+=("| ${s%%: *} | ${s#*: } |"); done < <(sed -n 's/^summary: //p' "$out/$name.log")
 fi
 
 # The whole prove (bench/gpu_prove.sh): GPU against CPU bytes, timings.

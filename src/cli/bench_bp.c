@@ -146,8 +146,9 @@ int bench_bp(int argc, char **argv) {
   const bp_setup_opts so = {.threads = (unsigned)threads, .progress = progress, .backend = be};
   if (bp_setup(&pp, &pce, seed, &so, &err) != CUZK_OK)
     goto fail;
+  const double setup_s = cuzk_now_s() - t;
   printf("INSECURE key (seed %lu): a %zu, b %zu, l %zu, h %zu points; made in %.2f s (%s)\n",
-         seed, pp.n_a, pp.n_b_g1, pp.n_l, pp.n_h, cuzk_now_s() - t,
+         seed, pp.n_a, pp.n_b_g1, pp.n_l, pp.n_h, setup_s,
          be->ops->fixed_base ? "the points on the GPU" : "CPU");
   if (!reps) { /* --engine alone: its slots make their own backends */
     backend_free(be);
@@ -199,6 +200,10 @@ int bench_bp(int argc, char **argv) {
          "l+h %.3f s | verify %.3f s\n",
          m[1], m[2], m[3], m[4], m[5], m[6], m[7]);
   printf("partitions/hour: %.0f (verified)\n", 3600.0 / m[0]);
+  /* one line for bench/gpu.sh's table */
+  printf("summary: bench bp %s 2^%u partition: %.3f s (a,b,c %.3f, h %.3f, MSMs a %.3f b %.3f "
+         "b2 %.3f l+h %.3f, verify %.3f; key made in %.1f s)\n",
+         s->name, lg, m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7], setup_s);
   /* The engine's slots make their own backends and resident copies. */
   backend_free(be);
   be = NULL;

@@ -268,6 +268,13 @@ cuzk_status bench_bp_engine(const bench_bp_stream *o, const bp_params *pp, const
   for (unsigned k = 0; lat && k < o->critical; k++)
     printf("stream: CRITICAL winning-32g job %u: %.3f s from submit to verified proof\n", k,
            lat[k]);
+  printf("summary: bench bp stream 2^%u, %u slot%s%s: %.2f s per %zu-partition job, GPU busy "
+         "%.1f%%, peak VRAM %.1f GiB",
+         pce_domain_lg(pce), o->slots, o->slots == 1 ? "" : "s", o->express ? " + express" : "",
+         wall / (double)o->jobs, o->partitions, wall > 0 ? 100.0 * busy / wall : 0.0,
+         smp.vram_peak / 1073741824.0);
+  for (unsigned k = 0; lat && k < o->critical; k++) printf("%s%.3f", k ? ", " : "; CRITICAL ", lat[k]);
+  printf("%s\n", o->critical ? " s" : "");
   free(lat);
 out_e:
   engine_free(e);
