@@ -454,70 +454,56 @@ static cuzk_status open_witness_file(engine *e, const char *name, size_t i, int 
   return CUZK_OK;
 }
 
-/* Opens the named witness files and checks their headers (no lock): the
- * values are read by the worker (worker.c). */
-static cuzk_status open_witness_files(engine *e, const ekey *k, const engine_request *rq,
-                                      epart **out, cuzk_err *err) {
-  epart *parts = parts_new(rq->nparts);
-  if (!parts)
-    return cuzk_err_set(err, CUZK_NO_MEMORY, "no memory for %zu partitions", rq->nparts);
-  cuzk_status st = CUZK_OK;
-  for (size_t i = 0; i < rq->nparts && st == CUZK_OK; i++) {
-    epart *p = &parts[i];
-    if ((st = open_witness_file(e, rq->witness_file[i], i, &p->wfd, err)) != CUZK_OK)
-      break;
-    if (!(p->wname = malloc(strlen(rq->witness_file[i]) + 32))) {
-      st = cuzk_err_set(err, CUZK_NO_MEMORY, "no memory");
-      break;
-    }
-    sprintf(p->wname, "witness %zu (%s)", i, rq->witness_file[i]);
-    cuzk_err we = {0};
-    cuzk_status s = wtns_open_fd_header(&p->w, p->wfd, p->wname, &we);
-    if (s == CUZK_OK)
-      s = witness_fits(k, &p->w, p->wname, &we);
-    if (s == CUZK_OK && (s = file_ident_of_fd(&p->wident, p->wfd, p->wname, &we)) == CUZK_OK)
-      p->wvalues_at = p->w.values_at;
-    if (s != CUZK_OK)
-      st = cuzk_err_set(err, s == CUZK_IO ? CUZK_IO : CUZK_FORMAT, "%s", we.msg);
-  }
-  if (st != CUZK_OK) {
-    free_parts(e, parts, rq->nparts);
-    return st;
-  }
-  *out = parts;
-  return CUZK_OK;
+/* Partition i's witness file named in rq, opened and its header checked
+ * (the values are read by the worker: worker.c stage_witness). */
+static cuzk_status part_from_file(engine *e, const ekey *k, const engine_request *rq, size_t i,
+                                  epart *p, cuzk_err *err) {
+  CUZK_TRY(open_witness_file(e, rq->witness_file[i], i, &p->wfd, err));
+  if (!(p->wname = malloc(strlen(rq->witness_file[i]) + 32)))
+    return cuzk_err_set(err, CUZK_NO_MEMORY, "no memory");
+  sprintf(p->wname, "witness %zu (%s)", i, rq->witness_file[i]);
+  cuzk_err we = {0};
+  cuzk_status s = wtns_open_fd_header(&p->w, p->wfd, p->wname, &we);
+  if (s == CUZK_OK)
+    s = witness_fits(k, &p->w, p->wname, &we);
+  if (s == CUZK_OK)
+    s = file_ident_of_fd(&p->wident, p->wfd, p->wname, &we);
+  return s == CUZK_OK ? CUZK_OK
+                      : cuzk_err_set(err, s == CUZK_IO ? CUZK_IO : CUZK_FORMAT, "%s", we.msg);
 }
 
-/* Copies and parses the witnesses (no lock). */
-static cuzk_status parse_witnesses(engine *e, const ekey *k, const engine_request *rq,
-                                   epart **out, cuzk_err *err) {
+/* Partition i's witness bytes carried in rq, copied and parsed. */
+static cuzk_status part_from_bytes(const ekey *k, const engine_request *rq, size_t i, epart *p,
+                                   cuzk_err *err) {
+  size_t len = rq->witness_len[i]; /* > 0, and witness[i] set: check_request */
+  if (!(p->wit = malloc(len)))
+    return cuzk_err_set(err, CUZK_NO_MEMORY, "witness %zu: no memory for %zu bytes", i, len);
+  if (len) /* an empty witness may come as NULL (protobuf-c's empty bytes) */
+    memcpy(p->wit, rq->witness[i], len);
+  p->wit_len = len;
+  char name[64];
+  snprintf(name, sizeof name, "witness %zu", i);
+  cuzk_err we = {0};
+  cuzk_status s = wtns_open_mem(&p->w, p->wit, len, name, &we);
+  if (s == CUZK_OK && (s = witness_fits(k, &p->w, name, &we)) != CUZK_OK)
+    wtns_close(&p->w);
+  /* Every witness problem is a FORMAT error for the caller (wtns_open's
+   * UNSUPPORTED version or prime included): the bytes are not a witness
+   * this key can prove. */
+  return s == CUZK_OK ? CUZK_OK : cuzk_err_set(err, CUZK_FORMAT, "%s", we.msg);
+}
+
+/* The job's partitions from its request's witness files or bytes (no
+ * lock); on failure nothing is left open or allocated. */
+static cuzk_status make_parts(engine *e, const ekey *k, const engine_request *rq, epart **out,
+                              cuzk_err *err) {
   epart *parts = parts_new(rq->nparts);
   if (!parts)
     return cuzk_err_set(err, CUZK_NO_MEMORY, "no memory for %zu partitions", rq->nparts);
   cuzk_status st = CUZK_OK;
-  for (size_t i = 0; i < rq->nparts && st == CUZK_OK; i++) {
-    epart *p = &parts[i];
-    size_t len = rq->witness_len[i]; /* > 0, and witness[i] set: check_request */
-    if (!(p->wit = malloc(len))) {
-      st = cuzk_err_set(err, CUZK_NO_MEMORY, "witness %zu: no memory for %zu bytes", i, len);
-      break;
-    }
-    if (len) /* an empty witness may come as NULL (protobuf-c's empty bytes) */
-      memcpy(p->wit, rq->witness[i], len);
-    p->wit_len = len;
-    char name[64];
-    snprintf(name, sizeof name, "witness %zu", i);
-    cuzk_err we = {0};
-    cuzk_status s = wtns_open_mem(&p->w, p->wit, len, name, &we);
-    if (s == CUZK_OK && (s = witness_fits(k, &p->w, name, &we)) != CUZK_OK)
-      wtns_close(&p->w);
-    if (s != CUZK_OK) {
-      /* Every witness problem is a FORMAT error for the caller (wtns_open's
-       * UNSUPPORTED version or prime included): the bytes are not a witness
-       * this key can prove. */
-      st = cuzk_err_set(err, CUZK_FORMAT, "%s", we.msg);
-    }
-  }
+  for (size_t i = 0; i < rq->nparts && st == CUZK_OK; i++)
+    st = rq->witness_file ? part_from_file(e, k, rq, i, &parts[i], err)
+                          : part_from_bytes(k, rq, i, &parts[i], err);
   if (st != CUZK_OK) {
     free_parts(e, parts, rq->nparts);
     return st;
@@ -597,7 +583,7 @@ static cuzk_status submit(engine *e, const engine_request *rq, engine_ticket *t,
   /* Witness files are opened and their headers checked first: a request
    * of files is identified by the files it opened. */
   if (st == CUZK_OK && rq->witness_file)
-    st = open_witness_files(e, k, rq, &parts, err);
+    st = make_parts(e, k, rq, &parts, err);
   if (st == CUZK_OK && rq->request_id && *rq->request_id)
     st = rq->witness_file ? jobs_files_digest(rq, parts, digest, err)
                           : jobs_request_digest(rq, digest, err);
@@ -656,7 +642,7 @@ static cuzk_status submit(engine *e, const engine_request *rq, engine_ticket *t,
   if (!j)
     st = cuzk_err_set(err, CUZK_NO_MEMORY, "no memory for a job");
   else if (!parts)
-    st = parse_witnesses(e, k, rq, &parts, err);
+    st = make_parts(e, k, rq, &parts, err);
 
   pthread_mutex_lock(&e->mu);
   if (st == CUZK_OK && !e->accepting)

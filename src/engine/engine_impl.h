@@ -137,13 +137,11 @@ typedef struct {
   size_t wit_len;
   wtns_file w;            /* parsed over wit (bytes), or its header (a file: values NULL) */
   /* A witness file (engine_request.witness_file): its descriptor from
-   * submit until the partition ends (-1 otherwise; 0 in a calloc'd part
-   * is never a witness: fd 0 is refused), its identity then, where its
-   * values start and its name for messages.  The worker reads the values
-   * when it starts the partition. */
+   * submit until the partition ends (-1 for none: parts_new), its
+   * identity then and its name for messages; its values start at
+   * w.values_at, and the worker reads them when it starts the partition. */
   int wfd;
   file_ident wident;
-  uint64_t wvalues_at;
   char *wname;
   /* A witness file's values read by a worker without staging memory (a
    * CPU worker): the partition's working memory, like the prover's own

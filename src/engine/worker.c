@@ -520,7 +520,7 @@ static cuzk_status stage_witness(eworker *w, ejob *j, size_t p, wtns_file *wv, c
     pt->wcopy = stage = copy;
     pthread_mutex_unlock(&e->mu);
   }
-  wread_ctx c = {.fd = pt->wfd, .dst = stage, .at = pt->wvalues_at, .len = wbytes};
+  wread_ctx c = {.fd = pt->wfd, .dst = stage, .at = pt->w.values_at, .len = wbytes};
   atomic_init(&c.err, 0);
   unsigned nw = w->gpu ? 8 : (w->be->threads ? w->be->threads : 1);
   uint64_t nchunks = (wbytes + WREAD_CHUNK - 1) / WREAD_CHUNK;
@@ -553,7 +553,7 @@ static cuzk_status stage_witness(eworker *w, ejob *j, size_t p, wtns_file *wv, c
                         "%s: value %zu at offset %llu is not below the prime (r): values must be "
                         "canonical",
                         pt->wname, bad,
-                        (unsigned long long)(pt->wvalues_at + (uint64_t)bad * wv->n8));
+                        (unsigned long long)(pt->w.values_at + (uint64_t)bad * wv->n8));
   wv->values = stage;
   return CUZK_OK;
 }

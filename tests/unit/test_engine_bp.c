@@ -81,21 +81,28 @@ static void fix_free(bpfix *f) {
   pce_close(&f->pce);
 }
 
-/* The engine on one CPU worker with the fixture's key as "porep" (from its
- * files, or in memory) and its witness directory. */
+/* A config of one CPU worker (2 threads) with the fixture's key as "porep"
+ * (its files, in *circ) and its witness directory. */
+static void cpu_config(engine_config *c, engine_circuit *circ, const bpfix *f) {
+  engine_config_defaults(c);
+  c->device = ENGINE_DEVICE_CPU;
+  c->threads = 2;
+  c->witness_dir = f->wdir;
+  *circ = (engine_circuit){.id = "porep", .path = f->params, .pce = f->pce_path};
+  c->circuits = circ, c->ncircuits = 1;
+}
+
+/* The engine of cpu_config, the key from its files or in memory, or none
+ * registered (with_circuit false). */
 static engine *start(const bpfix *f, bool in_memory, const char *param_dir, bool with_circuit) {
   engine_config c;
-  engine_config_defaults(&c);
-  c.device = ENGINE_DEVICE_CPU;
-  c.threads = 2;
   static engine_circuit circ;
-  circ = (engine_circuit){.id = "porep", .path = f->params, .pce = f->pce_path};
+  cpu_config(&c, &circ, f);
   if (in_memory)
     circ.bp_mem = &f->pp, circ.pce_mem = &f->pce;
   c.circuits = with_circuit ? &circ : NULL;
   c.ncircuits = with_circuit ? 1 : 0;
   c.param_dir = param_dir;
-  c.witness_dir = f->wdir;
   engine *e = NULL;
   cuzk_err err = {0};
   CHECK_MSG(engine_new(&e, &c, &err) == CUZK_OK, "%s", err.msg);
@@ -452,12 +459,9 @@ TEST_TIMEOUT(engine_bp_corrupt_trusted_key, 300) {
   b ^= 1;
   CHECK(pwrite(fd, &b, 1, (off_t)at) == 1 && close(fd) == 0);
   engine_config c;
-  engine_config_defaults(&c);
-  c.device = ENGINE_DEVICE_CPU;
-  c.threads = 2;
-  c.witness_dir = f.wdir;
-  engine_circuit circ = {.id = "porep", .path = f.params, .pce = f.pce_path, .trusted = true};
-  c.circuits = &circ, c.ncircuits = 1;
+  engine_circuit circ;
+  cpu_config(&c, &circ, &f);
+  circ.trusted = true;
   engine *e = NULL;
   cuzk_err err = {0};
   CHECK_MSG(engine_new(&e, &c, &err) == CUZK_OK, "%s", err.msg);
@@ -512,16 +516,12 @@ TEST_TIMEOUT(engine_witness_file_copy_outside_queue, 300) {
   bpfix f;
   fix_make(&f);
   engine_config c;
-  engine_config_defaults(&c);
-  c.device = ENGINE_DEVICE_CPU;
-  c.threads = 2;
-  c.witness_dir = f.wdir;
+  engine_circuit circ;
+  cpu_config(&c, &circ, &f);
   c.host_budget_bytes = (uint64_t)256 << 20;
   c.queue_budget_bytes = 16 << 10; /* below the witness's 32 x nv bytes */
   CHECK(32 * f.nv > c.queue_budget_bytes);
   c.test_hook = hold_hook;
-  engine_circuit circ = {.id = "porep", .path = f.params, .pce = f.pce_path};
-  c.circuits = &circ, c.ncircuits = 1;
   engine *e = NULL;
   cuzk_err err = {0};
   CHECK_MSG(engine_new(&e, &c, &err) == CUZK_OK, "%s", err.msg);
