@@ -376,6 +376,7 @@ int main(int argc, char **argv) {
     else if (sig == SIGQUIT)
       dlog_warn("SIGQUIT ignored (SIGTERM or SIGINT stops the daemon)");
   }
+  engine_stop_accepting(st.e); /* before the line that says so */
   dlog_info("%s: stopping: new submissions are refused; jobs in flight will %s (a second signal exits at once)",
             sig == SIGTERM ? "SIGTERM" : "SIGINT", cfg.engine.cancel_on_shutdown ? "be cancelled" : "finish");
 

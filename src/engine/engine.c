@@ -206,6 +206,12 @@ fail:
   return st;
 }
 
+void engine_stop_accepting(engine *e) {
+  pthread_mutex_lock(&e->mu);
+  e->accepting = false;
+  pthread_mutex_unlock(&e->mu);
+}
+
 void engine_shutdown(engine *e) {
   if (!e)
     return;

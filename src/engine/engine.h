@@ -284,6 +284,11 @@ cuzk_status engine_new(engine **out, const engine_config *cfg, cuzk_err *err);
  * jobs stay awaitable until engine_free.  Idempotent; concurrent callers
  * all return once the workers are joined. */
 void engine_shutdown(engine *e);
+/* Refuses new submissions (UNAVAILABLE) from now on, as engine_shutdown's
+ * first step, so that a caller that says "stopping" before it starts the
+ * shutdown (on another thread) says it only once no submission can be
+ * accepted any more. */
+void engine_stop_accepting(engine *e);
 /* Waits up to ms milliseconds (0: not at all) until every job known has
  * had its final result collected: returned by an engine_await at least
  * once (a job's DONE, FAILED or CANCELLED result; a TIMEOUT is not one).
