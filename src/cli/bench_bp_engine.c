@@ -192,14 +192,16 @@ cuzk_status bench_bp_engine(const bench_bp_stream *o, const bp_params *pp, const
       printf("stream: %u CPU workers\n", es.cpu_workers);
     engine_status_free(&es);
   }
-  pn = malloc(o->partitions * sizeof *pn);
+  /* names for a job's partitions and for the warm-up's one per slot */
+  const size_t npn = o->partitions > o->slots ? o->partitions : o->slots;
+  pn = malloc(npn * sizeof *pn);
   tk = calloc(o->jobs, sizeof *tk);
   done = calloc(o->jobs, sizeof *done);
   if (!pn || !tk || !done) {
     st = cuzk_err_set(err, CUZK_NO_MEMORY, "no memory");
     goto out_e;
   }
-  for (size_t i = 0; i < o->partitions; i++) pn[i] = names[i % nw];
+  for (size_t i = 0; i < npn; i++) pn[i] = names[i % nw];
 
   /* Warm-up: one partition per slot, so each has its resident copies (and
    * the critical circuit's, when asked). */
