@@ -81,6 +81,7 @@ typedef struct {
   bls12_381_g1_jac a, b1, lh; /* the a query, the b query in G1, l + h */
   bls12_381_g2_jac b2;        /* the b query in G2 */
   double abc_s, h_s, msm_s[4]; /* a, b, c; h; the MSMs a, b1, b2, l + h */
+  size_t bad1; /* bp_sums failed for a value not below r: 1 + its index (else 0) */
 } backend_bp_sums;
 
 typedef struct backend backend;
@@ -161,8 +162,10 @@ typedef struct {
    * §5.5): a, b, c = A w, B w, C w (or abc's, when not NULL); h, the
    * coefficients of (a b - c) / (x^m - 1) through the coset 7 of the
    * 7^t-root domain; and the sums of the a, b (G1, G2) and l + h queries.
-   * values: n_inputs + n_aux canonical 32-byte little-endian values, each
-   * below r (the caller checked), ONE first.  The CPU backend works in
+   * values: n_inputs + n_aux canonical 32-byte little-endian values, ONE
+   * first; each is checked to be below r where the backend reads it (on
+   * the GPU after its upload: no host pass over them), CUZK_INVALID_
+   * ARGUMENT and out->bad1 1 + its index for the first that is not.  The CPU backend works in
    * host memory; the CUDA backend keeps everything on the GPU (the values
    * go up once, the matrices and bases are resident copies, only the
    * sums come back).  CUZK_CANCELLED under the stop hook, at its stage

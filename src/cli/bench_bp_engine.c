@@ -111,11 +111,18 @@ static cuzk_status submit(engine *e, const char *circuit, const char *const *nam
   return engine_submit(e, &rq, t, err);
 }
 
-/* Awaits job id; *took: its wall time, submit to end (the engine's). */
-static cuzk_status await_done(engine *e, const char *id, double *took, cuzk_err *err) {
+/* Awaits job id; *took: its wall time, submit to end (the engine's); sum
+ * (when not NULL) gets its partitions' stage times added. */
+static cuzk_status await_done(engine *e, const char *id, double *took, engine_timings *sum,
+                              cuzk_err *err) {
   engine_result r;
   cuzk_status st = engine_await(e, id, 0, &r, err);
   *took = (double)r.timings.total_ms / 1000.0;
+  if (sum) {
+    sum->queue_wait_ms += r.timings.queue_wait_ms, sum->key_load_ms += r.timings.key_load_ms;
+    sum->prepare_ms += r.timings.prepare_ms, sum->gpu_ms += r.timings.gpu_ms;
+    sum->finalize_ms += r.timings.finalize_ms;
+  }
   if (st == CUZK_OK && r.state != ENGINE_JOB_DONE)
     st = cuzk_err_set(err, r.job_status ? r.job_status : CUZK_INTERNAL, "job %s: %s", id,
                       r.error);
@@ -209,12 +216,12 @@ cuzk_status bench_bp_engine(const bench_bp_stream *o, const bp_params *pp, const
   engine_ticket wt;
   double td; /* unused: the warm-up's time is the wall clock's */
   if ((st = submit(e, "stream", pn, o->slots, ENGINE_PRI_NORMAL, &wt, err)) != CUZK_OK ||
-      (st = await_done(e, wt.job_id, &td, err)) != CUZK_OK)
+      (st = await_done(e, wt.job_id, &td, NULL, err)) != CUZK_OK)
     goto out_e;
   if (o->critical) {
     const char *cn[1] = {wname};
     if ((st = submit(e, "critical", cn, 1, ENGINE_PRI_CRITICAL, &wt, err)) != CUZK_OK ||
-        (st = await_done(e, wt.job_id, &td, err)) != CUZK_OK)
+        (st = await_done(e, wt.job_id, &td, NULL, err)) != CUZK_OK)
       goto out_e;
   }
   printf("stream: warm-up (%u partition%s, resident copies made) %.1f s\n", o->slots,
@@ -227,6 +234,7 @@ cuzk_status bench_bp_engine(const bench_bp_stream *o, const bp_params *pp, const
   sampler smp = {.e = e};
   pthread_t th;
   bool sampling = pthread_create(&th, NULL, sampler_main, &smp) == 0;
+  engine_timings stages = {0}; /* the stream's partitions, summed */
   const double t0 = cuzk_now_s();
   for (size_t j = 0; j < o->jobs && st == CUZK_OK; j++)
     st = submit(e, "stream", pn, o->partitions, ENGINE_PRI_NORMAL, &tk[j], err);
@@ -238,11 +246,11 @@ cuzk_status bench_bp_engine(const bench_bp_stream *o, const bp_params *pp, const
     const char *cn[1] = {wname};
     engine_ticket ct;
     if ((st = submit(e, "critical", cn, 1, ENGINE_PRI_CRITICAL, &ct, err)) == CUZK_OK)
-      st = await_done(e, ct.job_id, &lat[k], err);
+      st = await_done(e, ct.job_id, &lat[k], NULL, err);
   }
   /* the jobs were submitted at t0 (within microseconds): each ends at t0 + its time */
   for (size_t j = 0; j < o->jobs && st == CUZK_OK; j++)
-    if ((st = await_done(e, tk[j].job_id, &done[j], err)) == CUZK_OK)
+    if ((st = await_done(e, tk[j].job_id, &done[j], &stages, err)) == CUZK_OK)
       done[j] += t0;
   const double t1 = cuzk_now_s();
   smp.stop = 1;
@@ -273,6 +281,13 @@ cuzk_status bench_bp_engine(const bench_bp_stream *o, const bp_params *pp, const
          "peak host RSS %.1f GiB\n",
          wall > 0 ? 100.0 * busy / wall : 0.0, smp.vram_peak / 1073741824.0,
          smp.vram_total / 1073741824.0, smp.rss_peak / 1073741824.0);
+  /* Where a slot's time per partition goes (the engine's stages): what
+   * the GPU waits for while the slots prepare is the busy fraction's gap. */
+  const double np = (double)(o->jobs * o->partitions);
+  printf("stream: per partition (mean of %.0f): waiting %.3f s, key %.3f s, preparing (witness "
+         "read, upload, a, b, c) %.3f s, proving (h, the MSMs) %.3f s, finishing (verify) %.3f s\n",
+         np, stages.queue_wait_ms / 1e3 / np, stages.key_load_ms / 1e3 / np,
+         stages.prepare_ms / 1e3 / np, stages.gpu_ms / 1e3 / np, stages.finalize_ms / 1e3 / np);
   for (unsigned k = 0; lat && k < o->critical; k++)
     printf("stream: CRITICAL winning-32g job %u: %.3f s from submit to verified proof\n", k,
            lat[k]);

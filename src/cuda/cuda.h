@@ -75,6 +75,12 @@ void cuzk_cuda_dev_free(void *p);
 cuzk_status cuzk_cuda_copy_to_device(void *dev, const void *host, size_t bytes, void *stream,
                                      cuzk_err *err);
 
+/* The other way: `bytes` from device memory to host memory, queued on
+ * stream; the host memory holds them once the stream has passed the copy
+ * (pageable memory: when the call returns). */
+cuzk_status cuzk_cuda_copy_to_host(void *host, const void *dev, size_t bytes, void *stream,
+                                   cuzk_err *err);
+
 /* A stream on the current device that does not synchronize with the legacy
  * default stream (cudaStreamNonBlocking), as a `void *`; free with
  * cuzk_cuda_stream_free.  _priority: with a CUDA stream priority, from

@@ -290,6 +290,13 @@ extern "C" cuzk_status cuzk_cuda_copy_to_device(void *dev, const void *host, siz
   return CUZK_OK;
 }
 
+extern "C" cuzk_status cuzk_cuda_copy_to_host(void *host, const void *dev, size_t bytes,
+                                              void *stream, cuzk_err *err) {
+  if (bytes)
+    CUDA_TRY(err, cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, (cudaStream_t)stream));
+  return CUZK_OK;
+}
+
 extern "C" cuzk_status cuzk_cuda_stream_sync(void *stream, cuzk_err *err) {
   CUDA_TRY(err, cudaStreamSynchronize((cudaStream_t)stream));
   return CUZK_OK;

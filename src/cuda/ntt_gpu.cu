@@ -691,16 +691,17 @@ static CZ_HD void pw_quot_one(fr_t *h, const fr_t *a, const fr_t *b, const fr_t 
   const fr_t t = fr_t::sub(fr_t::mul(ld_fr(a + i), ld_fr(b + i)), ld_fr(c + i));
   st_fr(h + i, fr_t::to_canon(t));
 }
-/* c[i] = (a[i] b[i] - c[i]) z: the quotient on a coset where x^n - 1 is
- * the constant 1/z (Montgomery out) */
-static CZ_HD void pw_cquot_one(fr_t *c, const fr_t *a, const fr_t *b, const fr_t &z, size_t i) {
-  st_fr(c + i, fr_t::mul(fr_t::sub(fr_t::mul(ld_fr(a + i), ld_fr(b + i)), ld_fr(c + i)), z));
+/* a[i] = a[i] b[i] z: the coset product over x^n - 1, which is the
+ * constant 1/z on the coset (Montgomery out) */
+static CZ_HD void pw_mulz_one(fr_t *a, const fr_t *b, const fr_t &z, size_t i) {
+  st_fr(a + i, fr_t::mul(fr_t::mul(ld_fr(a + i), ld_fr(b + i)), z));
 }
-/* h[i] = x[i] g^-i, canonical (lo[i mod 2^bits] hi[i >> bits] = g^-i); h may be x */
-static CZ_HD void uncoset_one(fr_t *h, const fr_t *x, const fr_t *lo, const fr_t *hi,
-                              unsigned bits, size_t i) {
+/* h[i] = x[i] g^-i - c[i] z, canonical (lo[i mod 2^bits] hi[i >> bits] =
+ * g^-i); h may be x or c */
+static CZ_HD void uncoset_sub_one(fr_t *h, const fr_t *x, const fr_t *c, const fr_t *lo,
+                                  const fr_t *hi, const fr_t &z, unsigned bits, size_t i) {
   const fr_t s = fr_t::mul(ld_ro(lo + (i & (((size_t)1 << bits) - 1))), ld_ro(hi + (i >> bits)));
-  st_fr(h + i, fr_t::to_canon(fr_t::mul(ld_fr(x + i), s)));
+  st_fr(h + i, fr_t::to_canon(fr_t::sub(fr_t::mul(ld_fr(x + i), s), fr_t::mul(ld_fr(c + i), z))));
 }
 /* t[e] = hi[e >> lo_bits] lo[e mod 2^lo_bits]: the full twiddle table */
 static CZ_HD void full_tw_one(fr_t *t, const fr_t *hi, const fr_t *lo, unsigned lo_bits, size_t e) {
@@ -736,17 +737,16 @@ __global__ void ntt_pw_quot_kernel(fr_t *h, const fr_t *a, const fr_t *b, const 
   if (i < n)
     pw_quot_one(h, a, b, c, i);
 }
-__global__ void ntt_pw_cquot_kernel(fr_t *c, const fr_t *a, const fr_t *b, const fr_t z,
-                                    size_t n) {
+__global__ void ntt_pw_mulz_kernel(fr_t *a, const fr_t *b, const fr_t z, size_t n) {
   const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n)
-    pw_cquot_one(c, a, b, z, i);
+    pw_mulz_one(a, b, z, i);
 }
-__global__ void ntt_uncoset_kernel(fr_t *h, const fr_t *x, const fr_t *lo, const fr_t *hi,
-                                   unsigned bits, size_t n) {
+__global__ void ntt_uncoset_sub_kernel(fr_t *h, const fr_t *x, const fr_t *c, const fr_t *lo,
+                                       const fr_t *hi, const fr_t z, unsigned bits, size_t n) {
   const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n)
-    uncoset_one(h, x, lo, hi, bits, i);
+    uncoset_sub_one(h, x, c, lo, hi, z, bits, i);
 }
 __global__ void ntt_full_tw_kernel(fr_t *t, const fr_t *hi, const fr_t *lo, unsigned lo_bits,
                                    size_t n) {
@@ -940,27 +940,37 @@ static cuzk_status run_pw_quot(const cuda_ntt_plan *P, const ntt_exec &x, fr_t *
   return CUZK_OK;
 }
 
-static cuzk_status run_pw_cquot(const cuda_ntt_plan *P, const ntt_exec &x, fr_t *c, const fr_t *a,
-                                const fr_t *b) {
+static cuzk_status run_pw_mulz(const cuda_ntt_plan *P, const ntt_exec &x, fr_t *a,
+                               const fr_t *b) {
   if (x.emulate) {
-    for (size_t i = 0; i < P->n; i++) pw_cquot_one(c, a, b, P->zinv, i);
+    for (size_t i = 0; i < P->n; i++) pw_mulz_one(a, b, P->zinv, i);
     return CUZK_OK;
   }
-  ntt_pw_cquot_kernel<<<(unsigned)blocks_for(P->n, PW_THREADS), PW_THREADS, 0, x.s>>>(c, a, b,
-                                                                                      P->zinv, P->n);
+  ntt_pw_mulz_kernel<<<(unsigned)blocks_for(P->n, PW_THREADS), PW_THREADS, 0, x.s>>>(a, b, P->zinv,
+                                                                                     P->n);
   CUDA_TRY(x.err, cudaGetLastError());
   return CUZK_OK;
 }
 
-static cuzk_status run_uncoset(const cuda_ntt_plan *P, const ntt_exec &x, fr_t *h, const fr_t *v) {
+static cuzk_status run_uncoset_sub(const cuda_ntt_plan *P, const ntt_exec &x, fr_t *h,
+                                   const fr_t *v, const fr_t *c) {
   if (x.emulate) {
-    for (size_t i = 0; i < P->n; i++) uncoset_one(h, v, P->gilo, P->gihi, P->glo_bits, i);
+    for (size_t i = 0; i < P->n; i++)
+      uncoset_sub_one(h, v, c, P->gilo, P->gihi, P->zinv, P->glo_bits, i);
     return CUZK_OK;
   }
-  ntt_uncoset_kernel<<<(unsigned)blocks_for(P->n, PW_THREADS), PW_THREADS, 0, x.s>>>(
-      h, v, P->gilo, P->gihi, P->glo_bits, P->n);
+  ntt_uncoset_sub_kernel<<<(unsigned)blocks_for(P->n, PW_THREADS), PW_THREADS, 0, x.s>>>(
+      h, v, c, P->gilo, P->gihi, P->zinv, P->glo_bits, P->n);
   CUDA_TRY(x.err, cudaGetLastError());
   return CUZK_OK;
+}
+
+/* The inverse, natural order in and out. */
+static cuzk_status run_inverse(const cuda_ntt_plan *P, const ntt_exec &x, fr_t *a) {
+  if (P->sorted)
+    return run_sorted(P, x, a, 1, NTT_POST_SCALE);
+  CUZK_TRY(run_dif(P, x, a, 1, NTT_POST_SCALE));
+  return run_bitrev(P, x, a);
 }
 
 /* The operations, on any executor. */
@@ -975,29 +985,25 @@ static cuzk_status op_run(const cuda_ntt_plan *P, const ntt_exec &x, cuda_ntt_op
   case CUDA_NTT_OP_FORWARD_BITREV:
     return run_dif(P, x, a, 0, NTT_POST_NONE);
   case CUDA_NTT_OP_INVERSE:
-    if (P->sorted)
-      return run_sorted(P, x, a, 1, NTT_POST_SCALE);
-    CUZK_TRY(run_dif(P, x, a, 1, NTT_POST_SCALE));
-    return run_bitrev(P, x, a);
+    return run_inverse(P, x, a);
   case CUDA_NTT_OP_TO_ODD_COSET:
     CUZK_TRY(run_dif(P, x, a, 1, NTT_POST_COSET));
     return run_dit(P, x, a, 0);
   case CUDA_NTT_OP_COSET_QUOTIENT:
-    for (fr_t *v : {a, b, c}) {
+    /* Six transforms (ntt_gpu.h): a and b to the coset, c to its
+     * coefficients, the product back to coefficients. */
+    for (fr_t *v : {a, b}) {
       if (v != a)
         CUZK_TRY(poll_stop(x)); /* one coset evaluation per poll */
       CUZK_TRY(run_dif(P, x, v, 1, NTT_POST_COSET));
       CUZK_TRY(run_dit(P, x, v, 0));
     }
     CUZK_TRY(poll_stop(x));
-    CUZK_TRY(run_pw_cquot(P, x, c, a, b));
-    if (P->sorted) {
-      CUZK_TRY(run_sorted(P, x, c, 1, NTT_POST_SCALE));
-    } else {
-      CUZK_TRY(run_dif(P, x, c, 1, NTT_POST_SCALE));
-      CUZK_TRY(run_bitrev(P, x, c));
-    }
-    return run_uncoset(P, x, h, c);
+    CUZK_TRY(run_inverse(P, x, c));
+    CUZK_TRY(run_pw_mulz(P, x, a, b));
+    CUZK_TRY(poll_stop(x));
+    CUZK_TRY(run_inverse(P, x, a));
+    return run_uncoset_sub(P, x, h, a, c);
   default: /* quotient */
     if (compute_c)
       CUZK_TRY(run_pw_mul(P, x, c, a, b));

@@ -112,13 +112,18 @@ cuzk_status cuda_ntt_quotient_dev_stoppable(const cuda_ntt_plan *p, void *h, voi
                                             void *c, bool compute_c, void *stream,
                                             const void *stop, cuzk_err *err);
 /* bellperson's quotient (docs/FORMATS.md §5.5) on device buffers, for a
- * plan made with coset_gen = g: a, b, c hold evaluations on the domain
- * {omega^i} (Montgomery); each is taken to the coset {g omega^j} in
- * place, t_j = (a_j b_j - c_j) / (g^n - 1) goes to c, and h gets the n
- * coefficients of the polynomial t interpolates, h_i = g^-i (iNTT t)_i,
- * as canonical 32-byte little-endian integers (h may be c).  The degree
- * of the quotient is at most n - 2 when a b - c vanishes on the domain,
- * so h_(n-1) is 0 then.  a, b, c are overwritten.  stop as for
+ * plan made with coset_gen = g, in six transforms where the definition
+ * takes seven: a, b, c hold evaluations on the domain {omega^i}
+ * (Montgomery); a and b are taken to the coset {g omega^j} in place, c to
+ * its coefficients c_i, a gets t_j = a_j b_j / (g^n - 1), and h the n
+ * values h_i = g^-i (iNTT t)_i - c_i / (g^n - 1), as canonical 32-byte
+ * little-endian integers (h may be c).  Why that is the quotient: when
+ * a b - c vanishes on the domain, A B = C + H (x^n - 1) with deg C < n and
+ * deg H <= n - 2, so on the coset, where x^n = g^n, the product
+ * interpolates to C + (g^n - 1) H, and the coset's interpolation of C is
+ * C itself; h_i is H's coefficient, and h_(n-1) is 0.  For other inputs h
+ * is neither the definition's nor a quotient (no proof made from it
+ * verifies).  a, b, c are overwritten.  stop as for
  * cuda_ntt_quotient_dev_stoppable (polled after each coset evaluation). */
 cuzk_status cuda_ntt_coset_quotient_dev(const cuda_ntt_plan *p, void *h, void *a, void *b,
                                         void *c, void *stream, const void *stop, cuzk_err *err);

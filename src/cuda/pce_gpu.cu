@@ -59,6 +59,22 @@ __global__ void to_r2_kernel(fr_t *v, size_t n) {
     v[i] = fr_t::from_canon(v[i]);
 }
 
+/* whether x (canonical limbs) is below r */
+CZ_HD bool below_r(const fr_t &x) {
+  for (int i = fr_t::N - 1; i >= 0; i--)
+    if (x.l[i] != fr_t::modulus()[i])
+      return x.l[i] < fr_t::modulus()[i];
+  return false;
+}
+
+__global__ void check_canon_kernel(const fr_t *v, size_t n, unsigned long long *first) {
+  const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n && !below_r(v[i]))
+    atomicMin(first, (unsigned long long)i);
+}
+
+__global__ void set_u64_kernel(unsigned long long *x, unsigned long long v) { *x = v; }
+
 __global__ void gather_kernel(fr_t *dst, const fr_t *w, const uint32_t *idx, size_t n) {
   const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n)
@@ -264,6 +280,29 @@ extern "C" cuzk_status cuda_fr_from_canon(void *v, size_t n, size_t m, bool emul
   }
   if (m > n)
     CUDA_TRY(err, cudaMemsetAsync(x + n, 0, (m - n) * sizeof *x, st));
+  return CUZK_OK;
+}
+
+extern "C" cuzk_status cuda_fr_check_canon(const void *v, size_t n, uint64_t *first, bool emulate,
+                                           void *stream, cuzk_err *err) {
+  if ((!v && n) || !first)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "cuda_fr_check_canon: missing argument");
+  const fr_t *x = (const fr_t *)v;
+  if (emulate) {
+    size_t i = 0;
+    while (i < n && below_r(x[i])) i++;
+    *first = i;
+    return CUZK_OK;
+  }
+  static_assert(sizeof(unsigned long long) == sizeof(uint64_t), "atomicMin's width");
+  unsigned long long *f = (unsigned long long *)first;
+  cudaStream_t st = (cudaStream_t)stream;
+  set_u64_kernel<<<1, 1, 0, st>>>(f, n);
+  CUDA_TRY(err, cudaGetLastError());
+  if (n) {
+    check_canon_kernel<<<blocks(n), PCE_THREADS, 0, st>>>(x, n, f);
+    CUDA_TRY(err, cudaGetLastError());
+  }
   return CUZK_OK;
 }
 

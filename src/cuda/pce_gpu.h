@@ -71,6 +71,12 @@ cuzk_status cuda_pce_abc(const cuda_pce *p, void *a, void *b, void *c, size_t m,
  * 0 for n <= i < m (device, or host when emulate), enqueued on stream. */
 cuzk_status cuda_fr_from_canon(void *v, size_t n, size_t m, bool emulate, void *stream,
                                cuzk_err *err);
+/* *first (device, or host when emulate; 8 bytes) := the index of the
+ * first of the n canonical 32-byte little-endian values of v (device) that
+ * is not below r, or n when all are; enqueued on stream (emulated: done on
+ * return). */
+cuzk_status cuda_fr_check_canon(const void *v, size_t n, uint64_t *first, bool emulate,
+                                void *stream, cuzk_err *err);
 /* dst (device, cuda_pce_n_a / _n_b values) := the a / b query's scalars
  * gathered from w (as above), enqueued on stream. */
 cuzk_status cuda_pce_gather_a(const cuda_pce *p, void *dst, const void *w, void *stream,

@@ -121,7 +121,7 @@ static cuzk_status prove_sums(groth16_proof *proof, const bp_params *pp, const p
                         be->ops->name);
   const backend_bp_key k = bp_key_view(pp, abc ? NULL : pce, as->a_aux, as->b_input, as->b_aux,
                                        as->n_inputs, as->n_aux, lg);
-  backend_bp_sums sm;
+  backend_bp_sums sm = {0};
   cuzk_status st;
   if ((st = groth16_stage(opts, stop, "a, b, c, h, MSMs", err)) != CUZK_OK)
     return st;
@@ -129,6 +129,8 @@ static cuzk_status prove_sums(groth16_proof *proof, const bp_params *pp, const p
   be->stop = stop;
   st = be->ops->bp_sums(be, &sm, &k, as->inputs, abc, err);
   be->stop = outer;
+  if (st == CUZK_INVALID_ARGUMENT && sm.bad1)
+    return cuzk_err_set(err, st, "%s: value %zu is not below r", as->name, sm.bad1 - 1);
   tm->ab_s = sm.abc_s, tm->quotient_s = sm.h_s;
   for (int i = 0; i < 4; i++) tm->msm_each_s[i] = sm.msm_s[i], tm->msm_s += sm.msm_s[i];
   if (st != CUZK_OK)
@@ -158,15 +160,12 @@ cuzk_status bp_prove_values(groth16_proof *proof, const bp_params *pp, const pce
   if (!tm)
     tm = &local;
   memset(tm, 0, sizeof *tm);
-  const size_t ninp = pce->num_inputs, naux = pce->num_aux, nv = ninp + naux;
+  const size_t ninp = pce->num_inputs, naux = pce->num_aux;
   if (ninp == 0 || pce->num_constraints < 2)
     return cuzk_err_set(err, CUZK_FORMAT,
                         "the circuit has %zu inputs and %u rows: a proof needs ONE and 2 rows",
                         ninp, pce->num_constraints);
   double t0 = cuzk_now_s();
-  size_t bad = groth16_values_check(values, nv);
-  if (bad != nv)
-    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "%s: value %zu is not below r", name, bad);
   const bp_assignment as = {values, ninp, values + 32 * ninp, naux, &pce->a_aux,
                             &pce->b_input, &pce->b_aux, name};
   cuzk_status st = prove_sums(proof, pp, pce, &as, NULL, pce_domain_lg(pce), be, opts, stop, tm,

@@ -1,6 +1,7 @@
 /* The bellperson-convention partition on the GPU against the host:
- *   coset_quotient  cuda_ntt_coset_quotient_dev against the steps of
- *                   docs/FORMATS.md §5.5 done with poly/ntt.h;
+ *   coset_quotient  cuda_ntt_coset_quotient_dev (six transforms) against
+ *                   the seven steps of docs/FORMATS.md §5.5 done with
+ *                   poly/ntt.h, for values with c = a o b;
  *   bp_sums         the CUDA backend's bp_sums (matrices, h, the MSMs all on
  *                   the device) against the CPU backend's, sum for sum, from
  *                   the circuit's matrices and from given a, b, c, with the
@@ -27,7 +28,8 @@
 
 /* ---- the coset quotient */
 
-/* h from a, b, c (Montgomery, consumed) as the CPU prover's steps. */
+/* h from a, b, c (Montgomery, consumed) by the steps of the definition
+ * (seven transforms). */
 static void quotient_ref(uint8_t *h, fr *a, fr *b, fr *c, unsigned lg) {
   ntt_domain d;
   cuzk_err err = {0};
@@ -67,7 +69,10 @@ static void coset_case(unsigned lg, bool emulate, uint64_t *seed) {
   fr *in = malloc(3 * m * sizeof *in), *w = malloc(3 * m * sizeof *w);
   uint8_t *h1 = malloc(32 * m), *h2 = malloc(32 * m);
   CHECK(in && w && h1 && h2);
-  for (size_t i = 0; i < 3 * m; i++) rand_fr(&in[i], seed);
+  /* a, b random, c = a o b: a satisfied circuit's values, for which the
+   * six-transform quotient must equal the definition's steps */
+  for (size_t i = 0; i < 2 * m; i++) rand_fr(&in[i], seed);
+  for (size_t i = 0; i < m; i++) bls12_381_fr_mul(&in[2 * m + i], &in[i], &in[m + i]);
   memcpy(w, in, 3 * m * sizeof *w);
   quotient_ref(h1, w, w + m, w + 2 * m, lg);
   cuda_ntt_config cfg = {.buffers = 3, .coset_gen = 7, .emulate = emulate};
@@ -178,6 +183,28 @@ static void bp_case(backend *gb, uint32_t ninp, uint32_t naux, uint32_t rows, ui
   memset(&s_gpu, 0x5a, sizeof s_gpu);
   CHECK_MSG(gb->ops->bp_sums(gb, &s_gpu, &kg, values, &given, &err) == CUZK_OK, "%s", err.msg);
   sums_equal(&s_cpu, &s_gpu, "from a, b, c");
+  /* a value not below r, checked on the device after the upload: both
+   * backends name the first (r itself at j, r + 1 after it) */
+  const size_t nv = (size_t)ninp + naux, j = nv / 2;
+  uint8_t *badv = malloc(32 * nv);
+  CHECK(badv);
+  memcpy(badv, values, 32 * nv);
+  for (size_t t = j; t < nv && t <= j + 1; t++) {
+    limb_t x[4];
+    memcpy(x, bls12_381_fr_modulus, sizeof x);
+    x[0] += t - j;
+    limbs_to_le(badv + 32 * t, x, 4);
+  }
+  backend *both[2] = {cb, gb};
+  for (int i = 0; i < 2; i++) {
+    memset(&s_gpu, 0, sizeof s_gpu);
+    CHECK_EQ_INT(both[i]->ops->bp_sums(both[i], &s_gpu, &k, badv, NULL, &err),
+                 CUZK_INVALID_ARGUMENT);
+    CHECK_MSG(s_gpu.bad1 == j + 1 && strstr(err.msg, "not below r"),
+              "%s backend: bad1 %zu (expected %zu): %s", both[i]->ops->name, s_gpu.bad1, j + 1,
+              err.msg);
+  }
+  free(badv);
   /* whole proofs */
   groth16_proof pr;
   groth16_timings tm;

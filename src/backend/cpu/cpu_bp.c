@@ -3,14 +3,19 @@
  *
  * DESIGN: docs/FORMATS.md §5.5 step by step:
  *   a, b, c = A w, B w, C w            (pce_eval, or abc's converted)
- *   h       = iNTT a, b, c; scale by 7^i; NTT (values on the coset 7 w^i);
- *             t = (a b - c) / (7^m - 1); iNTT; scale by 7^-i
+ *   h       = iNTT a, b; scale by 7^i; NTT (values on the coset 7 w^i);
+ *             iNTT c (its coefficients); t = a b / (7^m - 1); iNTT;
+ *             h_i = 7^-i t_i - c_i / (7^m - 1): six transforms where the
+ *             definition's seven take c to the coset and back too, equal
+ *             to it whenever a b - c vanishes on the domain (the proof
+ *             verifies only then; cuda/ntt_gpu.h says why)
  *   the a, b (G1, G2) and l + h MSMs   (msm.h)
  * The queries' scalars are the values themselves where a query covers
  * every variable (the inputs of a, the aux of l) and compacted copies
  * where a density bitmap filters them.  Memory: 3 m + n_inputs + n_aux
  * field elements for the vectors and the Montgomery witness, then the
  * filtered scalars (at most n_inputs + 2 n_aux). */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,18 +30,22 @@ typedef struct {
   bls12_381_fr *a, *b, *c;
   bls12_381_fr zinv; /* 1 / (g^m - 1) */
   size_t n;
+  bool sub; /* false: a[i] := a[i] b[i] zinv; true: c[i] := a[i] - zinv c[i] */
 } quot_job;
 
-/* c[i] := (a[i] b[i] - c[i]) / (g^m - 1) */
 static void quot_part(void *ctx, unsigned idx, unsigned nt) {
   const quot_job *q = ctx;
   size_t lo, hi;
   par_range(q->n, idx, nt, &lo, &hi);
   for (size_t i = lo; i < hi; i++) {
     bls12_381_fr t;
-    bls12_381_fr_mul(&t, &q->a[i], &q->b[i]);
-    bls12_381_fr_sub(&t, &t, &q->c[i]);
-    bls12_381_fr_mul(&q->c[i], &t, &q->zinv);
+    if (q->sub) {
+      bls12_381_fr_mul(&t, &q->c[i], &q->zinv);
+      bls12_381_fr_sub(&q->c[i], &q->a[i], &t);
+    } else {
+      bls12_381_fr_mul(&t, &q->a[i], &q->b[i]);
+      bls12_381_fr_mul(&q->a[i], &t, &q->zinv);
+    }
   }
 }
 
@@ -52,8 +61,8 @@ static cuzk_status quotient(backend *be, bls12_381_fr *a, bls12_381_fr *b, bls12
   const limb_t seven[4] = {7, 0, 0, 0}, em[1] = {(limb_t)m};
   bls12_381_fr_from_canon(&g, seven);
   bls12_381_fr_inv(&ginv, &g);
-  bls12_381_fr *v[3] = {a, b, c};
-  for (int k = 0; k < 3; k++) {
+  bls12_381_fr *v[2] = {a, b};
+  for (int k = 0; k < 2; k++) {
     if (cuzk_stopped(be->stop)) {
       ntt_domain_fini(&d);
       return cuzk_err_set(err, CUZK_CANCELLED, "cancelled in the quotient");
@@ -62,13 +71,16 @@ static cuzk_status quotient(backend *be, bls12_381_fr *a, bls12_381_fr *b, bls12
     ntt_scale_powers(v[k], m, &g, be->threads);
     ntt_forward(&d, v[k], be->threads);
   }
+  ntt_inverse(&d, c, be->threads);
   quot_job q = {.a = a, .b = b, .c = c, .n = m};
   bls12_381_fr_pow(&gm, &g, em, 1);
   bls12_381_fr_sub(&gm, &gm, &bls12_381_fr_one_mont);
   bls12_381_fr_inv(&q.zinv, &gm);
   par_run(be->threads, quot_part, &q);
-  ntt_inverse(&d, c, be->threads);
-  ntt_scale_powers(c, m, &ginv, be->threads);
+  ntt_inverse(&d, a, be->threads);
+  ntt_scale_powers(a, m, &ginv, be->threads);
+  q.sub = true;
+  par_run(be->threads, quot_part, &q);
   groth16_values_from_mont((uint8_t *)c, c, m);
   ntt_domain_fini(&d);
   return CUZK_OK;
@@ -132,14 +144,21 @@ cuzk_status cpu_bp_sums(backend *be, backend_bp_sums *out, const backend_bp_key 
   bls12_381_fr *a = buf, *b = buf + m, *c = buf + 2 * m;
   cuzk_status st = CUZK_OK;
   double t = cuzk_now_s();
-  if (abc) { /* below r: the caller checked */
+  /* the values checked below r as they are read (backend.h) */
+  size_t bad;
+  if (abc) { /* a, b, c below r: the caller checked */
+    bad = groth16_values_check(values, nv);
     groth16_values_to_mont(a, abc->a, rows);
     groth16_values_to_mont(b, abc->b, rows);
     groth16_values_to_mont(c, abc->c, rows);
   } else {
-    bls12_381_fr *wm = buf + 3 * m;
-    groth16_values_to_mont(wm, values, nv); /* below r: the caller checked */
-    st = pce_eval(k->pce, wm, a, b, c, be->stop, err);
+    bad = groth16_values_to_mont(buf + 3 * m, values, nv);
+  }
+  if (bad != nv) {
+    out->bad1 = bad + 1;
+    st = cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "bp_sums: value %zu is not below r", bad);
+  } else if (!abc) {
+    st = pce_eval(k->pce, buf + 3 * m, a, b, c, be->stop, err);
   }
   if (st == CUZK_OK) {
     for (bls12_381_fr *v = a; v <= c; v += m) memset(v + rows, 0, (m - rows) * sizeof *v);

@@ -117,6 +117,8 @@ typedef struct {
   bool g1_host, g2_host;            /* made with MSM_GPU_HOST_INPUTS (msm_g1, msm_g2 need it) */
   void *wdev, *xdev;                /* bp_sums: the values; gather scratch past the domain */
   size_t wdev_bytes, xdev_bytes;
+  void *bad_dev;                    /* bp_sums: the first value not below r (8 bytes) */
+  size_t bad_bytes;
   backend_res *pce[CUDA_MAX_PCE];   /* bp_sums: the resident matrices and index lists held,
                                        the most recently used first */
   void *streams[2];                 /* BACKEND_PRI_NORMAL, _HIGH (non-blocking; NULL emulated) */
@@ -190,6 +192,15 @@ static cuzk_status to_dev(const cuda_impl *im, void *dev, const void *host, size
     return CUZK_OK;
   }
   return cuzk_cuda_copy_to_device(dev, host, bytes, im->stream, err);
+}
+
+static cuzk_status to_host(const cuda_impl *im, void *host, const void *dev, size_t bytes,
+                           cuzk_err *err) {
+  if (im->emulate) {
+    memcpy(host, dev, bytes);
+    return CUZK_OK;
+  }
+  return cuzk_cuda_copy_to_host(host, dev, bytes, im->stream, err);
 }
 
 static cuzk_status wait_stream(const cuda_impl *im, cuzk_err *err) {
@@ -613,6 +624,7 @@ static cuzk_status bp_run(cuda_impl *im, backend *be, backend_bp_sums *out,
   cuzk_status st;
   double t = cuzk_now_s();
   CUZK_TRY(to_dev(im, w, values, 32 * nv, err));
+  CUZK_TRY(cuda_fr_check_canon(w, nv, im->bad_dev, im->emulate, im->stream, err));
   if (abc) {
     const void *src[3] = {abc->a, abc->b, abc->c};
     for (int i = 0; i < 3; i++) CUZK_TRY(to_dev(im, v[i], src[i], 32 * abc->rows, err));
@@ -626,8 +638,15 @@ static cuzk_status bp_run(cuda_impl *im, backend *be, backend_bp_sums *out,
   } else {
     CUZK_TRY(cuda_pce_abc(cp, v[0], v[1], v[2], m, w, im->stream, err));
   }
+  uint64_t bad;
+  CUZK_TRY(to_host(im, &bad, im->bad_dev, sizeof bad, err));
   CUZK_TRY(wait_stream(im, err));
   out->abc_s = cuzk_now_s() - t;
+  if (bad < nv) {
+    out->bad1 = (size_t)bad + 1;
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "bp_sums: value %zu is not below r",
+                        (size_t)bad);
+  }
   if (cuzk_stopped(be->stop))
     return cuzk_err_set(err, CUZK_CANCELLED, "cancelled before the quotient");
   double th = cuzk_now_s();
@@ -683,6 +702,7 @@ static cuzk_status bp_reserve(cuda_impl *im, unsigned lg, size_t nv, size_t n_au
       (st = msm_reserve(im, &im->g2, &im->g2_max, &im->g2_host, MSM_GPU_G2, n_b, false, err)) !=
           CUZK_OK ||
       (st = dev_grow(im, &im->wdev, &im->wdev_bytes, 32 * nv, err)) != CUZK_OK ||
+      (st = dev_grow(im, &im->bad_dev, &im->bad_bytes, sizeof(uint64_t), err)) != CUZK_OK ||
       (xn && (st = dev_grow(im, &im->xdev, &im->xdev_bytes, 32 * xn, err)) != CUZK_OK))
     return st;
   return CUZK_OK;
@@ -802,6 +822,7 @@ static void cuda_destroy(backend *b) {
     host_free(im, im->stage);
     dev_free(im, im->wdev);
     dev_free(im, im->xdev);
+    dev_free(im, im->bad_dev);
     for (unsigned i = 0; i < 2; i++) cuzk_cuda_stream_free(im->streams[i]);
     for (unsigned i = 0; i < im->nplans; i++) cuda_ntt_plan_free(im->ntt[i]);
     msm_gpu_free(im->g1);
