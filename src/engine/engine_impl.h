@@ -76,15 +76,11 @@ struct ekey {
 
   engine_tier tier; /* DISK, MAPPED or PINNED: the host tier (device holds aside) */
   bool loading;     /* a thread is loading it: its bytes are reserved */
-  zkey_file zk;     /* EKEY_ZKEY: open when tier >= MAPPED, over mem (zkey_open_mem) */
-  /* EKEY_BP, tier >= MAPPED: the key and the circuit (bp and pce point to
-   * bp_own and pce_own, read by the load, or to the caller's in-memory key). */
-  bp_params bp_own;
-  pce_file pce_own;
-  const bp_params *bp;
-  const pce_file *pce;
-  /* tier >= MAPPED: the key as the prover takes it (groth16/key.h), over
-   * zk or bp and pce; what the workers and the point check use. */
+  /* tier >= MAPPED: the key as the prover takes it (groth16/key.h), what
+   * the workers and the point check use: an owning key over mem
+   * (EKEY_ZKEY: groth16_key_open_zkey_mem) or over the .params and PCE read
+   * by the load (EKEY_BP: groth16_key_read_bp), or a view of the caller's
+   * in-memory key (in_memory). */
   groth16_key key;
   file_ident pce_ident; /* EKEY_BP: the PCE file as it was when read */
   void *mem;        /* tier >= MAPPED: the engine's own copy of the file's bytes */

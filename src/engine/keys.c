@@ -61,14 +61,11 @@ typedef unsigned long long ull;
 
 /* What an unload frees, taken out of an entry under the lock. */
 typedef struct {
-  zkey_file zk;
-  void *mem;
+  groth16_key key; /* owning */
+  void *mem;       /* what a zkey's key was opened over */
   size_t len;
   const backend_devices *devs; /* mem came from their host_alloc, else mmap */
-  bool locked, open;
-  bool bp; /* bp and pce hold a bellperson key's copies */
-  bp_params bpp;
-  pce_file pce;
+  bool locked;
 } unload_item;
 
 /* devs: the provider whose backend_device_host_alloc made p, or NULL (mmap). */
@@ -85,12 +82,7 @@ static void free_copy(void *p, size_t len, const backend_devices *devs, bool loc
 }
 
 static void unload_run(unload_item *u) {
-  if (u->bp) {
-    bp_params_free(&u->bpp);
-    pce_close(&u->pce);
-  }
-  if (u->open)
-    zkey_close(&u->zk);
+  groth16_key_close(&u->key); /* before the memory it may point into */
   free_copy(u->mem, u->len, u->devs, u->locked);
   memset(u, 0, sizeof *u);
 }
@@ -100,22 +92,11 @@ static void unload_take(engine *e, ekey *k, unload_item *u) {
   memset(u, 0, sizeof *u);
   if (k->tier < ENGINE_TIER_MAPPED || k->in_memory) /* the caller's key stays */
     return;
-  if (k->kind == EKEY_BP) {
-    u->bp = true;
-    u->bpp = k->bp_own;
-    u->pce = k->pce_own;
-    memset(&k->bp_own, 0, sizeof k->bp_own);
-    memset(&k->pce_own, 0, sizeof k->pce_own);
-    k->bp = NULL, k->pce = NULL;
-  } else {
-    u->zk = k->zk;
-    u->open = true;
-  }
+  u->key = k->key; /* moved: k's copy is zeroed below */
   u->mem = k->mem;
   u->len = (size_t)k->file_bytes;
   u->devs = k->mem_dev ? e->devs : NULL;
   u->locked = k->locked;
-  memset(&k->zk, 0, sizeof k->zk);
   k->mem = NULL;
   k->mem_dev = k->locked = false;
   memset(&k->key, 0, sizeof k->key);
@@ -247,7 +228,6 @@ cuzk_status keys_init(engine *e, cuzk_err *err) {
       if (st == CUZK_OK)
         st = groth16_key_of_bp(&k->key, c->bp_mem, c->pce_mem, k->path, k->pce_path, err);
       if (st == CUZK_OK) {
-        k->bp = c->bp_mem, k->pce = c->pce_mem;
         k->tier = ENGINE_TIER_MAPPED;
         e->keys_used += k->file_bytes;
       }
@@ -354,8 +334,8 @@ cuzk_status keys_lookup(engine *e, const char *id, ekey **out, cuzk_err *err) {
  * changing under it: CUZK_IO).  The key's shape must be the registered one
  * (a replacement of another shape: CUZK_FORMAT). */
 static cuzk_status load_copy(ekey *k, bool pin, const backend_devices *devs, uint64_t size,
-                             zkey_file *zk, void **mem, bool *dev, bool *locked, file_ident *id,
-                             cuzk_err *err) {
+                             groth16_key *gk, void **mem, bool *dev, bool *locked,
+                             file_ident *id, cuzk_err *err) {
   *mem = NULL, *dev = *locked = false;
   int fd;
   struct stat sb;
@@ -409,8 +389,9 @@ static cuzk_status load_copy(ekey *k, bool pin, const backend_devices *devs, uin
       file_ident_differs(id, &now, what, sizeof what))
     st = cuzk_err_set(err, CUZK_IO, "%s changed while being read (%s)", k->path, what);
   close(fd);
-  if (st == CUZK_OK && (st = zkey_open_mem(zk, p, len, k->path, err)) == CUZK_OK &&
-      (zk->n_vars != k->n_vars || zk->n_public != k->n_public ||
+  const zkey_file *zk;
+  if (st == CUZK_OK && (st = groth16_key_open_zkey_mem(gk, p, len, k->path, err)) == CUZK_OK &&
+      ((zk = gk->zk)->n_vars != k->n_vars || zk->n_public != k->n_public ||
        zk->domain_size != k->domain_size)) {
     st = cuzk_err_set(err, CUZK_FORMAT,
                       "%s was replaced by a key of another shape (nVars %u, nPublic %u, "
@@ -418,7 +399,7 @@ static cuzk_status load_copy(ekey *k, bool pin, const backend_devices *devs, uin
                       "serve it under a new circuit id, or restart the daemon",
                       k->path, zk->n_vars, zk->n_public, zk->domain_size, k->id,
                       (ull)k->n_vars, (ull)k->n_public, (ull)k->domain_size);
-    zkey_close(zk);
+    groth16_key_close(gk);
   }
   if (st != CUZK_OK) {
     free_copy(p, len, *dev ? devs : NULL, *locked);
@@ -432,16 +413,16 @@ static cuzk_status load_copy(ekey *k, bool pin, const backend_devices *devs, uin
 static bool changed(const file_ident *was, const struct stat *sb, int stat_errno, char *what,
                     size_t n);
 
-/* A bellperson key's copies: the .params decoded (points checked unless
- * k->trusted; bp.h) and the PCE read and checked (pce.h), both into
- * memory the engine owns, then checked against each other (bp_check_key)
- * and against the shape jobs were checked with at submit.  The files'
- * identities before and after the reads must agree, and their sizes
- * with the `size` reserved (else CUZK_IO: they changed while read). */
-static cuzk_status load_bp(ekey *k, uint64_t size, bp_params *pp, pce_file *pce, file_ident *id,
+/* A bellperson key's copies (*gk, owning): the .params decoded (points
+ * checked unless k->trusted; bp.h) and the PCE read and checked (pce.h),
+ * both into memory the engine owns, then checked against each other
+ * (groth16_key_read_bp), after the PCE's header against the shape jobs
+ * were checked with at submit.  The files' identities before and after
+ * the reads must agree, and their sizes with the `size` reserved (else
+ * CUZK_IO: they changed while read). */
+static cuzk_status load_bp(ekey *k, uint64_t size, groth16_key *gk, file_ident *id,
                            file_ident *pid, cuzk_err *err) {
-  memset(pp, 0, sizeof *pp);
-  memset(pce, 0, sizeof *pce);
+  memset(gk, 0, sizeof *gk);
   struct stat a0, b0, a1, b1;
   if (stat(k->path, &a0) != 0 || stat(k->pce_path, &b0) != 0)
     return cuzk_err_set(err, CUZK_IO, "circuit %s: cannot stat %s or %s: %s", k->id, k->path,
@@ -452,10 +433,16 @@ static cuzk_status load_bp(ekey *k, uint64_t size, bp_params *pp, pce_file *pce,
                         "%llu when the room was reserved)",
                         k->id, k->path, k->pce_path,
                         (ull)((uint64_t)a0.st_size + (uint64_t)b0.st_size), (ull)size);
-  const bp_read_opts o = {.skip_checks = k->trusted};
-  cuzk_status st = bp_params_read(pp, k->path, &o, err);
-  if (st == CUZK_OK)
-    st = pce_open(pce, k->pce_path, err);
+  pce_file hdr;
+  CUZK_TRY(pce_read_header(&hdr, k->pce_path, err));
+  if ((uint64_t)hdr.num_inputs + hdr.num_aux != k->n_vars || pce_domain_lg(&hdr) != k->lg_domain)
+    return cuzk_err_set(err, CUZK_FORMAT,
+                        "%s was replaced by a circuit of another shape (%u inputs and %u aux "
+                        "over 2^%u; circuit %s has %llu variables over 2^%u): serve it under a "
+                        "new circuit id, or restart the daemon",
+                        k->pce_path, hdr.num_inputs, hdr.num_aux, pce_domain_lg(&hdr), k->id,
+                        (ull)k->n_vars, k->lg_domain);
+  cuzk_status st = groth16_key_read_bp(gk, k->path, k->pce_path, k->trusted, err);
   char what[160];
   if (st == CUZK_OK && (stat(k->path, &a1) != 0 || stat(k->pce_path, &b1) != 0))
     st = cuzk_err_set(err, CUZK_IO, "circuit %s: cannot stat %s or %s: %s", k->id, k->path,
@@ -468,20 +455,11 @@ static cuzk_status load_bp(ekey *k, uint64_t size, bp_params *pp, pce_file *pce,
     else if (changed(pid, &b1, 0, what, sizeof what))
       st = cuzk_err_set(err, CUZK_IO, "%s changed while being read (%s)", k->pce_path, what);
   }
-  if (st == CUZK_OK && ((uint64_t)pce->num_inputs + pce->num_aux != k->n_vars ||
-                        pce_domain_lg(pce) != k->lg_domain))
-    st = cuzk_err_set(err, CUZK_FORMAT,
-                      "%s was replaced by a circuit of another shape (%u inputs and %u aux "
-                      "over 2^%u; circuit %s has %llu variables over 2^%u): serve it under a "
-                      "new circuit id, or restart the daemon",
-                      k->pce_path, pce->num_inputs, pce->num_aux, pce_domain_lg(pce), k->id,
-                      (ull)k->n_vars, k->lg_domain);
-  if (st == CUZK_OK)
-    st = bp_check_key(pp, pce, k->path, k->pce_path, err);
-  if (st != CUZK_OK) {
-    bp_params_free(pp);
-    pce_close(pce);
-  }
+  /* the header may have been read before a replacement of the same size */
+  if (st == CUZK_OK && (gk->n_vars != k->n_vars || gk->lg_domain != k->lg_domain))
+    st = cuzk_err_set(err, CUZK_IO, "%s changed while being read (its shape)", k->pce_path);
+  if (st != CUZK_OK)
+    groth16_key_close(gk);
   return st;
 }
 
@@ -704,16 +682,14 @@ cuzk_status keys_acquire(engine *e, ekey *k, ejob *job, bool wait, bool held, do
     const backend_devices *pin_devs = e->host_pinned && !e->ngpus_lost ? e->devs : NULL;
     pthread_mutex_unlock(&e->mu);
     double t0 = engine_now();
-    zkey_file zk;
+    groth16_key gk;
     void *mem = NULL;
     bool dev = false, locked = false;
     file_ident id, pid;
-    bp_params bpp;
-    pce_file pce;
     if (k->kind == EKEY_BP)
-      st = load_bp(k, size, &bpp, &pce, &id, &pid, err);
+      st = load_bp(k, size, &gk, &id, &pid, err);
     else
-      st = load_copy(k, pin, pin_devs, size, &zk, &mem, &dev, &locked, &id, err);
+      st = load_copy(k, pin, pin_devs, size, &gk, &mem, &dev, &locked, &id, err);
     double dt = engine_now() - t0;
     pthread_mutex_lock(&e->mu);
     k->loading = false;
@@ -730,19 +706,13 @@ cuzk_status keys_acquire(engine *e, ekey *k, ejob *job, bool wait, bool held, do
                         "circuit %s: %s read again and checked after it changed (%s)", k->id,
                         k->path, k->stale_why);
     k->stale_why[0] = 0;
+    k->key = gk;
     if (k->kind == EKEY_BP) {
-      k->bp_own = bpp, k->pce_own = pce;
-      k->bp = &k->bp_own, k->pce = &k->pce_own;
       k->pce_ident = pid;
-      /* load_bp checked the two against each other: this cannot fail */
-      cuzk_err ignored = {0};
-      groth16_key_of_bp(&k->key, k->bp, k->pce, k->path, k->pce_path, &ignored);
     } else {
-      k->zk = zk;
       k->mem = mem;
       k->mem_dev = dev;
       k->locked = locked;
-      k->key = groth16_key_of_zkey(&k->zk);
     }
     k->ident = id;
     k->file_bytes = size;

@@ -3,6 +3,7 @@
 
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/par.h"
@@ -33,6 +34,67 @@ cuzk_status groth16_key_of_bp(groth16_key *k, const bp_params *pp, const pce_fil
   k->bp = pp;
   k->pce = pce;
   return CUZK_OK;
+}
+
+/* What an owning key holds: the zkey's index, or the .params and PCE read. */
+struct groth16_key_own {
+  zkey_file zk;
+  bp_params bp;
+  pce_file pce;
+};
+
+static void own_free(struct groth16_key_own *o, groth16_key_kind kind) {
+  if (!o)
+    return;
+  if (kind == GROTH16_KEY_ZKEY) {
+    zkey_close(&o->zk);
+  } else {
+    bp_params_free(&o->bp);
+    pce_close(&o->pce);
+  }
+  free(o);
+}
+
+cuzk_status groth16_key_open_zkey_mem(groth16_key *k, const void *mem, size_t len,
+                                      const char *name, cuzk_err *err) {
+  memset(k, 0, sizeof *k);
+  struct groth16_key_own *o = calloc(1, sizeof *o);
+  if (!o)
+    return cuzk_err_set(err, CUZK_NO_MEMORY, "%s: no memory for the key's index", name);
+  cuzk_status st = zkey_open_mem(&o->zk, mem, len, name, err);
+  if (st != CUZK_OK) {
+    free(o);
+    return st;
+  }
+  *k = groth16_key_of_zkey(&o->zk);
+  k->own = o;
+  return CUZK_OK;
+}
+
+cuzk_status groth16_key_read_bp(groth16_key *k, const char *params_path, const char *pce_path,
+                                bool trusted, cuzk_err *err) {
+  memset(k, 0, sizeof *k);
+  struct groth16_key_own *o = calloc(1, sizeof *o);
+  if (!o)
+    return cuzk_err_set(err, CUZK_NO_MEMORY, "%s: no memory for the key", params_path);
+  const bp_read_opts ro = {.skip_checks = trusted};
+  cuzk_status st = bp_params_read(&o->bp, params_path, &ro, err);
+  if (st == CUZK_OK)
+    st = pce_open(&o->pce, pce_path, err);
+  if (st == CUZK_OK)
+    st = groth16_key_of_bp(k, &o->bp, &o->pce, params_path, pce_path, err);
+  if (st != CUZK_OK) {
+    own_free(o, GROTH16_KEY_BP);
+    memset(k, 0, sizeof *k);
+    return st;
+  }
+  k->own = o;
+  return CUZK_OK;
+}
+
+void groth16_key_close(groth16_key *k) {
+  own_free(k->own, k->kind);
+  memset(k, 0, sizeof *k);
 }
 
 cuzk_status groth16_key_prove(groth16_proof *proof, const groth16_key *k, const wtns_file *w,

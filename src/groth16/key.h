@@ -14,8 +14,12 @@
  *
  * Either way a partition's witness is n_vars canonical values, ONE first
  * and the public inputs after it, and its proof is 192 compressed bytes.
- * A groth16_key holds pointers to the kind's objects, which the caller
- * keeps alive and unchanged while the key is used. */
+ * A groth16_key holds pointers to the kind's objects: a view
+ * (groth16_key_of_*) points to the caller's, which the caller keeps alive
+ * and unchanged while the key is used; an owning key (groth16_key_open_*,
+ * groth16_key_read_bp) holds objects of its own, which groth16_key_close
+ * frees (a view's close frees nothing).  A key may be moved by copying the
+ * struct; the copy is then the one to close. */
 #ifndef CUZK_GROTH16_KEY_H
 #define CUZK_GROTH16_KEY_H
 
@@ -36,6 +40,7 @@ typedef struct {
   const zkey_file *zk; /* GROTH16_KEY_ZKEY */
   const bp_params *bp; /* GROTH16_KEY_BP: the key and its circuit */
   const pce_file *pce;
+  struct groth16_key_own *own; /* an owning key's objects; NULL for a view */
 } groth16_key;
 
 /* The key of an open zkey. */
@@ -44,6 +49,19 @@ groth16_key groth16_key_of_zkey(const zkey_file *zk);
  * for its message): CUZK_FORMAT when their counts disagree. */
 cuzk_status groth16_key_of_bp(groth16_key *k, const bp_params *pp, const pce_file *pce,
                               const char *key_name, const char *pce_name, cuzk_err *err);
+
+/* An owning key of the .zkey whose bytes are mem[0..len) (zkey_open_mem:
+ * mem stays the caller's, alive and unchanged until the close; name for
+ * messages). */
+cuzk_status groth16_key_open_zkey_mem(groth16_key *k, const void *mem, size_t len,
+                                      const char *name, cuzk_err *err);
+/* An owning key of a bellperson .params and its circuit's PCE, read into
+ * memory (bp_params_read, its point checks skipped when trusted;
+ * pce_open) and checked against each other (groth16_key_of_bp). */
+cuzk_status groth16_key_read_bp(groth16_key *k, const char *params_path, const char *pce_path,
+                                bool trusted, cuzk_err *err);
+/* Frees what an owning key holds (nothing for a view) and zeroes *k. */
+void groth16_key_close(groth16_key *k);
 
 /* One partition's verified proof from witness w (n_vars values below r,
  * w's prime the key's: checked), with the kind's prover.  opts and the

@@ -547,3 +547,48 @@ TEST_TIMEOUT(engine_witness_file_copy_outside_queue, 300) {
   engine_free(e);
   fix_free(&f);
 }
+
+/* A bellperson key whose files change under the engine is read again
+ * (groth16_key_read_bp, the engine's key owning the copies): rewritten
+ * with the same content it proves as before; its PCE replaced by another
+ * circuit's, the job fails naming the shape, and nothing leaks (ASan). */
+TEST_TIMEOUT(engine_bp_key_reload, 300) {
+  bpfix f;
+  fix_make(&f);
+  engine *e = start(&f, false, NULL, true);
+  cuzk_err err = {0};
+  const char *names[1] = {f.wname[1]};
+  engine_ticket t;
+  CHECK_MSG(submit_files(e, "r0", names, 1, &t, &err) == CUZK_OK, "%s", err.msg);
+  engine_result r = await_done(e, t.job_id);
+  CHECK_MSG(r.state == ENGINE_JOB_DONE, "%s", r.error);
+  check_proof(&f, &r, 0, 1);
+  engine_result_free(&r);
+  /* the same key written again (another inode, another mtime) */
+  char tmp[200];
+  snprintf(tmp, sizeof tmp, "%s/new.params", f.dir);
+  CHECK(bp_params_write(&f.pp, tmp, &err) == CUZK_OK);
+  CHECK(rename(tmp, f.params) == 0);
+  CHECK_MSG(submit_files(e, "r1", names, 1, &t, &err) == CUZK_OK, "%s", err.msg);
+  r = await_done(e, t.job_id);
+  CHECK_MSG(r.state == ENGINE_JOB_DONE, "after the rewrite: %s", r.error);
+  check_proof(&f, &r, 0, 1);
+  engine_result_free(&r);
+  /* the PCE of another circuit in its place */
+  pce_gen_plan p2;
+  pce_file other;
+  CHECK(pce_gen_plan_make(&p2, pce_shape_find("winning-32g"), 10, &err) == CUZK_OK);
+  CHECK(pce_gen_circuit(&other, &p2, &err) == CUZK_OK);
+  snprintf(tmp, sizeof tmp, "%s/new.pce", f.dir);
+  CHECK(pce_write(&other, tmp, &err) == CUZK_OK);
+  pce_close(&other);
+  CHECK(rename(tmp, f.pce_path) == 0);
+  CHECK_MSG(submit_files(e, "r2", names, 1, &t, &err) == CUZK_OK, "%s", err.msg);
+  r = await_done(e, t.job_id);
+  CHECK_MSG(r.state == ENGINE_JOB_FAILED && r.job_status == CUZK_FORMAT &&
+                strstr(r.error, "another shape") && strstr(r.error, "porep.pce"),
+            "%s", r.error);
+  engine_result_free(&r);
+  engine_free(e);
+  fix_free(&f);
+}
