@@ -145,6 +145,20 @@ static engine_result await_done(engine *e, const char *id) {
   return r;
 }
 
+/* A job of partition `part`'s witness file, under request id rid, ends
+ * done with its verifying proof (when: for the message). */
+static void prove_file_ok(engine *e, const bpfix *f, const char *rid, int part,
+                          const char *when) {
+  const char *names[1] = {f->wname[part]};
+  engine_ticket t;
+  cuzk_err err = {0};
+  CHECK_MSG(submit_files(e, rid, names, 1, &t, &err) == CUZK_OK, "%s: %s", when, err.msg);
+  engine_result r = await_done(e, t.job_id);
+  CHECK_MSG(r.state == ENGINE_JOB_DONE, "%s: %s", when, r.error);
+  check_proof(f, &r, 0, part);
+  engine_result_free(&r);
+}
+
 TEST_TIMEOUT(engine_bp_files_and_bytes, 300) {
   bpfix f;
   fix_make(&f);
@@ -557,23 +571,13 @@ TEST_TIMEOUT(engine_bp_key_reload, 300) {
   fix_make(&f);
   engine *e = start(&f, false, NULL, true);
   cuzk_err err = {0};
-  const char *names[1] = {f.wname[1]};
-  engine_ticket t;
-  CHECK_MSG(submit_files(e, "r0", names, 1, &t, &err) == CUZK_OK, "%s", err.msg);
-  engine_result r = await_done(e, t.job_id);
-  CHECK_MSG(r.state == ENGINE_JOB_DONE, "%s", r.error);
-  check_proof(&f, &r, 0, 1);
-  engine_result_free(&r);
+  prove_file_ok(e, &f, "r0", 1, "first");
   /* the same key written again (another inode, another mtime) */
   char tmp[200];
   snprintf(tmp, sizeof tmp, "%s/new.params", f.dir);
   CHECK(bp_params_write(&f.pp, tmp, &err) == CUZK_OK);
   CHECK(rename(tmp, f.params) == 0);
-  CHECK_MSG(submit_files(e, "r1", names, 1, &t, &err) == CUZK_OK, "%s", err.msg);
-  r = await_done(e, t.job_id);
-  CHECK_MSG(r.state == ENGINE_JOB_DONE, "after the rewrite: %s", r.error);
-  check_proof(&f, &r, 0, 1);
-  engine_result_free(&r);
+  prove_file_ok(e, &f, "r1", 1, "after the rewrite");
   /* the PCE of another circuit in its place */
   pce_gen_plan p2;
   pce_file other;
@@ -583,8 +587,10 @@ TEST_TIMEOUT(engine_bp_key_reload, 300) {
   CHECK(pce_write(&other, tmp, &err) == CUZK_OK);
   pce_close(&other);
   CHECK(rename(tmp, f.pce_path) == 0);
+  const char *names[1] = {f.wname[1]};
+  engine_ticket t;
   CHECK_MSG(submit_files(e, "r2", names, 1, &t, &err) == CUZK_OK, "%s", err.msg);
-  r = await_done(e, t.job_id);
+  engine_result r = await_done(e, t.job_id);
   CHECK_MSG(r.state == ENGINE_JOB_FAILED && r.job_status == CUZK_FORMAT &&
                 strstr(r.error, "another shape") && strstr(r.error, "porep.pce"),
             "%s", r.error);
