@@ -62,7 +62,8 @@ caps caps_for(size_t n_max) {
   return k;
 }
 
-cuzk_status plan_for(plan *p, size_t n, const msm_gpu_opts *o, const caps &k, cuzk_err *err) {
+cuzk_status plan_for(plan *p, size_t n, const msm_gpu_opts *o, const caps &k, unsigned bits,
+                     cuzk_err *err) {
   const unsigned oc = o ? o->c : 0, onw = o ? o->nwin : 0;
   if (oc && (oc < C_MIN || oc > C_MAX))
     return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "msm_gpu: window of %u bits (%u..%u)", oc,
@@ -83,6 +84,11 @@ cuzk_status plan_for(plan *p, size_t n, const msm_gpu_opts *o, const caps &k, cu
     p->geo = msm_geo_split(onw, SCALAR_BITS);
   } else {
     p->geo = oc ? msm_gpu_windows_c(oc) : msm_gpu_windows(n);
+  }
+  if (bits < SCALAR_BITS) { /* a narrow run (checked above as a full one would be) */
+    const unsigned most = std::max(1u, bits / C_MIN);
+    p->geo = oc ? msm_geo_split(std::min(most, (bits + oc - 1) / oc), bits)
+                : msm_gpu_windows_bits(n, bits, k.buckets);
   }
   const msm_geo &geo = p->geo;
   if (msm_geo_buckets(&geo) > k.buckets)
@@ -145,30 +151,57 @@ void layout_for(layout *l, msm_gpu_group g, size_t n_max, unsigned flags, size_t
   b[B_SEGS1] = ps * k.segs1;
   b[B_ONES] = ps;
   b[B_IDX1] = b[B_IDX2] = 4 * n_max;
-  b[B_COUNTS] = 16;
+  b[B_COUNTS] = 4 * CNT_WORDS;
   b[B_CUB] = cub;
   b[B_IN_BASES] = in ? as * n_max : 0;
   b[B_IN_SCALARS] = in ? 32 * n_max : 0;
 }
 
-/* Split: counts[k] += points of class k; the indices of class 1 go to
- * idx1, of class 2 to idx2, one atomic per warp and class. */
-__global__ void classify_kernel(const uint8_t *scalars, uint32_t n, uint32_t *idx1,
-                                uint32_t *idx2, uint32_t *counts) {
+/* Split, pass 1: counts[k] += points of class k (one atomic per warp and
+ * class), counts[CNT_HIST + b] += others of b folded bits (a block's
+ * histogram in shared memory first; blocks of 256 threads). */
+__global__ void classify_kernel(const uint8_t *scalars, uint32_t n, uint32_t *counts) {
+  __shared__ uint32_t h[256];
+  h[threadIdx.x] = 0;
+  __syncthreads();
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   const unsigned lane = threadIdx.x & 31;
-  const unsigned cls = i < n ? scalar_class(scalars, i) : 3;
+  unsigned bits = 0;
+  const unsigned cls = i < n ? scalar_class(scalars, i, &bits) : 3;
+  if (cls == 2)
+    atomicAdd(&h[bits], 1u);
   for (unsigned k = 0; k < 3; k++) {
+    const unsigned mask = __ballot_sync(0xffffffffu, cls == k);
+    if (mask && lane == (unsigned)__ffs(mask) - 1)
+      atomicAdd(&counts[k], (uint32_t)__popc(mask));
+  }
+  __syncthreads();
+  if (h[threadIdx.x])
+    atomicAdd(&counts[CNT_HIST + threadIdx.x], h[threadIdx.x]);
+}
+
+/* Split, pass 2: the ones' indices to idx1, the others' to idx2 (those of
+ * at most `narrow` folded bits from the front, the rest from idx2[n - 1]
+ * down); pos[0..2]: the three lists' lengths so far. */
+__global__ void place_kernel(const uint8_t *scalars, uint32_t n, unsigned narrow, uint32_t *idx1,
+                             uint32_t *idx2, uint32_t *pos) {
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  const unsigned lane = threadIdx.x & 31;
+  unsigned bits = 0, cls = i < n ? scalar_class(scalars, i, &bits) : 4;
+  if (cls == 2 && bits > narrow)
+    cls = 3;
+  for (unsigned k = 1; k < 4; k++) {
     const unsigned mask = __ballot_sync(0xffffffffu, cls == k);
     if (!mask)
       continue;
     const unsigned leader = __ffs(mask) - 1;
     uint32_t base = 0;
     if (lane == leader)
-      base = atomicAdd(&counts[k], (uint32_t)__popc(mask));
+      base = atomicAdd(&pos[k - 1], (uint32_t)__popc(mask));
     base = __shfl_sync(0xffffffffu, base, leader);
-    if (cls == k && k)
-      (k == 1 ? idx1 : idx2)[base + __popc(mask & ((1u << lane) - 1))] = i;
+    const uint32_t at = base + __popc(mask & ((1u << lane) - 1));
+    if (cls == k)
+      (k == 1 ? idx1 : idx2)[k == 3 ? n - 1 - at : at] = i;
   }
 }
 
@@ -217,25 +250,67 @@ cuzk_status exec::sort(size_t items, unsigned bits, const uint32_t **K,
 }
 cuzk_status exec::classify(const uint8_t *scalars, uint32_t n) const {
   if (ctx->host) {
-    uint32_t c[3] = {0, 0, 0};
+    uint32_t *c = ctx->counts_host;
+    memset(c, 0, 4 * CNT_WORDS);
     for (uint32_t i = 0; i < n; i++) {
-      const unsigned k = scalar_class(scalars, i);
-      if (k == 1)
-        ctx->idx1[c[1]] = i;
-      else if (k == 2)
-        ctx->idx2[c[2]] = i;
+      unsigned bits;
+      const unsigned k = scalar_class(scalars, i, &bits);
       c[k]++;
+      if (k == 2)
+        c[CNT_HIST + bits]++;
     }
-    memcpy(ctx->counts_host, c, sizeof c);
     return CUZK_OK;
   }
-  CUDA_TRY(err, cudaMemsetAsync(ctx->counts_dev, 0, 16, st));
-  classify_kernel<<<(unsigned)ceil_div(n, 256), 256, 0, st>>>(scalars, n, ctx->idx1, ctx->idx2,
-                                                              ctx->counts_dev);
+  CUDA_TRY(err, cudaMemsetAsync(ctx->counts_dev, 0, 4 * CNT_WORDS, st));
+  classify_kernel<<<(unsigned)ceil_div(n, 256), 256, 0, st>>>(scalars, n, ctx->counts_dev);
   CUDA_TRY(err, cudaGetLastError());
-  CUDA_TRY(err, cudaMemcpyAsync(ctx->counts_host, ctx->counts_dev, 16, cudaMemcpyDeviceToHost, st));
+  CUDA_TRY(err, cudaMemcpyAsync(ctx->counts_host, ctx->counts_dev, 4 * CNT_POS,
+                                cudaMemcpyDeviceToHost, st));
   CUDA_TRY(err, cudaStreamSynchronize(st));
   return CUZK_OK;
+}
+cuzk_status exec::place(const uint8_t *scalars, uint32_t n, unsigned narrow) const {
+  if (ctx->host) {
+    uint32_t pos[3] = {0, 0, 0};
+    for (uint32_t i = 0; i < n; i++) {
+      unsigned bits, k = scalar_class(scalars, i, &bits);
+      if (k == 1)
+        ctx->idx1[pos[0]++] = i;
+      else if (k == 2 && bits <= narrow)
+        ctx->idx2[pos[1]++] = i;
+      else if (k == 2)
+        ctx->idx2[n - 1 - pos[2]++] = i;
+    }
+    return CUZK_OK;
+  }
+  uint32_t *pos = ctx->counts_dev + CNT_POS;
+  CUDA_TRY(err, cudaMemsetAsync(pos, 0, 4 * (CNT_WORDS - CNT_POS), st));
+  place_kernel<<<(unsigned)ceil_div(n, 256), 256, 0, st>>>(scalars, n, narrow, ctx->idx1,
+                                                           ctx->idx2, pos);
+  CUDA_TRY(err, cudaGetLastError());
+  return CUZK_OK;
+}
+
+unsigned narrow_bound(const uint32_t *hist, size_t others, const caps &k) {
+  const msm_geo wide = msm_gpu_windows_bits(others, SCALAR_BITS, k.buckets);
+  double best = msm_gpu_cost(&wide, others);
+  unsigned bound = 0;
+  size_t cn = 0;
+  for (unsigned b = 1; b < SCALAR_BITS; b++) {
+    if (!hist[b])
+      continue;
+    cn += hist[b];
+    const size_t cw = others - cn;
+    const msm_geo gn = msm_gpu_windows_bits(cn, b + 1, k.buckets);
+    double cost = msm_gpu_cost(&gn, cn);
+    if (cw) {
+      const msm_geo gw = msm_gpu_windows_bits(cw, SCALAR_BITS, k.buckets);
+      cost += msm_gpu_cost(&gw, cw);
+    }
+    if (cost < best)
+      best = cost, bound = b;
+  }
+  return bound;
 }
 
 cuzk_status exec::mark(int phase) const {
@@ -288,8 +363,8 @@ cuzk_status prof_collect(msm_gpu *ctx, cuzk_err *err) {
 
 void CUDART_CB finish_cb(void *p) {
   msm_gpu *ctx = (msm_gpu *)p;
-  msm_gpu_finish(ctx->group, ctx->job_out, ctx->win_host, &ctx->job_geo,
-                 ctx->job_ones ? (const uint8_t *)ctx->win_host + NWIN_MAX * ctx->psize : nullptr);
+  msm_gpu_finish(ctx->group, ctx->job_out, ctx->win_host, ctx->job_parts, ctx->job_nparts,
+                 ctx->job_ones ? (const uint8_t *)ctx->win_host + WIN_ONES * ctx->psize : nullptr);
 }
 
 cuzk_status check_ctx(const msm_gpu *ctx, msm_gpu_group g, size_t n, cuzk_err *err) {
@@ -429,7 +504,7 @@ cuzk_status ctx_init(msm_gpu *ctx, cuzk_err *err) {
       CUZK_TRY(ctx_alloc(ctx, &ctx->stage[i], STAGE_BYTES, true, err));
       CUDA_TRY(err, cuda_gc_event_new(&ctx->stage_ev[i], cudaEventDisableTiming));
     }
-  CUZK_TRY(ctx_alloc(ctx, (void **)&ctx->counts_host, 16, true, err));
+  CUZK_TRY(ctx_alloc(ctx, (void **)&ctx->counts_host, 4 * CNT_WORDS, true, err));
   return CUZK_OK;
 }
 

@@ -51,13 +51,20 @@
  *   compacts serially, so CI checks the whole pipeline without a GPU.
  *
  *   Bit-scalar split (opts.split): a classification kernel counts scalars
- *   equal to 0, to 1 and others, and compacts the indices of the ones and
- *   of the others (warp-aggregated atomics: order within the lists is not
- *   fixed, results are).  The run waits for the counts, then runs the
- *   Pippenger steps over the others only, and sums the ones as a single
- *   bucket with the accumulate kernel (chunked mixed additions + merges).
- *   Without a split, zero scalars cost a sort slot (their keys are
- *   sentinels, skipped) and ones land in window 0's bucket 1.
+ *   equal to 0, to 1 and others, and a histogram of the others' folded bit
+ *   lengths.  The run waits for them, picks the narrow part's bound b
+ *   (narrow_bound: the GPU cost model over the histogram), and a second
+ *   kernel compacts the indices of the ones, of the others of at most b
+ *   bits (from the front of idx2) and of the wider rest (from its back;
+ *   warp-aggregated atomics: order within the lists is not fixed, results
+ *   are).  The Pippenger steps then run over each part of the others, the
+ *   narrow one on windows that tile b + 1 bits only (words and small sums
+ *   take a few windows, not a field element's dozen), each part's window
+ *   sums in its own slots, and the ones are summed as a single bucket with
+ *   the accumulate kernel (chunked mixed additions + merges).  Without a
+ *   split, zero scalars cost a sort slot (their keys are sentinels,
+ *   skipped) and ones land in window 0's bucket 1; a classified run that
+ *   does not split still plans its windows over the widest scalar's bits.
  *
  *   Memory: all of it is allocated by msm_gpu_new from capacities derived
  *   from n_max (caps_for); a run checks its plan against them.  Nothing is
@@ -186,14 +193,31 @@ CZ_HD unsigned scalar_fold(uint64_t s[4]) {
   return 0;
 }
 
-/* 0: s = 0 mod r, 1: s = 1 mod r, 2: anything else. */
-CZ_HD unsigned scalar_class(const uint8_t *scalars, uint32_t j) {
+/* 0: s = 0 mod r, 1: s = 1 mod r, 2: anything else; *bits: for class 2,
+ * the bit length of the folded magnitude (1..254), what a recoding of it
+ * needs less one. */
+CZ_HD unsigned scalar_class(const uint8_t *scalars, uint32_t j, unsigned *bits) {
   uint64_t s[4];
   scalar_load(s, scalars, j);
-  if ((s[1] | s[2] | s[3]) != 0 || s[0] > 1)
-    return 2;
-  return (unsigned)s[0];
+  *bits = 0;
+  if ((s[1] | s[2] | s[3]) == 0 && s[0] <= 1)
+    return (unsigned)s[0];
+  scalar_fold(s);
+  for (int i = 3; i >= 0; i--)
+    if (s[i]) {
+#ifdef __CUDA_ARCH__
+      *bits = 64 * i + 64 - __clzll((long long)s[i]);
+#else
+      *bits = 64 * i + 64 - __builtin_clzll(s[i]);
+#endif
+      break;
+    }
+  return 2;
 }
+
+/* The split's counters (counts_dev, counts_host): the classes' counts,
+ * the others' bit-length histogram, the placement's positions. */
+constexpr unsigned CNT_HIST = 4, CNT_POS = CNT_HIST + 256, CNT_WORDS = CNT_POS + 4;
 
 /* ---- the kernels' bodies ---- */
 
@@ -399,7 +423,12 @@ struct plan {
                       widest's; reduce_fn) */
 };
 /* The plan for n points under opts (may be NULL), checked against k. */
-cuzk_status plan_for(plan *p, size_t n, const msm_gpu_opts *o, const caps &k, cuzk_err *err);
+/* The plan for n points whose folded scalars have fewer than `bits` bits
+ * (SCALAR_BITS: any; fewer: a narrow run, whose windows tile [0, bits):
+ * the cost model's, or opts.c's width as the widest; opts.nwin and
+ * uniform windows apply to full-width runs). */
+cuzk_status plan_for(plan *p, size_t n, const msm_gpu_opts *o, const caps &k, unsigned bits,
+                     cuzk_err *err);
 
 /* The sizes of the context's buffers (B_*), for allocation and poisoning. */
 enum { B_KEYS0, B_KEYS1, B_VALS0, B_VALS1, B_BUCKETS, B_PK0, B_PK1, B_PP0, B_PP1, B_SEGS0, B_SEGS1,
@@ -435,7 +464,8 @@ struct msm_gpu {
   msm_gpu_counts counts;
   /* the run whose host callback is pending */
   void *job_out;
-  msm_geo job_geo; /* its windows (nwin 0: none, only ones) */
+  msm_gpu_win_part job_parts[2]; /* its Pippenger parts (narrow, wide), job_nparts of them */
+  unsigned job_nparts;
   bool job_ones;
   /* MSM_GPU_PROFILE: the events of the current run and the phase each one
    * ends; totals per phase over the collected runs */
@@ -453,7 +483,9 @@ struct msm_gpu {
 };
 
 
-#define WIN_SLOTS (msmg::NWIN_MAX + 1) /* window sums, then the ones' sum */
+/* window sums (two parts of at most NWIN_MAX windows), then the ones' sum */
+#define WIN_SLOTS (2 * msmg::NWIN_MAX + 1)
+#define WIN_ONES (2 * msmg::NWIN_MAX)
 /* A staging buffer for host inputs: big enough that a copy's fixed costs
  * vanish, small enough that two are cheap to keep page-locked. */
 #define STAGE_BYTES ((size_t)32 << 20)
@@ -486,10 +518,14 @@ struct exec {
   /* Sorts ctx's keys[0], vals[0] (items pairs) by the key bits [0, bits);
    * *K, *V: the sorted arrays (in either buffer). */
   cuzk_status sort(size_t items, unsigned bits, const uint32_t **K, const uint32_t **V) const;
-  /* counts_host[0..2] = scalars equal to 0, 1, other; idx1, idx2: the
-   * indices of the ones and of the others.  Waits for the counts (a stream
-   * synchronisation). */
+  /* The split's first pass: counts_host[0..2] = scalars equal to 0, 1,
+   * other, counts_host[CNT_HIST + b] = others of b folded bits.  Waits for
+   * the counts (a stream synchronisation). */
   cuzk_status classify(const uint8_t *scalars, uint32_t n) const;
+  /* The second: idx1 = the ones' indices, idx2 = the others' of at most
+   * `narrow` folded bits from idx2[0] up and the rest from idx2[n - 1]
+   * down (any order within each). */
+  cuzk_status place(const uint8_t *scalars, uint32_t n, unsigned narrow) const;
   /* MSM_GPU_PROFILE: an event on the stream closing `phase`; nothing otherwise */
   cuzk_status mark(int phase) const;
   /* CUZK_CANCELLED, after waiting for the stream, when the run's stop hook
@@ -534,10 +570,10 @@ cuzk_status accumulate(const exec &ex, const S &src, const uint32_t *keys, size_
 }
 
 /* Steps 1-4 over n points (idx: their indices, or NULL for 0..n-1); the
- * nwin window sums are copied to win_host. */
+ * nwin window sums are copied to win_host from slot `slot` on. */
 template <class P>
 cuzk_status pippenger(const exec &ex, const plan &pl, const typename P::aff *bases,
-                      const uint8_t *scalars, const uint32_t *idx, uint32_t n) {
+                      const uint8_t *scalars, const uint32_t *idx, uint32_t n, unsigned slot) {
   msm_gpu *ctx = ex.ctx;
   P *buckets = (P *)ctx->buckets;
   const msm_geo &geo = pl.geo;
@@ -568,7 +604,8 @@ cuzk_status pippenger(const exec &ex, const plan &pl, const typename P::aff *bas
     std::swap(a, b);
     cin = cout;
   }
-  CUZK_TRY(ex.to_host(ctx->win_host, a, sizeof(P) * geo.nwin));
+  CUZK_TRY(ex.to_host((uint8_t *)ctx->win_host + (size_t)slot * sizeof(P), a,
+                      sizeof(P) * geo.nwin));
   return ex.mark(MSM_GPU_PH_FINISH);
 }
 
@@ -578,6 +615,11 @@ cuzk_status prof_collect(msm_gpu *ctx, cuzk_err *err);
 
 /* The stream's host callback: msm_gpu_finish with the pending job. */
 void CUDART_CB finish_cb(void *ctx);
+
+/* The split's boundary: the b (0: no narrow part) for which the narrow
+ * part (others of at most b folded bits, windows over b + 1 bits) and the
+ * wide rest (every window) cost the least together (msm_gpu_cost). */
+unsigned narrow_bound(const uint32_t *hist, size_t others, const caps &k);
 
 template <class P>
 cuzk_status run_group(msm_gpu *ctx, void *out, const void *bases_v, const void *scalars_v,
@@ -606,24 +648,51 @@ cuzk_status run_group(msm_gpu *ctx, void *out, const void *bases_v, const void *
   CUZK_TRY(ex.mark(MSM_GPU_PH_OTHER));
 
   const unsigned split = opts ? opts->split : MSM_GPU_SPLIT_OFF;
-  const uint32_t *idx = nullptr;
-  size_t m = n, m1 = 0;
+  /* the Pippenger parts: one over every point, or (split) the narrow and
+   * the wide others; and the ones' sum */
+  struct part_spec {
+    const uint32_t *idx;
+    size_t m;
+    unsigned bits;
+  } parts[2] = {{nullptr, n, SCALAR_BITS}, {}};
+  unsigned nparts = n ? 1 : 0;
+  size_t m1 = 0;
   if (split != MSM_GPU_SPLIT_OFF && n) {
     CUZK_TRY(ex.classify(scalars, (uint32_t)n));
-    CUZK_TRY(ex.mark(MSM_GPU_PH_CLASSIFY));
-    const uint32_t *c = ctx->counts_host;
+    const uint32_t *c = ctx->counts_host, *hist = c + CNT_HIST;
     const bool do_split = split == MSM_GPU_SPLIT_ON || 4 * (size_t)c[2] <= 3 * n;
-    ctx->counts = {c[0], c[1], c[2], do_split};
+    unsigned top = c[1] ? 1 : 0; /* the widest folded magnitude */
+    for (unsigned b = 1; b < 256; b++)
+      if (hist[b])
+        top = b;
+    ctx->counts = {c[0], c[1], c[2], do_split, 0, 0, 0};
     if (do_split) {
-      idx = ctx->idx2;
-      m = c[2];
+      /* the boundary: the narrow part takes the others of at most b bits */
+      const unsigned b = opts && opts->narrow ? std::min(opts->narrow, SCALAR_BITS - 1)
+                                              : narrow_bound(hist, c[2], ctx->k);
+      size_t cn = 0;
+      for (unsigned l = 1; l <= b; l++) cn += hist[l];
+      const size_t cw = c[2] - cn;
+      CUZK_TRY(ex.place(scalars, (uint32_t)n, b));
+      nparts = 0;
+      if (cn)
+        parts[nparts++] = {ctx->idx2, cn, b + 1};
+      if (cw)
+        parts[nparts++] = {ctx->idx2 + (n - cw), cw, SCALAR_BITS};
       m1 = c[1];
+      ctx->counts.narrow = cn, ctx->counts.wide = cw, ctx->counts.narrow_bits = cn ? b : 0;
+    } else {
+      parts[0].bits = (top > 1 ? top : 1) + 1; /* <= SCALAR_BITS: top <= 254 */
     }
+    CUZK_TRY(ex.mark(MSM_GPU_PH_CLASSIFY));
   }
-  plan pl = {};
-  if (m) {
-    CUZK_TRY(plan_for(&pl, m, opts, ctx->k, err));
-    CUZK_TRY(pippenger<P>(ex, pl, bases, scalars, idx, (uint32_t)m));
+  unsigned slot = 0;
+  for (unsigned k = 0; k < nparts; k++) {
+    plan pl = {};
+    CUZK_TRY(plan_for(&pl, parts[k].m, opts, ctx->k, parts[k].bits, err));
+    CUZK_TRY(pippenger<P>(ex, pl, bases, scalars, parts[k].idx, (uint32_t)parts[k].m, slot));
+    ctx->job_parts[k] = {pl.geo, slot};
+    slot += pl.geo.nwin;
   }
   if (m1) {
     /* the ones: one bucket (key 0, sentinels from 1), values = their indices */
@@ -635,13 +704,11 @@ cuzk_status run_group(msm_gpu *ctx, void *out, const void *bases_v, const void *
                           "%zu ones", chunk, mchunk, m1);
     CUZK_TRY(accumulate<P>(ex, src_bases<P>{bases, ctx->idx1}, ctx->keys[0], m1, chunk, mchunk,
                            1, (P *)ctx->ones_dev));
-    CUZK_TRY(ex.to_host((uint8_t *)ctx->win_host + NWIN_MAX * ctx->psize, ctx->ones_dev,
+    CUZK_TRY(ex.to_host((uint8_t *)ctx->win_host + WIN_ONES * ctx->psize, ctx->ones_dev,
                         sizeof(P)));
   }
   ctx->job_out = out;
-  ctx->job_geo = pl.geo;
-  if (!m)
-    ctx->job_geo.nwin = 0;
+  ctx->job_nparts = nparts;
   ctx->job_ones = m1 != 0;
   if (ctx->host) {
     finish_cb(ctx);

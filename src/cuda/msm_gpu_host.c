@@ -20,18 +20,24 @@ _Static_assert(sizeof(bls12_381_g1_xyzz) == 4 * 48 && sizeof(bls12_381_g2_xyzz) 
                "XYZZ layouts: x, y, zz, zzz without padding");
 
 #define FINISH(G)                                                                          \
-  static void finish_##G(bls12_381_##G##_jac *out, const uint8_t *win, const msm_geo *geo, \
+  static void finish_##G(bls12_381_##G##_jac *out, const uint8_t *win,                     \
+                         const msm_gpu_win_part *parts, unsigned nparts,                   \
                          const uint8_t *ones) {                                            \
     bls12_381_##G##_xyzz p;                                                                \
-    bls12_381_##G##_jac t;                                                                 \
+    bls12_381_##G##_jac t, acc;                                                            \
     bls12_381_##G##_jac_set_inf(out);                                                      \
-    for (unsigned w = geo->nwin; w-- > 0;) {                                               \
-      if (w + 1 < geo->nwin)                                                               \
-        for (unsigned b = 0; b < msm_geo_width(geo, w); b++)                               \
-          bls12_381_##G##_jac_dbl(out, out);                                               \
-      memcpy(&p, win + (size_t)w * sizeof p, sizeof p);                                    \
-      bls12_381_##G##_xyzz_to_jac(&t, &p);                                                 \
-      bls12_381_##G##_jac_add(out, out, &t);                                               \
+    for (unsigned k = 0; k < nparts; k++) {                                                \
+      const msm_geo *geo = &parts[k].geo;                                                  \
+      bls12_381_##G##_jac_set_inf(&acc);                                                   \
+      for (unsigned w = geo->nwin; w-- > 0;) {                                             \
+        if (w + 1 < geo->nwin)                                                             \
+          for (unsigned b = 0; b < msm_geo_width(geo, w); b++)                             \
+            bls12_381_##G##_jac_dbl(&acc, &acc);                                           \
+        memcpy(&p, win + (size_t)(parts[k].slot + w) * sizeof p, sizeof p);               \
+        bls12_381_##G##_xyzz_to_jac(&t, &p);                                               \
+        bls12_381_##G##_jac_add(&acc, &acc, &t);                                           \
+      }                                                                                    \
+      bls12_381_##G##_jac_add(out, out, &acc);                                             \
     }                                                                                      \
     if (ones) {                                                                            \
       memcpy(&p, ones, sizeof p);                                                          \
@@ -42,12 +48,12 @@ _Static_assert(sizeof(bls12_381_g1_xyzz) == 4 * 48 && sizeof(bls12_381_g2_xyzz) 
 FINISH(g1)
 FINISH(g2)
 
-void msm_gpu_finish(msm_gpu_group g, void *out, const void *win, const msm_geo *geo,
-                    const void *ones) {
+void msm_gpu_finish(msm_gpu_group g, void *out, const void *win, const msm_gpu_win_part *parts,
+                    unsigned nparts, const void *ones) {
   if (g == MSM_GPU_G1)
-    finish_g1(out, win, geo, ones);
+    finish_g1(out, win, parts, nparts, ones);
   else
-    finish_g2(out, win, geo, ones);
+    finish_g2(out, win, parts, nparts, ones);
 }
 
 cuzk_status msm_gpu_g1(msm_gpu *ctx, bls12_381_g1_jac *out, const void *bases_dev,

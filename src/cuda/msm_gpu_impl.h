@@ -69,12 +69,21 @@ typedef struct {
   unsigned group;       /* windows sorted and accumulated together, >= 1 */
   unsigned split;       /* MSM_GPU_SPLIT_*; 0 = off */
   unsigned nwin;        /* windows, 12..128 (127 without c; see above) */
+  unsigned narrow;      /* split runs: the narrow part's bound in bits (msm_gpu_counts), 1..254 */
 } msm_gpu_opts;
 
-/* Counts of the last classification (runs with split != OFF). */
+/* Counts of the last classification (runs with split != OFF).  A split
+ * run sums the ones and runs Pippenger over the others in up to two
+ * parts: the narrow ones, whose folded magnitudes have at most
+ * narrow_bits bits (windows over narrow_bits + 1 bits only), and the wide
+ * rest (every window); the boundary is the one the GPU cost model prices
+ * lowest from the others' bit lengths.  A run that does not split plans
+ * its windows over the widest scalar's bits. */
 typedef struct {
   size_t zeros, ones, others; /* scalars = 0, = 1, anything else (mod r) */
   int split;                  /* whether the run split */
+  size_t narrow, wide;        /* split: the others in each part (narrow + wide = others) */
+  unsigned narrow_bits;       /* split: the narrow part's bound (0: no narrow part) */
 } msm_gpu_counts;
 
 /* A run of points: as msm_part (msm/msm.h), whose layout it repeats. */
@@ -124,13 +133,20 @@ cuzk_status msm_gpu_time_(msm_gpu *ctx, msm_gpu_group g, void *out, size_t n,
 
 /* ---- implemented in msm_gpu_host.c ---- */
 
-/* out = sum_w 2^(o_w) win[w] (+ ones, when not NULL): the last step of a
- * run, on the host (Horner, o_(nwin-1) doublings), o_w = msm_geo_offset of
- * geo's window w.  win: geo->nwin XYZZ points of the group (host layout),
- * ones: one more or NULL.  Called from the stream's host callback: no
- * CUDA, no allocation. */
-void msm_gpu_finish(msm_gpu_group g, void *out, const void *win, const msm_geo *geo,
-                    const void *ones);
+/* One Pippenger part of a run: its windows, whose sums lie from window-sum
+ * slot `slot` on. */
+typedef struct {
+  msm_geo geo;
+  unsigned slot;
+} msm_gpu_win_part;
+
+/* out = sum over the parts of sum_w 2^(o_w) win[slot + w] (+ ones, when
+ * not NULL): the last step of a run, on the host (Horner per part,
+ * o_(nwin-1) doublings), o_w = msm_geo_offset of the part's window w.
+ * win: XYZZ points of the group (host layout), ones: one more or NULL.
+ * Called from the stream's host callback: no CUDA, no allocation. */
+void msm_gpu_finish(msm_gpu_group g, void *out, const void *win, const msm_gpu_win_part *parts,
+                    unsigned nparts, const void *ones);
 
 #ifdef __cplusplus
 }

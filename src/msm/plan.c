@@ -7,6 +7,7 @@
  * The measurements behind the constants are in bench/RESULTS.md ("MSM
  * planner and code health"). */
 #include <math.h>
+#include <stdint.h>
 
 #include "base/par.h"
 #include "msm/msm_internal.h"
@@ -239,28 +240,35 @@ msm_plan msm_plan_for_g2(size_t n, unsigned threads) { return plan_for(n, thread
 #define GPU_WINDOW_OVERHEAD 65536.0
 #define GPU_BUCKET_COST 3.0
 
-static double gpu_cost(const msm_geo *g, size_t n) {
+double msm_gpu_cost(const msm_geo *g, size_t n) {
   return g->nwin * ((double)n + GPU_WINDOW_OVERHEAD) +
          GPU_BUCKET_COST * (double)msm_geo_buckets(g);
 }
 
-/* Window counts of the even splits the GPU plans: from the fewest that
- * keep windows within MSM_GPU_C_AUTO_MAX bits to the most that keep them
- * at least MSM_GPU_C_MIN bits. */
-static unsigned gpu_nwin_lo(unsigned cmax) { return (MSM_REC_BITS + cmax - 1) / cmax; }
-#define GPU_NWIN_HI (MSM_REC_BITS / MSM_GPU_C_MIN)
+/* Window counts of the even splits the GPU plans for `bits` bits: from
+ * the fewest that keep windows within MSM_GPU_C_AUTO_MAX bits to the most
+ * that keep them at least MSM_GPU_C_MIN bits (one window, at least). */
+static unsigned gpu_nwin_lo(unsigned bits, unsigned cmax) { return (bits + cmax - 1) / cmax; }
+static unsigned gpu_nwin_hi(unsigned bits) {
+  return bits / MSM_GPU_C_MIN ? bits / MSM_GPU_C_MIN : 1;
+}
 
-msm_geo msm_gpu_windows(size_t n) {
-  msm_geo best = msm_geo_split(GPU_NWIN_HI, MSM_REC_BITS);
+msm_geo msm_gpu_windows_bits(size_t n, unsigned bits, size_t max_buckets) {
+  const unsigned hi = gpu_nwin_hi(bits);
+  msm_geo best = msm_geo_split(hi, bits);
   double best_cost = -1;
-  for (unsigned w = gpu_nwin_lo(MSM_GPU_C_AUTO_MAX); w <= GPU_NWIN_HI; w++) {
-    const msm_geo g = msm_geo_split(w, MSM_REC_BITS);
-    const double cost = gpu_cost(&g, n);
+  for (unsigned w = gpu_nwin_lo(bits, MSM_GPU_C_AUTO_MAX); w <= hi; w++) {
+    const msm_geo g = msm_geo_split(w, bits);
+    if (msm_geo_buckets(&g) > max_buckets)
+      continue;
+    const double cost = msm_gpu_cost(&g, n);
     if (best_cost < 0 || cost < best_cost)
       best = g, best_cost = cost;
   }
   return best;
 }
+
+msm_geo msm_gpu_windows(size_t n) { return msm_gpu_windows_bits(n, MSM_REC_BITS, SIZE_MAX); }
 
 msm_geo msm_gpu_windows_c(unsigned c) {
   return msm_geo_split(msm_geo_uniform(c, MSM_REC_BITS).nwin, MSM_REC_BITS);
@@ -270,7 +278,8 @@ size_t msm_gpu_max_buckets(size_t n_max) {
   const msm_geo top = msm_gpu_windows(n_max);
   size_t b = 0;
   /* every split of gpu_nwin_lo(widest) windows or more is no wider */
-  for (unsigned w = gpu_nwin_lo(msm_geo_widest(&top)); w <= GPU_NWIN_HI; w++) {
+  for (unsigned w = gpu_nwin_lo(MSM_REC_BITS, msm_geo_widest(&top)); w <= gpu_nwin_hi(MSM_REC_BITS);
+       w++) {
     const msm_geo g = msm_geo_split(w, MSM_REC_BITS);
     if (msm_geo_buckets(&g) > b)
       b = msm_geo_buckets(&g);

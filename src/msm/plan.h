@@ -78,6 +78,14 @@ msm_plan msm_plan_make_endo(unsigned c, unsigned nsplit, unsigned threads, unsig
  * count of windows, no wider than MSM_GPU_C_AUTO_MAX bits, that minimises
  * the GPU cost model. */
 msm_geo msm_gpu_windows(size_t n);
+/* The same for scalars whose folded magnitudes have fewer than `bits`
+ * bits (2 <= bits <= MSM_REC_BITS: the windows tile [0, bits), msm/
+ * window.h), among the splits of at most max_buckets buckets: what a run
+ * over narrow scalars (words, small sums) plans with. */
+msm_geo msm_gpu_windows_bits(size_t n, unsigned bits, size_t max_buckets);
+/* The GPU cost model's figure for n points over the windows g (in mixed
+ * additions): nwin (n + a launch and sort overhead) + 3 per bucket. */
+double msm_gpu_cost(const msm_geo *g, size_t n);
 /* The windows opts.c = c asks for on the GPU: ceil(255 / c) windows split
  * evenly, so none is wider than c. */
 msm_geo msm_gpu_windows_c(unsigned c);

@@ -33,7 +33,17 @@
 
 /* ---- inputs ---- */
 
-typedef enum { SC_RANDOM, SC_ZERO, SC_HALF_ZERO, SC_EQUAL, SC_BITS, SC_EDGE, SC_TOP } scalar_kind;
+typedef enum {
+  SC_RANDOM,
+  SC_ZERO,
+  SC_HALF_ZERO,
+  SC_EQUAL,
+  SC_BITS,
+  SC_EDGE,
+  SC_TOP,
+  SC_WORDS, /* bits, with others of every width: words, small negatives, field elements */
+  SC_SMALL  /* dense values below 2^40 and their negatives */
+} scalar_kind;
 typedef enum { BA_RANDOM, BA_SOME_INF, BA_DUPLICATE, BA_OPPOSITE, BA_SAME } base_kind;
 static const char *const scalar_names[] = {"random", "zero", "half zero", "all equal", "bits",
                                            "edge values", "near (r-1)/2"};
@@ -142,6 +152,30 @@ static void make_case(msm_case *c, int g2, size_t n, uint64_t seed, scalar_kind 
         random_scalar(&rng, s);
       break;
     case SC_EQUAL: memcpy(s, equal, 32); break;
+    case SC_WORDS: { /* 40 % zeros, 30 % ones; the others: 32-bit words (15 %),
+                        r - k for k < 2^20 (5 %), sums up to 2^40 (5 %), field
+                        elements (5 %) */
+      const uint64_t u = test_rng_next(&rng) % 100, x = test_rng_next(&rng);
+      if (u >= 40 && u < 70)
+        s[0] = 1;
+      else if (u >= 70 && u < 85)
+        s[0] = x & 0xffffffffu;
+      else if (u >= 85 && u < 90)
+        r_plus(s, -(int64_t)(x & 0xfffff) - 1);
+      else if (u >= 90 && u < 95)
+        s[0] = x & 0xffffffffffull;
+      else if (u >= 95)
+        random_scalar(&rng, s);
+      break;
+    }
+    case SC_SMALL: {
+      const uint64_t x = test_rng_next(&rng) & 0xffffffffffull;
+      if (x & 1)
+        r_plus(s, -(int64_t)x);
+      else
+        s[0] = x;
+      break;
+    }
     case SC_BITS: { /* a Filecoin-like witness: 60 % zeros, 36 % ones, 4 % others */
       uint64_t u = test_rng_next(&rng) % 100;
       if (u >= 60 && u < 96)
@@ -447,6 +481,20 @@ static void edges(int g2, size_t n, int emulate, const msm_gpu_opts *opts) {
   msm_gpu_free(ctx);
 }
 
+/* Scalars of kind sk through the auto split, which keeps one MSM. */
+static void auto_unsplit(msm_gpu *ctx, int g2, size_t n, uint64_t seed, scalar_kind sk,
+                         const msm_gpu_opts *base_opts, const char *what) {
+  msm_case c;
+  make_case(&c, g2, n, seed, sk, BA_RANDOM);
+  msm_gpu_opts o = base_opts ? *base_opts : (msm_gpu_opts){0};
+  o.split = MSM_GPU_SPLIT_AUTO;
+  check_case(ctx, &c, &o, what);
+  msm_gpu_counts got;
+  CHECK(msm_gpu_last_counts(ctx, &got, NULL) == CUZK_OK);
+  CHECK_EQ_INT(got.split, 0);
+  free_case(&c);
+}
+
 /* Mostly-bit witnesses through the split: counts and result. */
 static void split_check(int g2, size_t n, int emulate, const msm_gpu_opts *base_opts) {
   uint64_t seed = test_seed();
@@ -479,18 +527,65 @@ static void split_check(int g2, size_t n, int emulate, const msm_gpu_opts *base_
     CHECK_EQ_INT(got.others, want[2]);
     CHECK_EQ_INT(got.split, 1); /* 4 % others: auto splits too */
   }
-  /* dense scalars: auto keeps one MSM */
+  /* others of every width: the narrow ones (words, small negatives, sums)
+   * apart from the field elements, each part on its own windows */
   free_case(&c);
-  make_case(&c, g2, n, seed + 1, SC_RANDOM, BA_RANDOM);
-  msm_gpu_opts o = base_opts ? *base_opts : (msm_gpu_opts){0};
-  o.split = MSM_GPU_SPLIT_AUTO;
-  check_case(ctx, &c, &o, "dense through auto split");
-  msm_gpu_counts got;
-  CHECK(msm_gpu_last_counts(ctx, &got, NULL) == CUZK_OK);
-  CHECK_EQ_INT(got.split, 0);
+  make_case(&c, g2, n, seed + 2, SC_WORDS, BA_SOME_INF);
+  size_t wide = 0; /* the field elements: more than 40 bits folded */
+  for (size_t i = 0; i < n; i++) {
+    limb_t s[4], h[4];
+    limbs_from_le(s, c.scalars + i * 32, 4);
+    uint8_t any = 0;
+    for (size_t k = 0; k < bs; k++) any |= c.bases[i * bs + k];
+    memcpy(h, bls12_381_fr_modulus, sizeof h);
+    h[0] -= 1;
+    for (int j = 0; j < 4; j++) h[j] = (h[j] >> 1) | (j < 3 ? h[j + 1] << 63 : 0);
+    bool above = false; /* s > (r - 1) / 2: folded to r - s */
+    for (int j = 3; j >= 0; j--)
+      if (s[j] != h[j]) {
+        above = s[j] > h[j];
+        break;
+      }
+    if (above) {
+      limb_t t[4];
+      unsigned __int128 br = 0;
+      for (int j = 0; j < 4; j++) {
+        unsigned __int128 d = (unsigned __int128)bls12_381_fr_modulus[j] - s[j] - br;
+        t[j] = (limb_t)d;
+        br = (d >> 64) & 1;
+      }
+      memcpy(s, t, sizeof s);
+    }
+    wide += any && (s[1] || s[2] || s[3] || s[0] >> 40);
+  }
+  const unsigned bounds[] = {0, 40, 254}; /* the cost model's, the words', all narrow */
+  for (int k = 0; k < 4; k++) {
+    msm_gpu_opts o = base_opts ? *base_opts : (msm_gpu_opts){0};
+    o.split = k ? MSM_GPU_SPLIT_ON : MSM_GPU_SPLIT_AUTO;
+    o.narrow = k ? bounds[k - 1] : 0;
+    check_case(ctx, &c, &o, "words");
+    msm_gpu_counts got;
+    cuzk_err err = {0};
+    CHECK_MSG(msm_gpu_last_counts(ctx, &got, &err) == CUZK_OK, "%s", err.msg);
+    CHECK_EQ_INT(got.split, 1);
+    CHECK_EQ_INT(got.narrow + got.wide, got.others);
+    if (o.narrow == 40) {
+      CHECK_EQ_INT(got.wide, wide);
+      CHECK_EQ_INT(got.narrow_bits, 40);
+    } else if (o.narrow == 254) {
+      CHECK_EQ_INT(got.wide, 0);
+    }
+    if (k == 0)
+      printf("  G%d: words of %zu points: %zu narrow (<= %u bits), %zu wide (the model's)\n",
+             g2 ? 2 : 1, n, got.narrow, got.narrow_bits, got.wide);
+  }
+  free_case(&c);
+  /* dense narrow scalars (one MSM over 41-bit windows) and dense field
+   * elements: auto keeps one MSM */
+  auto_unsplit(ctx, g2, n, seed + 3, SC_SMALL, base_opts, "small");
+  auto_unsplit(ctx, g2, n, seed + 1, SC_RANDOM, base_opts, "dense through auto split");
   printf("  G%d: bit witness of %zu points (%zu zeros, %zu ones, %zu others): split off, auto, "
          "on equal to the CPU MSM\n", g2 ? 2 : 1, n, want[0], want[1], want[2]);
-  free_case(&c);
   msm_gpu_free(ctx);
 }
 
