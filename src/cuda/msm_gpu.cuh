@@ -203,14 +203,14 @@ CZ_HD unsigned scalar_class(const uint8_t *scalars, uint32_t j, unsigned *bits) 
   if ((s[1] | s[2] | s[3]) == 0 && s[0] <= 1)
     return (unsigned)s[0];
   scalar_fold(s);
+#pragma unroll /* constant indices: s stays in registers */
   for (int i = 3; i >= 0; i--)
-    if (s[i]) {
+    if (s[i] && !*bits) {
 #ifdef __CUDA_ARCH__
       *bits = 64 * i + 64 - __clzll((long long)s[i]);
 #else
       *bits = 64 * i + 64 - __builtin_clzll(s[i]);
 #endif
-      break;
     }
   return 2;
 }
