@@ -168,8 +168,11 @@ __global__ void classify_kernel(const uint8_t *scalars, uint32_t n, uint32_t *co
   const unsigned lane = threadIdx.x & 31;
   unsigned bits = 0;
   const unsigned cls = i < n ? scalar_class(scalars, i, &bits) : 3;
-  if (cls == 2)
-    atomicAdd(&h[bits], 1u);
+  /* one shared atomic per bit length and warp: uniform scalars crowd into
+   * two or three lengths */
+  const unsigned peers = __match_any_sync(0xffffffffu, cls == 2 ? bits : 0x100u + cls);
+  if (cls == 2 && lane == (unsigned)__ffs(peers) - 1)
+    atomicAdd(&h[bits], (uint32_t)__popc(peers));
   for (unsigned k = 0; k < 3; k++) {
     const unsigned mask = __ballot_sync(0xffffffffu, cls == k);
     if (mask && lane == (unsigned)__ffs(mask) - 1)

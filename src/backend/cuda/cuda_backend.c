@@ -520,6 +520,12 @@ static const msm_gpu_bases *resident_for(cuda_impl *im, msm_gpu_group g, const m
   return backend_res_object(r);
 }
 
+/* The witness's MSMs of a .zkey proof are mostly 0 and 1 in circuits of
+ * bits (hashes, comparisons): classify every run and split it where that
+ * pays (msm_gpu.h); a run of uniform scalars (h) costs one more pass over
+ * its scalars and stays whole. */
+static const msm_gpu_opts msm_auto_split = {.split = MSM_GPU_SPLIT_AUTO};
+
 static cuzk_status cuda_msm_g1(backend *be, bls12_381_g1_jac *out, const msm_part *parts,
                                size_t nparts, cuzk_err *err) {
   cuda_impl *im = be->impl;
@@ -528,7 +534,8 @@ static cuzk_status cuda_msm_g1(backend *be, bls12_381_g1_jac *out, const msm_par
     return st;
   const msm_gpu_bases *res = resident_for(im, MSM_GPU_G1, parts, nparts);
   double t0 = cuzk_now_s(); /* the scalars (and bases) go up inside: one stretch */
-  st = msm_gpu_g1_parts_on(im->g1, out, res, parts, nparts, NULL, im->stream, be->stop, err);
+  st = msm_gpu_g1_parts_on(im->g1, out, res, parts, nparts, &msm_auto_split, im->stream, be->stop,
+                           err);
   span_add(im, BACKEND_SPAN_COMPUTE, t0);
   return st;
 }
@@ -541,7 +548,8 @@ static cuzk_status cuda_msm_g2(backend *be, bls12_381_g2_jac *out, const msm_par
     return st;
   const msm_gpu_bases *res = resident_for(im, MSM_GPU_G2, parts, nparts);
   double t0 = cuzk_now_s();
-  st = msm_gpu_g2_parts_on(im->g2, out, res, parts, nparts, NULL, im->stream, be->stop, err);
+  st = msm_gpu_g2_parts_on(im->g2, out, res, parts, nparts, &msm_auto_split, im->stream, be->stop,
+                           err);
   span_add(im, BACKEND_SPAN_COMPUTE, t0);
   return st;
 }
@@ -655,7 +663,7 @@ static cuzk_status bp_run(cuda_impl *im, backend *be, backend_bp_sums *out,
   out->h_s = cuzk_now_s() - th;
   /* The a, b and l queries' scalars are mostly 0 and 1 in Filecoin's
    * circuits: split them (msm_gpu.h); h's are uniform. */
-  const msm_gpu_opts split = {.split = MSM_GPU_SPLIT_AUTO};
+  const msm_gpu_opts *split = &msm_auto_split;
   const size_t na = cuda_pce_n_a(cp), nb = cuda_pce_n_b(cp);
   void *sa = na <= m ? v[0] : im->xdev, *sb = nb <= m ? v[1] : im->xdev;
   bls12_381_g1_jac lsum, hsum;
@@ -669,13 +677,13 @@ static cuzk_status bp_run(cuda_impl *im, backend *be, backend_bp_sums *out,
     out->msm_s[i] += cuzk_now_s() - tm, tm = cuzk_now_s();                                       \
   } while (0)
   BP_MSM(0, cuda_pce_gather_a(cp, sa, w, im->stream, err) == CUZK_OK
-                ? msm_gpu_g1(im->g1, &out->a, bd[0], sa, na, &split, im->stream, err)
+                ? msm_gpu_g1(im->g1, &out->a, bd[0], sa, na, split, im->stream, err)
                 : err->status);
   BP_MSM(1, cuda_pce_gather_b(cp, sb, w, im->stream, err) == CUZK_OK
-                ? msm_gpu_g1(im->g1, &out->b1, bd[1], sb, nb, &split, im->stream, err)
+                ? msm_gpu_g1(im->g1, &out->b1, bd[1], sb, nb, split, im->stream, err)
                 : err->status);
-  BP_MSM(2, msm_gpu_g2(im->g2, &out->b2, bd[2], sb, nb, &split, im->stream, err));
-  BP_MSM(3, msm_gpu_g1(im->g1, &lsum, bd[3], w + 32 * ninp, k->n_aux, &split, im->stream, err));
+  BP_MSM(2, msm_gpu_g2(im->g2, &out->b2, bd[2], sb, nb, split, im->stream, err));
+  BP_MSM(3, msm_gpu_g1(im->g1, &lsum, bd[3], w + 32 * ninp, k->n_aux, split, im->stream, err));
   BP_MSM(3, msm_gpu_g1(im->g1, &hsum, bd[4], v[2], m - 1, NULL, im->stream, err));
 #undef BP_MSM
   bls12_381_g1_jac_add(&out->lh, &lsum, &hsum);
