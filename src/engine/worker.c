@@ -545,7 +545,8 @@ static cuzk_status stage_witness(eworker *w, ejob *j, size_t p, wtns_file *wv, c
   if (file_ident_differs(&pt->wident, &now, what, sizeof what))
     return cuzk_err_set(err, CUZK_FORMAT, "%s changed after it was submitted (%s)", pt->wname,
                         what);
-  /* bp_prove_values checks a bellperson witness's values itself */
+  /* a bellperson witness's values are checked where the backend reads them
+   * (bp_sums: on the GPU after the upload), not in a host pass here */
   size_t bad = j->key->kind == EKEY_BP ? (size_t)wv->n_witness
                                        : groth16_values_check(stage, (size_t)wv->n_witness);
   if (bad != (size_t)wv->n_witness)
