@@ -90,6 +90,45 @@ static double busy_seconds(const engine_span *sp, size_t n, double t0, double t1
   return busy;
 }
 
+/* Over [t0, t1]: the seconds of upload spans (summed), and the seconds in
+ * which at least two slots ran kernels at once (the sharing that makes a
+ * slot's stages longer than a partition's alone). */
+typedef struct {
+  double t;
+  int d;
+} edge;
+static int edge_cmp(const void *a, const void *b) {
+  const double x = ((const edge *)a)->t, y = ((const edge *)b)->t;
+  return x < y ? -1 : x > y;
+}
+static void span_stats(const engine_span *sp, size_t n, double t0, double t1, double *upload,
+                       double *shared) {
+  *upload = *shared = 0;
+  edge *ev = malloc((2 * n + 1) * sizeof *ev);
+  if (!ev)
+    return;
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++) {
+    const double a = sp[i].t0 > t0 ? sp[i].t0 : t0, b = sp[i].t1 < t1 ? sp[i].t1 : t1;
+    if (b <= a)
+      continue;
+    if (sp[i].upload) {
+      *upload += b - a;
+    } else {
+      ev[m++] = (edge){a, 1};
+      ev[m++] = (edge){b, -1};
+    }
+  }
+  qsort(ev, m, sizeof *ev, edge_cmp);
+  int depth = 0;
+  for (size_t i = 0; i < m; i++) {
+    if (depth >= 2 && i)
+      *shared += ev[i].t - ev[i - 1].t;
+    depth += ev[i].d;
+  }
+  free(ev);
+}
+
 /* Writes witness `part` of plan p (seed) as dir/name. */
 static cuzk_status write_witness(const pce_gen_plan *p, uint64_t seed, uint32_t part,
                                  const char *dir, const char *name, size_t nv, cuzk_err *err) {
@@ -268,6 +307,8 @@ cuzk_status bench_bp_engine(const bench_bp_stream *o, const bp_params *pp, const
   (void)t1;
   engine_timeline(e, &sp, &nsp, err);
   const double wall = last - t0, busy = busy_seconds(sp, nsp, t0, last);
+  double upload_s, shared_s;
+  span_stats(sp, nsp, t0, last, &upload_s, &shared_s);
   free(sp);
   printf("stream: %zu jobs of %zu partitions in %.2f s: %.2f s per job (%.1f jobs/hour)\n",
          o->jobs, o->partitions, wall, wall / (double)o->jobs, 3600.0 * (double)o->jobs / wall);
@@ -285,9 +326,11 @@ cuzk_status bench_bp_engine(const bench_bp_stream *o, const bp_params *pp, const
    * the GPU waits for while the slots prepare is the busy fraction's gap. */
   const double np = (double)(o->jobs * o->partitions);
   printf("stream: per partition (mean of %.0f): waiting %.3f s, key %.3f s, preparing (witness "
-         "read, upload, a, b, c) %.3f s, proving (h, the MSMs) %.3f s, finishing (verify) %.3f s\n",
+         "read, a, b, c) %.3f s, upload %.3f s, proving (h, the MSMs) %.3f s, finishing (verify) "
+         "%.3f s; two or more slots' kernels at once %.1f%% of the wall time\n",
          np, stages.queue_wait_ms / 1e3 / np, stages.key_load_ms / 1e3 / np,
-         stages.prepare_ms / 1e3 / np, stages.gpu_ms / 1e3 / np, stages.finalize_ms / 1e3 / np);
+         stages.prepare_ms / 1e3 / np, upload_s / np, stages.gpu_ms / 1e3 / np,
+         stages.finalize_ms / 1e3 / np, wall > 0 ? 100.0 * shared_s / wall : 0.0);
   for (unsigned k = 0; lat && k < o->critical; k++)
     printf("stream: CRITICAL winning-32g job %u: %.3f s from submit to verified proof\n", k,
            lat[k]);
