@@ -590,7 +590,42 @@ TEST(digits_match_reference) {
     const msm_geo g = msm_geo_uniform(c, 256);
     digits_over(&g, 4, 255, &rng);
   }
+  /* the GPU split's narrow parts: windows over `bits` bits for scalars
+   * below 2^(bits - 1) */
+  for (unsigned bits = 2; bits <= MSM_REC_BITS; bits += bits < 40 ? 1 : 23, geos++) {
+    const msm_geo g = msm_gpu_windows_bits((size_t)1 << 20, bits, SIZE_MAX);
+    digits_over(&g, 4, bits - 1, &rng);
+  }
   printf("  %u window geometries, 32 scalars each\n", geos);
+}
+
+/* The narrow runs' windows: they tile exactly `bits` bits, none wider than
+ * the auto plans' widest nor narrower than MSM_GPU_C_MIN (one window of
+ * `bits` below that), within max_buckets, fewer as the bits fall, and over
+ * MSM_REC_BITS the same as msm_gpu_windows. */
+TEST(plan_gpu_narrow_windows) {
+  const size_t ns[] = {1, 1000, (size_t)1 << 16, (size_t)1 << 20, (size_t)1 << 24, 20915656};
+  for (size_t k = 0; k < sizeof ns / sizeof *ns; k++) {
+    const msm_geo full = msm_gpu_windows(ns[k]), same = msm_gpu_windows_bits(ns[k], MSM_REC_BITS,
+                                                                              SIZE_MAX);
+    CHECK(full.nwin == same.nwin && full.nh == same.nh && full.cl == same.cl);
+    unsigned prev = 0;
+    for (unsigned bits = 2; bits <= MSM_REC_BITS; bits++) {
+      const size_t cap = msm_gpu_max_buckets(ns[k]);
+      const msm_geo g = msm_gpu_windows_bits(ns[k], bits, cap);
+      CHECK_EQ_INT(msm_geo_bits(&g), bits);
+      CHECK_MSG(msm_geo_widest(&g) <= MSM_GPU_C_AUTO_MAX && msm_geo_buckets(&g) <= cap,
+                "n %zu, %u bits: %u windows, widest %u, %zu buckets (cap %zu)", ns[k], bits,
+                g.nwin, msm_geo_widest(&g), msm_geo_buckets(&g), cap);
+      CHECK(g.cl >= MSM_GPU_C_MIN || g.nwin == 1);
+      CHECK_MSG(g.nwin >= prev, "n %zu: %u windows at %u bits, %u at one bit fewer", ns[k],
+                g.nwin, bits, prev);
+      prev = g.nwin;
+    }
+  }
+  /* a 33-bit word at 2^24 points: two windows, where a field element takes 12 */
+  const msm_geo w = msm_gpu_windows_bits((size_t)1 << 24, 34, SIZE_MAX);
+  CHECK_MSG(w.nwin == 2, "%u windows", w.nwin);
 }
 
 /* ---- helpers ---- */
