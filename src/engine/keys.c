@@ -417,8 +417,8 @@ static bool changed(const file_ident *was, const struct stat *sb, int stat_errno
  * checked unless k->trusted; bp.h) and the PCE read and checked (pce.h),
  * both into memory the engine owns, then checked against each other
  * (groth16_key_read_bp), after the PCE's header against the shape jobs
- * were checked with at submit.  The files' identities before and after
- * the reads must agree, and their sizes with the `size` reserved (else
+ * were checked with at submit.  The files' identities before the
+ * header's read and after the whole read must agree, and their sizes with the `size` reserved (else
  * CUZK_IO: they changed while read). */
 static cuzk_status load_bp(ekey *k, uint64_t size, groth16_key *gk, file_ident *id,
                            file_ident *pid, cuzk_err *err) {
@@ -455,9 +455,6 @@ static cuzk_status load_bp(ekey *k, uint64_t size, groth16_key *gk, file_ident *
     else if (changed(pid, &b1, 0, what, sizeof what))
       st = cuzk_err_set(err, CUZK_IO, "%s changed while being read (%s)", k->pce_path, what);
   }
-  /* the header may have been read before a replacement of the same size */
-  if (st == CUZK_OK && (gk->n_vars != k->n_vars || gk->lg_domain != k->lg_domain))
-    st = cuzk_err_set(err, CUZK_IO, "%s changed while being read (its shape)", k->pce_path);
   if (st != CUZK_OK)
     groth16_key_close(gk);
   return st;

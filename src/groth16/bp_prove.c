@@ -129,8 +129,12 @@ static cuzk_status prove_sums(groth16_proof *proof, const bp_params *pp, const p
   be->stop = stop;
   st = be->ops->bp_sums(be, &sm, &k, as->inputs, abc, err);
   be->stop = outer;
-  if (st == CUZK_INVALID_ARGUMENT && sm.bad1)
-    return cuzk_err_set(err, st, "%s: value %zu is not below r", as->name, sm.bad1 - 1);
+  if (st == CUZK_INVALID_ARGUMENT && sm.bad1) { /* the backend checks the values as it reads them */
+    const size_t i = sm.bad1 - 1;
+    return cuzk_err_set(err, st, "%s: value %zu is not below r (%s %zu)", as->name, i,
+                        i < as->n_inputs ? "input" : "aux",
+                        i < as->n_inputs ? i : i - as->n_inputs);
+  }
   tm->ab_s = sm.abc_s, tm->quotient_s = sm.h_s;
   for (int i = 0; i < 4; i++) tm->msm_each_s[i] = sm.msm_s[i], tm->msm_s += sm.msm_s[i];
   if (st != CUZK_OK)
@@ -231,15 +235,9 @@ cuzk_status bp_prove_assignment(groth16_proof *proof, const bp_params *pp, const
                          as->b_input->popcount, as->b_aux->popcount, "the key", as->name, err)) !=
           CUZK_OK)
     return st;
-  /* the values: the inputs and the aux are two arrays here */
-  size_t bad = groth16_values_check(as->inputs, as->n_inputs);
-  if (bad != as->n_inputs)
-    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "%s: input value %zu is not below r",
-                        as->name, bad);
-  if ((bad = groth16_values_check(as->aux, as->n_aux)) != as->n_aux)
-    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "%s: aux value %zu is not below r", as->name,
-                        bad);
+  /* a, b, c here; the inputs and the aux where bp_sums reads them */
   const uint8_t *v[3] = {a, b, c};
+  size_t bad;
   for (int k = 0; k < 3; k++)
     if ((bad = groth16_values_check(v[k], abc_size)) != abc_size)
       return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "%s: %c value %zu is not below r", as->name,

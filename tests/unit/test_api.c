@@ -157,7 +157,7 @@ TEST(api_refuses_bad_arguments) {
   const uint8_t *as[1] = {bad};
   CHECK_EQ_INT(cuzk_prove_witness(pr, key, circ, as, 1, proofs, NULL, &err),
                CUZK_INVALID_ARGUMENT);
-  CHECK_MSG(strstr(err.msg, "value 7 is not below r"), "%s", err.msg);
+  CHECK_MSG(strstr(err.msg, "value 7 is not below r (aux 3)"), "%s", err.msg);
   /* an unsatisfying assignment: no proof */
   memcpy(bad, assignment(&v), 32 * 124);
   bad[32 * v.c.p.c.col[0]] ^= 1;
@@ -178,6 +178,16 @@ TEST(api_refuses_bad_arguments) {
   dens[1] |= 1ull << 60;
   CHECK_EQ_INT(cuzk_prove_assignment(pr, key, &a, 1, proofs, NULL, &err), CUZK_INVALID_ARGUMENT);
   CHECK_MSG(strstr(err.msg, "bits set past bit 120"), "%s", err.msg);
+  /* an aux value >= r, found by the backend as it reads the values */
+  a.a_aux_density = v.c.p.a_aux.words;
+  uint8_t *badaux = malloc(32 * 120);
+  CHECK(badaux);
+  memcpy(badaux, assignment(&v) + 4 * 32, 32 * 120);
+  memset(badaux + 32 * 5, 0xff, 32);
+  a.aux = badaux;
+  CHECK_EQ_INT(cuzk_prove_assignment(pr, key, &a, 1, proofs, NULL, &err), CUZK_INVALID_ARGUMENT);
+  CHECK_MSG(strstr(err.msg, "value 9 is not below r (aux 5)"), "%s", err.msg);
+  free(badaux);
   /* a key file that is not there */
   cuzk_key *k2;
   CHECK(cuzk_key_open(&k2, "/nonexistent/k.params", 0, &err) != CUZK_OK);
