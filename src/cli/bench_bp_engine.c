@@ -74,25 +74,10 @@ static void *sampler_main(void *arg) {
   return NULL;
 }
 
-/* The union of the kernel stretches (not uploads) of spans sorted by t0,
- * clipped to [t0, t1]. */
-static double busy_seconds(const engine_span *sp, size_t n, double t0, double t1) {
-  double busy = 0, end = t0;
-  for (size_t i = 0; i < n; i++) {
-    if (sp[i].upload)
-      continue;
-    double a = sp[i].t0 > end ? sp[i].t0 : end, b = sp[i].t1 < t1 ? sp[i].t1 : t1;
-    if (b > a)
-      busy += b - a;
-    if (sp[i].t1 > end)
-      end = sp[i].t1;
-  }
-  return busy;
-}
-
-/* Over [t0, t1]: the seconds of upload spans (summed), and the seconds in
- * which at least two slots ran kernels at once (the sharing that makes a
- * slot's stages longer than a partition's alone). */
+/* Over [t0, t1]: the seconds of upload spans (summed), the seconds in
+ * which any slot ran kernels (the GPU's busy time), and those in which at
+ * least two did at once (the sharing that makes a slot's stages longer
+ * than a partition's alone). */
 typedef struct {
   double t;
   int d;
@@ -102,8 +87,8 @@ static int edge_cmp(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 static void span_stats(const engine_span *sp, size_t n, double t0, double t1, double *upload,
-                       double *shared) {
-  *upload = *shared = 0;
+                       double *busy, double *shared) {
+  *upload = *busy = *shared = 0;
   edge *ev = malloc((2 * n + 1) * sizeof *ev);
   if (!ev)
     return;
@@ -122,8 +107,9 @@ static void span_stats(const engine_span *sp, size_t n, double t0, double t1, do
   qsort(ev, m, sizeof *ev, edge_cmp);
   int depth = 0;
   for (size_t i = 0; i < m; i++) {
-    if (depth >= 2 && i)
-      *shared += ev[i].t - ev[i - 1].t;
+    const double dt = i ? ev[i].t - ev[i - 1].t : 0;
+    *busy += depth >= 1 ? dt : 0;
+    *shared += depth >= 2 ? dt : 0;
     depth += ev[i].d;
   }
   free(ev);
@@ -306,9 +292,9 @@ cuzk_status bench_bp_engine(const bench_bp_stream *o, const bp_params *pp, const
   }
   (void)t1;
   engine_timeline(e, &sp, &nsp, err);
-  const double wall = last - t0, busy = busy_seconds(sp, nsp, t0, last);
-  double upload_s, shared_s;
-  span_stats(sp, nsp, t0, last, &upload_s, &shared_s);
+  const double wall = last - t0;
+  double upload_s, busy, shared_s;
+  span_stats(sp, nsp, t0, last, &upload_s, &busy, &shared_s);
   free(sp);
   printf("stream: %zu jobs of %zu partitions in %.2f s: %.2f s per job (%.1f jobs/hour)\n",
          o->jobs, o->partitions, wall, wall / (double)o->jobs, 3600.0 * (double)o->jobs / wall);

@@ -117,6 +117,14 @@ struct alignas((4 * C::N) % 16 == 0 ? 16 : 4) mont {
     for (int i = 0; i < N; i++) acc |= a.l[i];
     return acc == 0;
   }
+  /* Whether the limbs, read as a plain integer (a canonical value, not a
+   * Montgomery form), are below p. */
+  static CZ_HD bool is_canon(const mont &a) {
+    for (int i = N - 1; i >= 0; i--)
+      if (a.l[i] != C::p()[i])
+        return a.l[i] < C::p()[i];
+    return false;
+  }
   static CZ_HD bool eq(const mont &a, const mont &b) {
     uint32_t acc = 0;
 #pragma unroll

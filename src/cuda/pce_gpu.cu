@@ -59,17 +59,9 @@ __global__ void to_r2_kernel(fr_t *v, size_t n) {
     v[i] = fr_t::from_canon(v[i]);
 }
 
-/* whether x (canonical limbs) is below r */
-CZ_HD bool below_r(const fr_t &x) {
-  for (int i = fr_t::N - 1; i >= 0; i--)
-    if (x.l[i] != fr_t::modulus()[i])
-      return x.l[i] < fr_t::modulus()[i];
-  return false;
-}
-
 __global__ void check_canon_kernel(const fr_t *v, size_t n, unsigned long long *first) {
   const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n && !below_r(v[i]))
+  if (i < n && !fr_t::is_canon(v[i]))
     atomicMin(first, (unsigned long long)i);
 }
 
@@ -290,7 +282,7 @@ extern "C" cuzk_status cuda_fr_check_canon(const void *v, size_t n, uint64_t *fi
   const fr_t *x = (const fr_t *)v;
   if (emulate) {
     size_t i = 0;
-    while (i < n && below_r(x[i])) i++;
+    while (i < n && fr_t::is_canon(x[i])) i++;
     *first = i;
     return CUZK_OK;
   }

@@ -30,6 +30,7 @@
 #include "base/clock.h"
 #include "cuda/cuda.h"
 #include "cuda/msm_gpu.h"
+#include "msm/msm_internal.h"
 
 /* ---- inputs ---- */
 
@@ -533,29 +534,10 @@ static void split_check(int g2, size_t n, int emulate, const msm_gpu_opts *base_
   make_case(&c, g2, n, seed + 2, SC_WORDS, BA_SOME_INF);
   size_t wide = 0; /* the field elements: more than 40 bits folded */
   for (size_t i = 0; i < n; i++) {
-    limb_t s[4], h[4];
-    limbs_from_le(s, c.scalars + i * 32, 4);
+    limb_t s[4];
+    msm_scalar_load(s, c.scalars + i * 32); /* the CPU MSM's fold */
     uint8_t any = 0;
     for (size_t k = 0; k < bs; k++) any |= c.bases[i * bs + k];
-    memcpy(h, bls12_381_fr_modulus, sizeof h);
-    h[0] -= 1;
-    for (int j = 0; j < 4; j++) h[j] = (h[j] >> 1) | (j < 3 ? h[j + 1] << 63 : 0);
-    bool above = false; /* s > (r - 1) / 2: folded to r - s */
-    for (int j = 3; j >= 0; j--)
-      if (s[j] != h[j]) {
-        above = s[j] > h[j];
-        break;
-      }
-    if (above) {
-      limb_t t[4];
-      unsigned __int128 br = 0;
-      for (int j = 0; j < 4; j++) {
-        unsigned __int128 d = (unsigned __int128)bls12_381_fr_modulus[j] - s[j] - br;
-        t[j] = (limb_t)d;
-        br = (d >> 64) & 1;
-      }
-      memcpy(s, t, sizeof s);
-    }
     wide += any && (s[1] || s[2] || s[3] || s[0] >> 40);
   }
   const unsigned bounds[] = {0, 40, 254}; /* the cost model's, the words', all narrow */
