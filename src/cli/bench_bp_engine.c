@@ -143,11 +143,8 @@ static cuzk_status await_done(engine *e, const char *id, double *took, engine_ti
   engine_result r;
   cuzk_status st = engine_await(e, id, 0, &r, err);
   *took = (double)r.timings.total_ms / 1000.0;
-  if (sum) {
-    sum->queue_wait_ms += r.timings.queue_wait_ms, sum->key_load_ms += r.timings.key_load_ms;
-    sum->prepare_ms += r.timings.prepare_ms, sum->gpu_ms += r.timings.gpu_ms;
-    sum->finalize_ms += r.timings.finalize_ms;
-  }
+  if (sum)
+    engine_timings_add(sum, &r.timings);
   if (st == CUZK_OK && r.state != ENGINE_JOB_DONE)
     st = cuzk_err_set(err, r.job_status ? r.job_status : CUZK_INTERNAL, "job %s: %s", id,
                       r.error);

@@ -753,14 +753,7 @@ static cuzk_status fill_result(engine *e, const ejob *j, engine_result *r, cuzk_
     r->job_status = CUZK_CANCELLED;
     snprintf(r->error, sizeof r->error, "%s", j->error);
   }
-  for (size_t p = 0; p < j->nparts; p++) {
-    const engine_timings *a = &j->parts[p].tm;
-    r->timings.queue_wait_ms += a->queue_wait_ms;
-    r->timings.key_load_ms += a->key_load_ms;
-    r->timings.prepare_ms += a->prepare_ms;
-    r->timings.gpu_ms += a->gpu_ms;
-    r->timings.finalize_ms += a->finalize_ms;
-  }
+  for (size_t p = 0; p < j->nparts; p++) engine_timings_add(&r->timings, &j->parts[p].tm);
   r->timings.total_ms = (uint64_t)((j->t_finish - j->t_submit) * 1000.0 + 0.5);
   if (j->state != ENGINE_JOB_DONE)
     return CUZK_OK;
@@ -794,6 +787,14 @@ static cuzk_status fill_result(engine *e, const ejob *j, engine_result *r, cuzk_
     }
   }
   return CUZK_OK;
+}
+
+void engine_timings_add(engine_timings *sum, const engine_timings *t) {
+  sum->queue_wait_ms += t->queue_wait_ms;
+  sum->key_load_ms += t->key_load_ms;
+  sum->prepare_ms += t->prepare_ms;
+  sum->gpu_ms += t->gpu_ms;
+  sum->finalize_ms += t->finalize_ms;
 }
 
 cuzk_status engine_await(engine *e, const char *job_id, uint64_t timeout_ms, engine_result *r,

@@ -359,6 +359,9 @@ cuzk_status engine_submit(engine *e, const engine_request *rq, engine_ticket *t,
 typedef struct {
   uint64_t queue_wait_ms, key_load_ms, prepare_ms, gpu_ms, finalize_ms, total_ms;
 } engine_timings;
+/* sum's stage times += t's (queue wait, key load, prepare, gpu, finalize;
+ * total_ms, a wall time, is not a sum and stays). */
+void engine_timings_add(engine_timings *sum, const engine_timings *t);
 
 typedef struct {
   char job_id[ENGINE_ID_MAX];
