@@ -15,7 +15,9 @@
 #                                  full scale, of BP_SHAPE (porep-32g; snap-32g,
 #                                  wpost-32g), BP_JOBS jobs (3) of BP_PARTITIONS
 #                                  (10; snap 16, wpost 1), witnesses under
-#                                  BP_WITNESS_DIR);
+#                                  BP_WITNESS_DIR, BP_REPS single partitions
+#                                  first (2; 0: the stream alone),
+#                                  BP_READAHEAD witness read-ahead buffers (1);
 #                                  PROVE_LGS="20 22" picks the synthetic-key sizes;
 #                                  ENGINE_ARGS="-l 24 -k 1,2,3" the engine
 #                                  benchmark's (bench_gpu_engine: key 2^LG, the
@@ -174,8 +176,8 @@ fi
 # on the GPU, with an express slot for a CRITICAL winning-32g job.
 if only bp && [ -x "$build/gpu/cuzk" ]; then
   logged "$build/gpu/cuzk" bench bp --shape "${BP_SHAPE:-porep-32g}" --scale-lg "${BP_LG:-24}" \
-    --reps 2 --device gpu --engine --slots 2 --jobs "${BP_JOBS:-3}" \
-    --partitions "${BP_PARTITIONS:-10}" --critical 1 --express \
+    --reps "${BP_REPS:-2}" --device gpu --engine --slots 2 --jobs "${BP_JOBS:-3}" \
+    --partitions "${BP_PARTITIONS:-10}" --critical 1 --express --readahead "${BP_READAHEAD:-1}" \
     --witness-dir "${BP_WITNESS_DIR:-/dev/shm}"
   [ "$rc" -eq 0 ] || rows+=("| bench bp | FAILED (rc $rc) |")
   while IFS= read -r s; do rows+=("| ${s%%: *} | ${s#*: } |"); done < <(sed -n 's/^summary: //p' "$out/$name.log")

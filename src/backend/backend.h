@@ -130,6 +130,17 @@ typedef struct {
    * MSM scalars, the a, b witness) at the bus's speed instead of through
    * pageable bounce buffers.  NULL, with err set, on failure. */
   void *(*host_staging)(backend *b, size_t bytes, cuzk_err *err);
+  /* May be NULL (with host_staging).  Exchanges the staging for p, `bytes`
+   * of page-locked memory from backend_device_host_alloc of this
+   * backend's device provider (backend/device.h), when the staging holds
+   * at least `bytes`: the backend keeps p as its staging (as if made by
+   * host_staging(b, bytes)) and returns the one it had, *old_bytes its
+   * size, which the caller now owns and frees with
+   * backend_device_host_free.  NULL, nothing changed, when the staging is
+   * smaller or the backend cannot take such memory (an emulated one).  A
+   * witness read ahead into a buffer of the engine's becomes the
+   * staging's contents without a copy (engine/readahead.c). */
+  void *(*host_staging_swap)(backend *b, void *p, size_t bytes, size_t *old_bytes);
   /* a[row] += c*w[wire] (m = 0) or b[row] += c*w[wire] (m = 1) for each
    * 44-byte zkey coefficient entry {u32 m, u32 row, u32 wire, 32-byte c*R^2};
    * a and b (n elements, Montgomery) are zeroed first.  Entries were

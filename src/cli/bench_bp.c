@@ -27,7 +27,8 @@ static void usage(FILE *f) {
           "usage: cuzk bench bp --shape SHAPE [--scale-lg K] [--reps R] [--seed S]\n"
           "                     [--threads T] [--device cpu|gpu|auto]\n"
           "                     [--engine [--jobs J] [--partitions P] [--slots N]\n"
-          "                      [--critical C [--express]] [--witness-dir DIR]]\n"
+          "                      [--critical C [--express]] [--witness-dir DIR]\n"
+          "                      [--readahead B]]\n"
           "  Generates the development circuit SHAPE (%s; full\n"
           "  scale, or about 2^K constraints with --scale-lg K) and an INSECURE key for\n"
           "  it from seed S (default 1), then proves R + 1 partitions (default R = 3),\n"
@@ -39,7 +40,8 @@ static void usage(FILE *f) {
           "  default $TMPDIR or /tmp): seconds per job, GPU busy fraction, peak device\n"
           "  memory and host RSS; with C > 0, C CRITICAL winning-32g jobs submitted\n"
           "  while the stream fills the queue, and their latency (--express: with an\n"
-          "  express slot for them, [gpus] express_max_lg).\n",
+          "  express slot for them, [gpus] express_max_lg); B witness read-ahead\n"
+          "  buffers (default 1, 0 = none: [gpus] witness_readahead).\n",
           pce_shape_names());
 }
 
@@ -55,7 +57,7 @@ int bench_bp(int argc, char **argv) {
     return CLI_OK;
   }
   unsigned long reps = 3, threads = 0, scale = 0, seed = 1, jobs = 3, parts = 10, slots = 1,
-                critical = 0;
+                critical = 0, readahead = 1;
   const char *device = "auto", *shape = NULL, *wdir = getenv("TMPDIR");
   bool stream = false, express = false;
   for (int i = 1; i < argc; i++) {
@@ -73,10 +75,11 @@ int bench_bp(int argc, char **argv) {
     } else if (!strcmp(o, "--witness-dir") && v) {
       wdir = v, i++;
     } else if (!strcmp(o, "--jobs") || !strcmp(o, "--partitions") || !strcmp(o, "--slots") ||
-               !strcmp(o, "--critical")) {
+               !strcmp(o, "--critical") || !strcmp(o, "--readahead")) {
       unsigned long *dst = !strcmp(o, "--jobs")         ? &jobs
                            : !strcmp(o, "--partitions") ? &parts
                            : !strcmp(o, "--slots")      ? &slots
+                           : !strcmp(o, "--readahead")  ? &readahead
                                                         : &critical;
       if (!cli_parse_uint(o, v, dst))
         return CLI_USAGE;
@@ -104,6 +107,7 @@ int bench_bp(int argc, char **argv) {
                     : parts < 1 || parts > 1024 ? "--partitions: 1 to 1024"
                     : slots < 1 || slots > 16 ? "--slots: 1 to 16"
                     : critical > 100 ? "--critical: 0 to 100"
+                    : readahead > 16 ? "--readahead: 0 to 16"
                     : strcmp(device, "cpu") && strcmp(device, "gpu") && strcmp(device, "auto")
                         ? "--device: cpu, gpu or auto"
                         : NULL;
@@ -219,6 +223,7 @@ stream:
         .partitions = parts,
         .critical = (unsigned)critical,
         .express = express,
+        .readahead = (unsigned)readahead,
         .seed = seed,
         .witness_dir = wdir && *wdir ? wdir : "/tmp"};
     if (bench_bp_engine(&bs, &pp, &pce, &plan, &err) != CUZK_OK)

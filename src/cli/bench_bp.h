@@ -15,6 +15,7 @@ typedef struct {
   size_t jobs, partitions; /* the stream: jobs of `partitions` partitions each */
   unsigned critical;       /* CRITICAL winning-32g jobs submitted during the stream */
   bool express;            /* an express slot per GPU for them (engine express_max_lg) */
+  unsigned readahead;      /* witness read-ahead buffers (engine witness_readahead) */
   uint64_t seed;
   const char *witness_dir; /* where the witness files are written (a fresh directory in it) */
 } bench_bp_stream;

@@ -200,6 +200,7 @@ cuzk_status bench_bp_engine(const bench_bp_stream *o, const bp_params *pp, const
   c.keys_on_device = true;
   c.record_timeline = true;
   c.witness_dir = dir;
+  c.witness_readahead = o->readahead;
   engine_circuit circ[2] = {
       {.id = "stream", .path = "(in memory)", .pce = "(in memory)", .bp_mem = pp, .pce_mem = pce},
       {.id = "critical", .path = "(in memory)", .pce = "(in memory)", .bp_mem = &wpp,
@@ -219,6 +220,9 @@ cuzk_status bench_bp_engine(const bench_bp_stream *o, const bp_params *pp, const
              es.gpus[g].vram_total / 1073741824.0, cuzk_now_s() - t);
     if (!es.ngpus)
       printf("stream: %u CPU workers\n", es.cpu_workers);
+    if (o->readahead)
+      printf("stream: %u of %u witness read-ahead buffers made\n", es.readahead_buffers,
+             o->readahead);
     engine_status_free(&es);
   }
   /* names for a job's partitions and for the warm-up's one per slot */
@@ -253,6 +257,11 @@ cuzk_status bench_bp_engine(const bench_bp_stream *o, const bp_params *pp, const
   engine_timeline(e, &sp, &nsp, err); /* drop the warm-up's */
   free(sp);
 
+  uint64_t ra0 = 0, ra1 = 0; /* partitions begun from a read-ahead buffer, before and after */
+  if (engine_status_get(e, &es, err) == CUZK_OK) {
+    ra0 = es.readahead_used;
+    engine_status_free(&es);
+  }
   sampler smp = {.e = e};
   pthread_t th;
   bool sampling = pthread_create(&th, NULL, sampler_main, &smp) == 0;
@@ -314,6 +323,12 @@ cuzk_status bench_bp_engine(const bench_bp_stream *o, const bp_params *pp, const
          np, stages.queue_wait_ms / 1e3 / np, stages.key_load_ms / 1e3 / np,
          stages.prepare_ms / 1e3 / np, upload_s / np, stages.gpu_ms / 1e3 / np,
          stages.finalize_ms / 1e3 / np, wall > 0 ? 100.0 * shared_s / wall : 0.0);
+  if (engine_status_get(e, &es, err) == CUZK_OK) {
+    ra1 = es.readahead_used;
+    engine_status_free(&es);
+  }
+  printf("stream: %llu of %.0f partitions began with their witness read ahead\n",
+         (unsigned long long)(ra1 - ra0), np + o->critical);
   for (unsigned k = 0; lat && k < o->critical; k++)
     printf("stream: CRITICAL winning-32g job %u: %.3f s from submit to verified proof\n", k,
            lat[k]);

@@ -81,6 +81,7 @@ void engine_config_defaults(engine_config *c) {
   memset(c, 0, sizeof *c);
   c->device = ENGINE_DEVICE_AUTO;
   c->gpu_workers_per_device = 1;
+  c->witness_readahead = 1;
   c->cpu_workers = 1;
   c->finished_ttl_ms = 10 * 60 * 1000;
   c->max_finished = 10000;
@@ -106,6 +107,9 @@ static cuzk_status check_config(engine_config *c, cuzk_err *err) {
   if (c->cpu_workers < 1 || c->cpu_workers > 1024)
     return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "engine: cpu_workers %u must be in 1..1024",
                         c->cpu_workers);
+  if (c->witness_readahead > 16)
+    return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "engine: witness_readahead %u must be in 0..16",
+                        c->witness_readahead);
   if (c->express_max_lg > 30)
     return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "engine: express_max_lg %u must be in 0..30",
                         c->express_max_lg);
@@ -171,6 +175,7 @@ cuzk_status engine_new(engine **out, const engine_config *cfg, cuzk_err *err) {
   pthread_cond_init(&e->work_cv, &ca);
   pthread_cond_init(&e->done_cv, &ca);
   pthread_cond_init(&e->key_cv, &ca);
+  pthread_cond_init(&e->ra_cv, &ca);
   pthread_condattr_destroy(&ca);
   e->t_start = engine_now();
   e->accepting = true;
@@ -264,6 +269,7 @@ void engine_free(engine *e) {
     return;
   engine_shutdown(e);
   jobs_free_all(e);
+  readahead_free(e);
   joblog_free(e);
   keys_free_all(e);
   free(e->workers);
@@ -274,6 +280,7 @@ void engine_free(engine *e) {
   pthread_cond_destroy(&e->work_cv);
   pthread_cond_destroy(&e->done_cv);
   pthread_cond_destroy(&e->key_cv);
+  pthread_cond_destroy(&e->ra_cv);
   pthread_mutex_destroy(&e->mu);
   pthread_mutex_destroy(&e->log_mu);
   free(e);

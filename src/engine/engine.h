@@ -199,6 +199,17 @@ typedef struct {
    * kernels run on the high-priority stream.  0: none.  No express slot is
    * made when no registered key is that small. */
   unsigned express_max_lg;
+  /* Witness files (engine_request.witness_file) read ahead: this many
+   * page-locked buffers, each the size of the largest registered key's
+   * witness, into which a reader thread reads the values of the partitions
+   * next in the queue's order while the GPU slots prove, so that a slot
+   * starts its next partition without waiting for the read (it takes the
+   * buffer as its staging: backend host_staging_swap).  0: none; 1 by
+   * engine_config_defaults.  Made only with a witness_dir (the only way a
+   * request names files) and GPU slots on devices that give page-locked
+   * memory; charged to the host budget's share for keys as the slots'
+   * staging is, fewer buffers when it has no room for them all. */
+  unsigned witness_readahead;
   unsigned cpu_workers;            /* proving workers when on the CPU, >= 1 */
   unsigned threads;                /* CPU threads per worker (0 = the cores / cpu_workers) */
   /* GPU slots' NTT plans with the pass-1 twiddle table
@@ -470,6 +481,9 @@ typedef struct {
   unsigned serving_workers; /* workers that can take a partition (0: submissions
                                fail with UNAVAILABLE) */
   uint64_t retried;         /* partitions sent to another worker after a GPU loss */
+  unsigned readahead_buffers; /* witness_readahead's buffers made */
+  unsigned readahead_filled;  /* of them: holding or reading a queued partition's values */
+  uint64_t readahead_used;    /* partitions begun from a witness read ahead */
   const char *witness_dir;  /* the real path of the witness directory (the engine's, valid
                                until engine_free), or NULL */
 } engine_status;

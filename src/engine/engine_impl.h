@@ -144,6 +144,11 @@ typedef struct {
    * vectors, outside the budgets (at most one per worker at a time);
    * freed with the witness (jobs_drop_witness), kept for a retry. */
   uint8_t *wcopy;
+  /* The read-ahead buffer holding or reading its values (readahead.c),
+   * while it is untaken, or taken and not yet begun; ra_failed: the
+   * reader could not read it (the worker reads it itself and says why). */
+  struct ewbuf *ra;
+  bool ra_failed;
   uint8_t proof[GROTH16_PROOF_BYTES];
   char *proof_json, *public_json;
   engine_timings tm;
@@ -268,6 +273,23 @@ typedef struct {
   unsigned lost_live;                /* its slots that have not freed their backends yet */
 } edevice;
 
+/* ------------------------------------------------------------ read-ahead */
+
+/* A read-ahead buffer (readahead.c): FREE in the pool; READING partition
+ * (j, part) by the reader, which holds a reference on j; READY holding its
+ * values, checked; TAKEN by the worker that begins the partition, until it
+ * gives a buffer back (its old staging, or this one).  abandoned: the
+ * partition's witness was dropped while READING, so the reader frees it. */
+typedef enum { EWBUF_FREE, EWBUF_READING, EWBUF_READY, EWBUF_TAKEN } ewbuf_state;
+typedef struct ewbuf {
+  uint8_t *p;
+  size_t bytes;
+  ewbuf_state state;
+  struct ejob *j;
+  size_t part;
+  bool abandoned;
+} ewbuf;
+
 /* ------------------------------------------------------------ the engine */
 
 struct engine {
@@ -321,6 +343,17 @@ struct engine {
   unsigned ngpus_lost; /* devices out of service (edevice.lost) */
   bool fallback;   /* AUTO: the CPU workers started after the last GPU was lost */
   char unavailable[CUZK_ERR_MSG_MAX]; /* why no worker is left ("" while one is) */
+
+  /* Witness read-ahead (readahead.c; cfg.witness_readahead): its buffers,
+   * each ra_bytes (charged to keys_used), its thread (woken by ra_cv, which
+   * workers also wait on for a buffer being read). */
+  ewbuf *ra;
+  unsigned nra;
+  size_t ra_bytes;
+  pthread_t ra_thread;
+  bool ra_started, ra_stop;
+  pthread_cond_t ra_cv;
+  uint64_t ra_used; /* partitions begun from a buffer read ahead */
 
   /* Log lines queued with the lock held (the job lines, engine_log_queued),
    * in event order; written by joblog_flush under log_mu (which guards
@@ -400,8 +433,34 @@ ejob *sched_take_express(engine *e, size_t *part, unsigned max_lg);
 /* Puts taken partition p of unfinished job j back to be taken again (its
  * GPU was lost), the job at its submission-order place in its list. */
 void sched_requeue(engine *e, ejob *j, size_t p);
+/* Calls fn for each partition no worker has taken, in the order sched_take
+ * takes them, until fn returns true (then true). */
+bool sched_each_untaken(engine *e, bool (*fn)(void *ctx, ejob *j, size_t p), void *ctx);
 /* Jobs queued ahead of a job of priority p submitted now. */
 uint32_t sched_ahead(const engine *e, engine_priority p);
+
+/* ---- readahead.c (e->mu held unless said otherwise) */
+/* Without the lock: partition pt's witness values read from fd into dst
+ * (on nthreads threads), then checked: the file is still the one
+ * submitted (size and mtime) and, with check_values, every value is below
+ * r.  CUZK_FORMAT or CUZK_IO naming the file otherwise. */
+cuzk_status witness_read_values(const epart *pt, int fd, bool check_values, uint8_t *dst,
+                                unsigned nthreads, cuzk_err *err);
+/* Without the lock, from workers_start once the slots are planned: makes
+ * cfg.witness_readahead buffers of `bytes` (as fit the host budget) and
+ * starts the reader; nothing without GPU slots or page-locked memory. */
+void readahead_start(engine *e, size_t bytes);
+/* Without the lock: stops the reader (workers_join). */
+void readahead_join(engine *e);
+/* Without the lock, at engine_free after every job: frees the buffers. */
+void readahead_free(engine *e);
+/* A worker begins partition pt: its buffer, now TAKEN (its read awaited
+ * first), or NULL when none holds its values. */
+ewbuf *readahead_take(engine *e, epart *pt);
+/* A TAKEN buffer back to the pool (p and bytes: what it holds now). */
+void readahead_give(engine *e, ewbuf *b);
+/* Partition pt's witness is dropped: its buffer goes back to the pool. */
+void readahead_drop(engine *e, epart *pt);
 
 /* ---- keys.c */
 /* Registers the config's keys (engine_new, no lock needed yet). */

@@ -96,6 +96,7 @@ void jobs_close_witness_file(engine *e, epart *pt) {
 void jobs_free(engine *e, ejob *j) {
   for (size_t p = 0; p < j->nparts; p++) {
     epart *pt = &j->parts[p];
+    readahead_drop(e, pt); /* READY at most: a reader holds a reference while it reads */
     wtns_close(&pt->w);
     free(pt->wit);
     free(pt->wcopy);
@@ -129,6 +130,7 @@ void jobs_forget(engine *e, ejob *j) {
 
 void jobs_drop_witness(engine *e, ejob *j, size_t p) {
   epart *pt = &j->parts[p];
+  readahead_drop(e, pt);
   jobs_close_witness_file(e, pt);
   free(pt->wcopy);
   pt->wcopy = NULL;

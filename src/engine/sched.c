@@ -12,13 +12,16 @@
  * again before the job's untaken ones, and a job that had left its list
  * goes back at its submission-order place, so the retry is not sent behind
  * work submitted after it.  A job is in its list exactly while it is
- * unfinished and has a partition to take (untaken or requeued).  All
- * functions run with engine.mu held. */
+ * unfinished and has a partition to take (untaken or requeued).  The
+ * witness read-ahead (readahead.c) walks the untaken partitions in the
+ * order they will be taken (sched_each_untaken) and is woken when that
+ * order gains one.  All functions run with engine.mu held. */
 #include "engine/engine_impl.h"
 
 void sched_push(engine *e, ejob *j) {
   elist_push(&e->queue[j->pri], j, offsetof(ejob, q));
   j->in_queue = true;
+  pthread_cond_broadcast(&e->ra_cv); /* the read-ahead looks at the queue again */
 }
 
 void sched_remove(engine *e, ejob *j) {
@@ -64,6 +67,7 @@ void sched_requeue(engine *e, ejob *j, size_t p) {
   pt->requeued = true;
   pt->state = ENGINE_JOB_QUEUED;
   j->nrequeued++;
+  pthread_cond_broadcast(&e->ra_cv);
   if (j->in_queue)
     return;
   elist *l = &e->queue[j->pri];
@@ -71,6 +75,19 @@ void sched_requeue(engine *e, ejob *j, size_t p) {
   while (at && at->seq < j->seq) at = at->q.next;
   elist_insert_before(l, j, at, offsetof(ejob, q));
   j->in_queue = true;
+}
+
+bool sched_each_untaken(engine *e, bool (*fn)(void *ctx, ejob *j, size_t p), void *ctx) {
+  for (int pri = ENGINE_PRI_CRITICAL; pri >= ENGINE_PRI_LOW; pri--)
+    for (ejob *j = e->queue[pri].head; j; j = j->q.next) {
+      for (size_t i = 0; j->nrequeued && i < j->next_part; i++) /* take_part's order */
+        if (j->parts[i].requeued && fn(ctx, j, i))
+          return true;
+      for (size_t i = j->next_part; i < j->nparts; i++)
+        if (fn(ctx, j, i))
+          return true;
+    }
+  return false;
 }
 
 uint32_t sched_ahead(const engine *e, engine_priority pri) {

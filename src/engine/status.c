@@ -118,6 +118,10 @@ cuzk_status engine_status_get(engine *e, engine_status *s, cuzk_err *err) {
   s->witness_dir = e->witness_dir;
   s->serving_workers = workers_serving(e);
   s->retried = e->retried;
+  s->readahead_buffers = e->nra;
+  s->readahead_used = e->ra_used;
+  for (unsigned i = 0; i < e->nra; i++)
+    s->readahead_filled += e->ra[i].state == EWBUF_READY || e->ra[i].state == EWBUF_READING;
   pthread_mutex_unlock(&e->mu);
   return CUZK_OK;
 }
@@ -279,7 +283,7 @@ char *engine_metrics_text(engine *e) {
                                wk->busy_s + (wk->job ? engine_now() - wk->busy_since : 0)};
   }
   const unsigned busy = e->busy, serving = workers_serving(e);
-  const uint64_t retried = e->retried;
+  const uint64_t retried = e->retried, ra_used = e->ra_used;
   const size_t njobs = e->njobs;
   uint64_t dev_used = 0, dev_budget = 0;
   for (size_t d = 0; d < e->ndevices; d++) {
@@ -391,6 +395,8 @@ char *engine_metrics_text(engine *e) {
        "Workers that can take work (0: submissions are refused as unavailable).", serving},
       {"cuzk_partitions_retried_total", "counter",
        "Partitions sent to another worker after their GPU was lost.", retried},
+      {"cuzk_witness_readahead_total", "counter",
+       "Partitions begun with their witness file's values read ahead.", ra_used},
       {"cuzk_uptime_seconds", "gauge", "Seconds since the engine started.", (uint64_t)uptime},
   };
   for (size_t k = 0; k < sizeof scalars / sizeof *scalars; k++) {

@@ -453,45 +453,17 @@ cuzk_status engine_timeline(engine *e, engine_span **out, size_t *n, cuzk_err *e
   return CUZK_OK;
 }
 
-/* A witness file's values read in parallel (pread of chunks). */
-typedef struct {
-  int fd;
-  uint8_t *dst;
-  uint64_t at, len;
-  _Atomic int err; /* an errno, or -1 for a short read */
-} wread_ctx;
-
-#define WREAD_CHUNK ((uint64_t)64 << 20)
-
-static void wread_part(void *arg, unsigned idx, unsigned nw) {
-  wread_ctx *c = arg;
-  const uint64_t nchunks = (c->len + WREAD_CHUNK - 1) / WREAD_CHUNK;
-  size_t lo, hi;
-  par_range((size_t)nchunks, idx, nw, &lo, &hi);
-  for (uint64_t k = lo; k < hi && !atomic_load(&c->err); k++) {
-    uint64_t off = k * WREAD_CHUNK, end = off + WREAD_CHUNK < c->len ? off + WREAD_CHUNK : c->len;
-    while (off < end) {
-      ssize_t r = pread(c->fd, c->dst + off, (size_t)(end - off), (off_t)(c->at + off));
-      if (r < 0 && errno == EINTR)
-        continue;
-      if (r <= 0) {
-        atomic_store(&c->err, r < 0 ? errno : -1);
-        return;
-      }
-      off += (uint64_t)r;
-    }
-  }
-}
-
 /* Partition p's witness values where the worker proves from them: a GPU
  * slot's staging (page-locked, planned at start), else the witness's own
  * copy.  Bytes carried by the request are copied to the staging (or used
- * where they are); a witness file's values are read from the descriptor
- * kept since submit - into the staging, or into the partition's working
- * copy (epart.wcopy, outside the budgets as the prover's vectors are;
- * jobs_drop_witness frees it) - and then checked: the
- * file's identity must be the one at submit and every value below the
- * prime (here for a .zkey circuit; bp_prove_values checks a bellperson
+ * where they are); a witness file's values come from the read-ahead's
+ * buffer when it has them (readahead.c: exchanged for the staging, or
+ * copied into a smaller one), else are read from the descriptor kept
+ * since submit - into the staging, or into the partition's working copy
+ * (epart.wcopy, outside the budgets as the prover's vectors are;
+ * jobs_drop_witness frees it) - and checked (witness_read_values: the
+ * file's identity must be the one at submit; for a .zkey circuit every
+ * value below the prime, bp_prove_values checking a bellperson
  * witness's).  *wv: the header with values set (without the lock). */
 static cuzk_status stage_witness(eworker *w, ejob *j, size_t p, wtns_file *wv, cuzk_err *err) {
   engine *e = w->e;
@@ -509,6 +481,28 @@ static cuzk_status stage_witness(eworker *w, ejob *j, size_t p, wtns_file *wv, c
     }
     return CUZK_OK;
   }
+  if (stage) {
+    pthread_mutex_lock(&e->mu);
+    ewbuf *b = readahead_take(e, pt); /* waits for a read in progress */
+    pthread_mutex_unlock(&e->mu);
+    if (b) {
+      size_t old_bytes = 0;
+      void *old = w->be->ops->host_staging_swap
+                      ? w->be->ops->host_staging_swap(w->be, b->p, b->bytes, &old_bytes)
+                      : NULL;
+      if (old) {
+        stage = b->p;
+        b->p = old, b->bytes = old_bytes;
+      } else {
+        memcpy(stage, b->p, wbytes);
+      }
+      pthread_mutex_lock(&e->mu);
+      readahead_give(e, b);
+      pthread_mutex_unlock(&e->mu);
+      wv->values = stage;
+      return CUZK_OK;
+    }
+  }
   if (!stage && pt->wcopy) {
     stage = pt->wcopy; /* a retry after a lost GPU: the copy the first attempt made */
   } else if (!stage) {
@@ -520,41 +514,8 @@ static cuzk_status stage_witness(eworker *w, ejob *j, size_t p, wtns_file *wv, c
     pt->wcopy = stage = copy;
     pthread_mutex_unlock(&e->mu);
   }
-  wread_ctx c = {.fd = pt->wfd, .dst = stage, .at = pt->w.values_at, .len = wbytes};
-  atomic_init(&c.err, 0);
   unsigned nw = w->gpu ? 8 : (w->be->threads ? w->be->threads : 1);
-  uint64_t nchunks = (wbytes + WREAD_CHUNK - 1) / WREAD_CHUNK;
-  par_run(nw < nchunks ? nw : (unsigned)(nchunks ? nchunks : 1), wread_part, &c);
-  int rerr = atomic_load(&c.err);
-  if (rerr)
-    return cuzk_err_set(err, CUZK_FORMAT, "%s: reading its values failed: %s", pt->wname,
-                        rerr < 0 ? "the file ends early (it changed after it was submitted)"
-                                 : strerror(rerr));
-  struct stat sb;
-  if (fstat(pt->wfd, &sb) != 0)
-    return cuzk_err_set(err, CUZK_IO, "%s: cannot stat it again: %s", pt->wname, strerror(errno));
-  file_ident now;
-  char what[160];
-  file_ident_of_stat(&now, &sb);
-  /* Not the ctime: a client links its witness into the directory and
-   * unlinks it once submitted (cuzk submit), which changes the ctime and
-   * not the bytes; size and mtime tell a write.  (A writer who also sets
-   * the mtime back is not caught here; the values are still checked below
-   * and the proof verified: a job's witness is its client's.) */
-  now.ctime = pt->wident.ctime;
-  if (file_ident_differs(&pt->wident, &now, what, sizeof what))
-    return cuzk_err_set(err, CUZK_FORMAT, "%s changed after it was submitted (%s)", pt->wname,
-                        what);
-  /* a bellperson witness's values are checked where the backend reads them
-   * (bp_sums: on the GPU after the upload), not in a host pass here */
-  size_t bad = j->key->kind == EKEY_BP ? (size_t)wv->n_witness
-                                       : groth16_values_check(stage, (size_t)wv->n_witness);
-  if (bad != (size_t)wv->n_witness)
-    return cuzk_err_set(err, CUZK_FORMAT,
-                        "%s: value %zu at offset %llu is not below the prime (r): values must be "
-                        "canonical",
-                        pt->wname, bad,
-                        (unsigned long long)(pt->w.values_at + (uint64_t)bad * wv->n8));
+  CUZK_TRY(witness_read_values(pt, pt->wfd, j->key->kind != EKEY_BP, stage, nw, err));
   wv->values = stage;
   return CUZK_OK;
 }
@@ -1074,6 +1035,11 @@ cuzk_status workers_start(engine *e, cuzk_err *err) {
   free(ord);
   if (st != CUZK_OK)
     return st;
+  if (nord) {
+    plan_shape p;
+    registered_shape(e, &p, UINT_MAX);
+    readahead_start(e, p.max_witness); /* after the slots' own buffers */
+  }
   if (!e->nworkers) {
     const unsigned t = cpu_threads(e);
     for (unsigned i = 0; i < e->cfg.cpu_workers; i++) {
@@ -1101,6 +1067,7 @@ void workers_join(engine *e) {
     free(w->spans);
     w->spans = NULL, w->nspans = w->spans_cap = 0;
   }
+  readahead_join(e); /* it read ahead for the draining workers until now */
 }
 
 void workers_free_devices(engine *e) {

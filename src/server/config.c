@@ -102,6 +102,9 @@ static const key_def keys[] = {
     {"gpus", "express_max_lg", K_UINT, F(engine.express_max_lg), 0, 30,
      "one more slot per GPU for HIGH and CRITICAL jobs of keys of at most 2^N rows (a "
      "WinningPoSt beside a PoRep stream), planned for those keys alone; 0 = none"},
+    {"gpus", "witness_readahead", K_UINT, F(engine.witness_readahead), 0, 16,
+     "page-locked buffers, each one witness of the largest key, into which witness files are "
+     "read while the slots prove (with a witness_dir); 0 = none"},
     {"gpus", "ntt_pass1_table", K_BOOL, F(engine.ntt_pass1_table), 0, 0,
      "NTTs with a table of the first pass's twiddle factors: 32 bytes per domain element more "
      "GPU memory per slot and key size, a faster forward NTT"},

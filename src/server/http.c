@@ -47,6 +47,11 @@ char *http_status_json(const engine_status *s) {
    * was lost and there is no CPU fallback (submissions are then refused). */
   ok = ok && add_num(root, "serving_workers", s->serving_workers) &&
        add_num(root, "retried_partitions", (double)s->retried);
+  /* The witness read-ahead ([gpus] witness_readahead): its buffers, those
+   * holding a queued partition's values now, partitions begun from one. */
+  ok = ok && (o = cJSON_AddObjectToObject(root, "readahead")) != NULL &&
+       add_num(o, "buffers", s->readahead_buffers) && add_num(o, "filled", s->readahead_filled) &&
+       add_num(o, "partitions", (double)s->readahead_used);
 
   ok = ok && (a = cJSON_AddArrayToObject(root, "keys")) != NULL;
   for (size_t i = 0; ok && i < s->nkeys; i++) {

@@ -73,6 +73,7 @@ expect 0 "stream: 2 jobs of 3 partitions" "$cuzk" bench bp --shape porep-32g --s
 expect 0 "CRITICAL winning-32g job 0" "$cuzk" bench bp --shape porep-32g --scale-lg 10 --reps 0 --device cpu --threads 2 --engine --jobs 1 --partitions 2 --critical 1 --witness-dir "$tmp"
 expect 0 "stream: 2 jobs of 1 partitions" "$cuzk" bench bp --shape wpost-32g --scale-lg 10 --reps 0 --device cpu --threads 2 --engine --slots 2 --jobs 2 --partitions 1 --witness-dir "$tmp"
 expect 2 "--slots: 1 to 16" "$cuzk" bench bp --shape porep-32g --engine --slots 17
+expect 2 "--readahead: 0 to 16" "$cuzk" bench bp --shape porep-32g --engine --readahead 17
 
 echo "filecoin-cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1701,6 +1701,10 @@ typedef struct {
    * backends (zkey_ab, quotient, MSM), counted in after_loss. */
   unsigned lose_at[FG_GPUS], msms[FG_GPUS], after_loss[FG_GPUS], destroys[FG_GPUS];
   bool host_buffers; /* the slots' backends offer host_vectors and host_staging */
+  /* The devices give page-locked host memory (malloc's here) and the
+   * slots take it as their staging (host_staging_swap, counted). */
+  bool pinned;
+  unsigned swaps, host_allocs, host_frees;
   bool lost[FG_GPUS];
 } fake_gpus;
 
@@ -1926,6 +1930,20 @@ static void *fake_host_staging(backend *b, size_t bytes, cuzk_err *err) {
   return im->stage;
 }
 
+/* As the CUDA backend's: the staging for p when it is at least as large. */
+static void *fake_host_staging_swap(backend *b, void *p, size_t bytes, size_t *old_bytes) {
+  fake_impl *im = b->impl;
+  if (!im->stage || im->nstage < bytes)
+    return NULL;
+  void *old = im->stage;
+  *old_bytes = im->nstage;
+  im->stage = p, im->nstage = bytes;
+  pthread_mutex_lock(&FG.mu);
+  FG.swaps++;
+  pthread_mutex_unlock(&FG.mu);
+  return old;
+}
+
 static const backend_ops fake_ops = {
     .name = "fake-gpu",
     .supports = fake_supports,
@@ -1962,6 +1980,7 @@ static backend *fake_backend_new(const backend_devices *d, int ordinal,
     fake_ops_host = fake_ops;
     fake_ops_host.host_vectors = fake_host_vectors;
     fake_ops_host.host_staging = fake_host_staging;
+    fake_ops_host.host_staging_swap = fake_host_staging_swap;
   }
   pthread_mutex_unlock(&FG.mu);
   b->ops = FG.host_buffers ? &fake_ops_host : &fake_ops, b->threads = 1, b->impl = im;
@@ -1998,7 +2017,27 @@ static bool fake_dev_supports(const backend_devices *d, int ordinal, cuzk_curve 
 
 static bool fake_has(const backend_devices *d, int ordinal, backend_cap cap) {
   (void)d, (void)ordinal;
-  return cap == BACKEND_CAP_RESIDENT; /* no page-locked memory: PINNED keys are mlock'ed */
+  /* without FG.pinned no page-locked memory: PINNED keys are mlock'ed */
+  return cap == BACKEND_CAP_RESIDENT || (cap == BACKEND_CAP_HOST_PINNED && FG.pinned);
+}
+
+static cuzk_status fake_host_alloc(const backend_devices *d, void **p, size_t bytes,
+                                   cuzk_err *err) {
+  (void)d;
+  if (!(*p = malloc(bytes ? bytes : 1)))
+    return cuzk_err_set(err, CUZK_NO_MEMORY, "fake host memory: %zu bytes", bytes);
+  pthread_mutex_lock(&FG.mu);
+  FG.host_allocs++;
+  pthread_mutex_unlock(&FG.mu);
+  return CUZK_OK;
+}
+
+static void fake_host_free(const backend_devices *d, void *p) {
+  (void)d;
+  pthread_mutex_lock(&FG.mu);
+  FG.host_frees += p != NULL;
+  pthread_mutex_unlock(&FG.mu);
+  free(p);
 }
 
 static const backend_devices_ops fake_devices_ops = {
@@ -2009,6 +2048,8 @@ static const backend_devices_ops fake_devices_ops = {
     .supports = fake_dev_supports,
     .has = fake_has,
     .backend_new = fake_backend_new,
+    .host_alloc = fake_host_alloc,
+    .host_free = fake_host_free,
 };
 
 /* The env's engine on `ngpus` stand-in GPUs of K slots, keys on the device
@@ -2120,6 +2161,146 @@ ETEST(engine_slot_host_buffers_charged) {
   CHECK_EQ_INT(s.host_used - s.queue_used, sb);
   engine_status_free(&s);
   env_fini(&v);
+}
+
+/* The engine's read-ahead figures (status). */
+static void readahead_of(engine *e, unsigned *buffers, unsigned *filled, uint64_t *used) {
+  engine_status s;
+  CHECK(engine_status_get(e, &s, NULL) == CUZK_OK);
+  *buffers = s.readahead_buffers, *filled = s.readahead_filled, *used = s.readahead_used;
+  engine_status_free(&s);
+}
+
+/* Waits (bounded) until at least n read-ahead buffers are filled. */
+static void wait_filled(engine *e, unsigned n) {
+  for (int i = 0; i < 10000; i++) {
+    unsigned b, f;
+    uint64_t u;
+    readahead_of(e, &b, &f, &u);
+    if (f >= n)
+      return;
+    struct timespec ts = {0, 1000000};
+    nanosleep(&ts, NULL);
+  }
+  TEST_FAIL("fewer than %u read-ahead buffers filled after 10 s", n);
+}
+
+/* Submits a job of n partitions naming witness file `name` (under the
+ * witness directory); its id in t. */
+static void submit_files(engine *e, const char *name, size_t n, int pri, engine_ticket *t) {
+  const char *names[8];
+  CHECK(n <= 8);
+  for (size_t i = 0; i < n; i++) names[i] = name;
+  engine_request rq = {.circuit_id = "k", .nparts = n, .witness_file = names, .priority = pri};
+  cuzk_err err = {0};
+  CHECK_MSG(engine_submit(e, &rq, t, &err) == CUZK_OK, "submit %s: %s", name, err.msg);
+}
+
+/* Witness files read ahead (engine_config.witness_readahead) on a
+ * stand-in GPU with page-locked memory, K = 1: while the slot holds
+ * partition 0 before its read, the reader fills a buffer for each of the
+ * next three; each begins from its buffer, taken as the slot's staging
+ * without a copy, every proof verifies and the buffers are back in the
+ * pool.  A cancelled job's buffers go back at once; a file cut short
+ * after its submit, while every buffer is taken, fails its own job (the
+ * reader's failed read leaves the worker to read it and say why) and
+ * nothing else; a CRITICAL job submitted after a NORMAL one whose witness
+ * was read ahead is still proven first.  No buffers are made without a
+ * witness directory. */
+ETEST(engine_witness_readahead) {
+  env v;
+  env_init(&v, 4, 61, 1, true);
+  backend_devices t = fake_on(&v, 1, 1, 0);
+  FG.host_buffers = true, FG.pinned = true;
+  FG.swaps = FG.host_allocs = FG.host_frees = 0;
+  v.c.devices = &t;
+  v.c.witness_dir = v.dir;
+  v.c.witness_readahead = 4;
+  engine *e = env_start(&v);
+  unsigned nb, nf;
+  uint64_t used;
+  readahead_of(e, &nb, &nf, &used);
+  CHECK_EQ_INT(nb, 4);
+  CHECK_EQ_INT(FG.host_allocs, 4);
+
+  hook_hold("*", ENGINE_JOB_PREPARING);
+  engine_ticket t1;
+  submit_files(e, "k.wtns", 4, ENGINE_PRI_NORMAL, &t1);
+  hook_wait_held(); /* partition 0 taken, not yet read */
+  wait_filled(e, 3); /* partitions 1..3 (and maybe 0, read before it was taken) */
+  hook_release();
+  check_done_and_valid(e, t1.job_id, &v.f);
+  wait_workers_idle(e);
+  readahead_of(e, &nb, &nf, &used);
+  CHECK_MSG(used >= 3 && used <= 4, "%llu partitions begun from a read-ahead buffer",
+            (unsigned long long)used);
+  CHECK_EQ_INT(nf, 0);
+  CHECK_EQ_INT(FG.swaps, used); /* the slot's staging is as large as the buffers */
+  char line[80];
+  snprintf(line, sizeof line, "cuzk_witness_readahead_total %llu\n", (unsigned long long)used);
+  const char *m[] = {line, NULL};
+  check_metrics(e, m);
+
+  /* a cancelled job gives its buffers back */
+  engine_set_paused(e, true);
+  engine_ticket t2;
+  submit_files(e, "k.wtns", 2, ENGINE_PRI_NORMAL, &t2);
+  wait_filled(e, 2);
+  cuzk_err err = {0};
+  CHECK(engine_cancel(e, t2.job_id, NULL, &err) == CUZK_OK);
+  readahead_of(e, &nb, &nf, &used);
+  CHECK_EQ_INT(nf, 0);
+
+  /* every buffer filled, then a file cut short after its submit */
+  engine_ticket t3, t4, t5, t6;
+  submit_files(e, "k.wtns", 4, ENGINE_PRI_NORMAL, &t3);
+  wait_filled(e, 4);
+  char cut[320];
+  snprintf(cut, sizeof cut, "%s/cut.wtns", v.dir);
+  FILE *fp = fopen(cut, "wb");
+  CHECK(fp && fwrite(v.f.wtns, 1, v.f.wtns_len, fp) == v.f.wtns_len && fclose(fp) == 0);
+  submit_files(e, "cut.wtns", 1, ENGINE_PRI_NORMAL, &t4);
+  CHECK(truncate(cut, (off_t)(v.f.wtns_len - 32)) == 0);
+  /* and a NORMAL job read ahead before a CRITICAL one submitted after it */
+  submit_files(e, "k.wtns", 1, ENGINE_PRI_NORMAL, &t5);
+  submit_files(e, "k.wtns", 1, ENGINE_PRI_CRITICAL, &t6);
+  pthread_mutex_lock(&H.mu);
+  const size_t first = H.norder; /* the next partition taken */
+  pthread_mutex_unlock(&H.mu);
+  CHECK(first < 60);
+  engine_set_paused(e, false);
+  check_done_and_valid(e, t3.job_id, &v.f);
+  engine_result r;
+  CHECK(await_state(e, t4.job_id, &r) == ENGINE_JOB_FAILED);
+  CHECK_MSG(r.job_status == CUZK_FORMAT && strstr(r.error, "cut.wtns"), "%s: %s",
+            cuzk_status_name(r.job_status), r.error);
+  engine_result_free(&r);
+  check_done_and_valid(e, t5.job_id, &v.f);
+  check_done_and_valid(e, t6.job_id, &v.f);
+  pthread_mutex_lock(&H.mu);
+  CHECK_MSG(!strcmp(H.order[first], t6.job_id), "first taken: %s, not the CRITICAL %s",
+            H.order[first], t6.job_id);
+  pthread_mutex_unlock(&H.mu);
+  wait_workers_idle(e);
+  readahead_of(e, &nb, &nf, &used);
+  CHECK_EQ_INT(nb, 4);
+  CHECK_EQ_INT(nf, 0);
+  CHECK(unlink(cut) == 0);
+  env_fini(&v);
+  CHECK_EQ_INT(FG.host_frees, FG.host_allocs); /* the pool's, whichever buffers it held at the end */
+
+  /* no witness directory: no buffers */
+  memset(FG.store, 0, sizeof FG.store);
+  env_init(&v, 4, 61, 1, false);
+  t = fake_on(&v, 1, 1, 0);
+  v.c.devices = &t;
+  v.c.witness_readahead = 4;
+  e = env_start(&v);
+  readahead_of(e, &nb, &nf, &used);
+  CHECK_EQ_INT(nb, 0);
+  env_fini(&v);
+  FG.host_buffers = FG.pinned = false;
+  memset(FG.store, 0, sizeof FG.store);
 }
 
 ETEST(engine_device_copy_shared_by_slots) {

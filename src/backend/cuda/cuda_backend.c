@@ -347,6 +347,18 @@ static void *cuda_host_staging(backend *be, size_t bytes, cuzk_err *err) {
   return pinned_grow(im, &im->stage, &im->stage_bytes, bytes, err);
 }
 
+/* The staging and the provider's buffers are both cudaMallocHost memory
+ * (dev_host_alloc); an emulated backend's staging is malloc's. */
+static void *cuda_host_staging_swap(backend *be, void *p, size_t bytes, size_t *old_bytes) {
+  cuda_impl *im = be->impl;
+  if (im->emulate || !im->stage || im->stage_bytes < bytes)
+    return NULL;
+  void *old = im->stage;
+  *old_bytes = im->stage_bytes;
+  im->stage = p, im->stage_bytes = bytes;
+  return old;
+}
+
 /* The store's entries: a key's coefficients (named by ab_req) and its
  * MSM base sets (cuda_bases_id), made by the first backend that asks. */
 typedef struct {
@@ -865,6 +877,7 @@ static const backend_ops cuda_ops = {
     .hold_bases = cuda_hold_bases,
     .host_vectors = cuda_host_vectors,
     .host_staging = cuda_host_staging,
+    .host_staging_swap = cuda_host_staging_swap,
     .zkey_ab = cuda_zkey_ab,
     .quotient = cuda_quotient,
     .msm_g1 = cuda_msm_g1,
