@@ -294,28 +294,6 @@ cuzk_status exec::place(const uint8_t *scalars, uint32_t n, unsigned narrow) con
   return CUZK_OK;
 }
 
-unsigned narrow_bound(const uint32_t *hist, size_t others, const caps &k) {
-  const msm_geo wide = msm_gpu_windows_bits(others, SCALAR_BITS, k.buckets);
-  double best = msm_gpu_cost(&wide, others);
-  unsigned bound = 0;
-  size_t cn = 0;
-  for (unsigned b = 1; b < SCALAR_BITS; b++) {
-    if (!hist[b])
-      continue;
-    cn += hist[b];
-    const size_t cw = others - cn;
-    const msm_geo gn = msm_gpu_windows_bits(cn, b + 1, k.buckets);
-    double cost = msm_gpu_cost(&gn, cn);
-    if (cw) {
-      const msm_geo gw = msm_gpu_windows_bits(cw, SCALAR_BITS, k.buckets);
-      cost += msm_gpu_cost(&gw, cw);
-    }
-    if (cost < best)
-      best = cost, bound = b;
-  }
-  return bound;
-}
-
 cuzk_status exec::mark(int phase) const {
   if (!ctx->pev || ctx->npev == ctx->pev_cap)
     return CUZK_OK;

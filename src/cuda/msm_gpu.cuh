@@ -53,7 +53,7 @@
  *   Bit-scalar split (opts.split): a classification kernel counts scalars
  *   equal to 0, to 1 and others, and a histogram of the others' folded bit
  *   lengths.  The run waits for them, picks the narrow part's bound b
- *   (narrow_bound: the GPU cost model over the histogram), and a second
+ *   (msm_gpu_narrow_bound: the GPU cost model over the histogram), and a second
  *   kernel compacts the indices of the ones, of the others of at most b
  *   bits (from the front of idx2) and of the wider rest (from its back;
  *   warp-aggregated atomics: order within the lists is not fixed, results
@@ -619,7 +619,6 @@ void CUDART_CB finish_cb(void *ctx);
 /* The split's boundary: the b (0: no narrow part) for which the narrow
  * part (others of at most b folded bits, windows over b + 1 bits) and the
  * wide rest (every window) cost the least together (msm_gpu_cost). */
-unsigned narrow_bound(const uint32_t *hist, size_t others, const caps &k);
 
 template <class P>
 cuzk_status run_group(msm_gpu *ctx, void *out, const void *bases_v, const void *scalars_v,
@@ -669,7 +668,7 @@ cuzk_status run_group(msm_gpu *ctx, void *out, const void *bases_v, const void *
     if (do_split) {
       /* the boundary: the narrow part takes the others of at most b bits */
       const unsigned b = opts && opts->narrow ? std::min(opts->narrow, SCALAR_BITS - 1)
-                                              : narrow_bound(hist, c[2], ctx->k);
+                                              : msm_gpu_narrow_bound(hist, c[2], ctx->k.buckets);
       size_t cn = 0;
       for (unsigned l = 1; l <= b; l++) cn += hist[l];
       const size_t cw = c[2] - cn;

@@ -236,13 +236,33 @@ msm_plan msm_plan_for_g2(size_t n, unsigned threads) { return plan_for(n, thread
  * costs 2 XYZZ additions per bucket of ~1.4 mixed ones each, 3 in all.
  * The model predicted the H200's times over uniform windows to 0.5 %, and
  * the even split beat uniform windows of the same widest width
- * (bench/RESULTS.md). */
+ * (bench/RESULTS.md).  Scalars narrower than the windows are cheaper than
+ * that: their zero digits take no sort slot and no addition, which the
+ * histogram form (msm_gpu_cost_hist) counts and the split's boundary
+ * (msm_gpu_narrow_bound) needs - priced as if every point took every
+ * window, a narrow part looked cheaper for the generator's PoRep witness
+ * (lengths uniform over 2..254) and measured 9 % slower. */
 #define GPU_WINDOW_OVERHEAD 65536.0
 #define GPU_BUCKET_COST 3.0
 
 double msm_gpu_cost(const msm_geo *g, size_t n) {
   return g->nwin * ((double)n + GPU_WINDOW_OVERHEAD) +
          GPU_BUCKET_COST * (double)msm_geo_buckets(g);
+}
+
+/* Over the folded bit lengths hist[lo..hi]: a b-bit magnitude's recoding
+ * is zero in every window that starts above bit b (the digit of the window
+ * holding bit b - 1 may borrow one into the next, which starts at most at
+ * b), and zero digits take no sort slot or addition, so a point costs one
+ * addition per window starting at or below its length. */
+double msm_gpu_cost_hist(const msm_geo *g, const uint32_t *hist, unsigned lo, unsigned hi) {
+  double adds = 0;
+  unsigned w = 0; /* windows starting at or below b */
+  for (unsigned b = lo; b <= hi; b++) {
+    while (w < g->nwin && msm_geo_offset(g, w) <= b) w++;
+    adds += (double)hist[b] * w;
+  }
+  return adds + g->nwin * GPU_WINDOW_OVERHEAD + GPU_BUCKET_COST * (double)msm_geo_buckets(g);
 }
 
 /* Window counts of the even splits the GPU plans for `bits` bits: from
@@ -269,6 +289,29 @@ msm_geo msm_gpu_windows_bits(size_t n, unsigned bits, size_t max_buckets) {
 }
 
 msm_geo msm_gpu_windows(size_t n) { return msm_gpu_windows_bits(n, MSM_REC_BITS, SIZE_MAX); }
+
+unsigned msm_gpu_narrow_bound(const uint32_t *hist, size_t others, size_t max_buckets) {
+  const unsigned top = MSM_REC_BITS - 1; /* folded magnitudes have at most 254 bits */
+  const msm_geo wide = msm_gpu_windows_bits(others, MSM_REC_BITS, max_buckets);
+  double best = msm_gpu_cost_hist(&wide, hist, 1, top);
+  unsigned bound = 0;
+  size_t cn = 0;
+  for (unsigned b = 1; b < top; b++) {
+    if (!hist[b])
+      continue;
+    cn += hist[b];
+    const size_t cw = others - cn;
+    const msm_geo gn = msm_gpu_windows_bits(cn, b + 1, max_buckets);
+    double cost = msm_gpu_cost_hist(&gn, hist, 1, b);
+    if (cw) {
+      const msm_geo gw = msm_gpu_windows_bits(cw, MSM_REC_BITS, max_buckets);
+      cost += msm_gpu_cost_hist(&gw, hist, b + 1, top);
+    }
+    if (cost < best)
+      best = cost, bound = b;
+  }
+  return bound;
+}
 
 msm_geo msm_gpu_windows_c(unsigned c) {
   return msm_geo_split(msm_geo_uniform(c, MSM_REC_BITS).nwin, MSM_REC_BITS);

@@ -86,6 +86,17 @@ msm_geo msm_gpu_windows_bits(size_t n, unsigned bits, size_t max_buckets);
 /* The GPU cost model's figure for n points over the windows g (in mixed
  * additions): nwin (n + a launch and sort overhead) + 3 per bucket. */
 double msm_gpu_cost(const msm_geo *g, size_t n);
+/* The same for the points whose folded magnitudes have b bits, hist[b] of
+ * them for lo <= b <= hi: each adds into the windows that start at or
+ * below bit b only (the recoding's digits above are zero and skipped). */
+double msm_gpu_cost_hist(const msm_geo *g, const uint32_t *hist, unsigned lo, unsigned hi);
+/* The GPU split's boundary (msm_gpu_opts.narrow): `others` points of
+ * hist[b] with b folded bits (1 <= b <= 254) go to a narrow part, those of
+ * at most the bound's bits, on windows over bound + 1 bits, and a wide
+ * part of the rest on every window; the bound the histogram's cost model
+ * prices lowest, or 0 (no narrow part) when one part costs least.  Each
+ * part within max_buckets buckets. */
+unsigned msm_gpu_narrow_bound(const uint32_t *hist, size_t others, size_t max_buckets);
 /* The windows opts.c = c asks for on the GPU: ceil(255 / c) windows split
  * evenly, so none is wider than c. */
 msm_geo msm_gpu_windows_c(unsigned c);

@@ -4,7 +4,8 @@
  * peer of docs/PERF.md §2.
  *
  *   bench_gpu_msm [--g1 LO HI] [--g2 LO HI] [--reps R] [--check LG] [--sweep]
- *                 [--c C] [--nwin W]
+ *                 [--c C] [--nwin W] [--scalars random|porep|words]
+ *                 [--split off|auto|on] [--narrow B]
  *
  * Sizes 2^LO..2^HI (default G1 20..27, G2 20..26).  Every result is
  * checked: against the CPU MSM (msm_g1/msm_g2, all cores) up to 2^LG points
@@ -19,6 +20,14 @@
  * --c forces the widest window and --nwin the window count (msm_gpu_opts:
  * c alone, ceil(255 / c) windows split equally; nwin alone, split equally;
  * both, uniform; 0 = the plan's).
+ *
+ * --scalars picks the scalars: uniform below r (the default); "porep", the
+ * development PoRep witness's mix (42 % zeros, 42 % ones, 16 % others of
+ * bit lengths uniform over 2..254, as cuzk circuit gen makes them);
+ * "words", a hash gadget's (40 % zeros, 40 % ones, 16 % 32-bit words, 4 %
+ * uniform).  --split sets the bit-scalar split (msm_gpu_opts.split) and
+ * --narrow the narrow part's bound (254: in effect no narrow part); each
+ * split size prints the last run's counts.
  *
  * Output: a line per size, and "summary: NAME: RESULT" lines that
  * bench/gpu.sh turns into its table.  Exit status 1 on a failed check. */
@@ -66,6 +75,39 @@ static void random_scalars(uint8_t *out, size_t n, uint64_t seed) {
     for (int j = 0; j < 4; j++) s[j] = mix(seed ^ (4 * i + j) * 0xd1342543de82ef95ULL);
     s[3] %= top;
     memcpy(out + 32 * i, s, 32);
+  }
+}
+
+enum { SC_RANDOM, SC_POREP, SC_WORDS };
+
+/* Scalars of the --scalars mixes (see the top): kinds drawn per index. */
+static void mixed_scalars(uint8_t *out, size_t n, uint64_t seed, int kind) {
+  if (kind == SC_RANDOM)
+    return;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t u = mix(seed ^ i * 0x9e3779b97f4a7c15ULL) % 100, s[4] = {0};
+    const uint64_t bits_of = mix(seed + 7 * i);
+    uint8_t *p = out + 32 * i;
+    if (u < (kind == SC_POREP ? 42u : 40u)) {
+      memset(p, 0, 32);
+    } else if (u < (kind == SC_POREP ? 84u : 80u)) {
+      memset(p, 0, 32);
+      p[0] = 1;
+    } else if (kind == SC_WORDS && u >= 96) {
+      /* uniform: leave random_scalars' value */
+    } else {
+      unsigned bits = kind == SC_WORDS ? 32 : 2 + (unsigned)(bits_of % 253); /* 2..254 */
+      memcpy(s, p, 32);
+      for (unsigned w = 0; w < 4; w++) {
+        unsigned lo = 64 * w;
+        if (bits <= lo)
+          s[w] = 0;
+        else if (bits < lo + 64)
+          s[w] &= (1ULL << (bits - lo)) - 1;
+      }
+      s[(bits - 1) / 64] |= 1ULL << ((bits - 1) % 64); /* exactly `bits` bits */
+      memcpy(p, s, 32);
+    }
   }
 }
 
@@ -120,7 +162,7 @@ static int sweep(msm_gpu *ctx, int g2, unsigned lg, const void *want) {
 }
 
 static int bench_group(int g2, unsigned lo, unsigned hi, unsigned reps, unsigned check,
-                       unsigned lg_sweep, const msm_gpu_opts *opts) {
+                       unsigned lg_sweep, const msm_gpu_opts *opts, int kind) {
   const char *name = g2 ? "G2" : "G1";
   const size_t nmax = (size_t)1 << hi, bs = g2 ? sizeof(bls12_381_g2_aff) : sizeof(bls12_381_g1_aff);
   cuzk_err err = {0};
@@ -136,6 +178,7 @@ static int bench_group(int g2, unsigned lo, unsigned hi, unsigned reps, unsigned
     return 1;
   }
   random_scalars(scalars, nmax, 0x5ca1a25);
+  mixed_scalars(scalars, nmax, 0x5ca1a25, kind);
   msm_gpu *ctx = NULL;
   st = msm_gpu_new(&ctx, g2 ? MSM_GPU_G2 : MSM_GPU_G1, nmax,
                    MSM_GPU_HOST_INPUTS | MSM_GPU_PROFILE, &err);
@@ -188,6 +231,11 @@ static int bench_group(int g2, unsigned lo, unsigned hi, unsigned reps, unsigned
       continue;
     }
     print_phases(ctx, name, lg);
+    msm_gpu_counts cnt;
+    if (opts->split && msm_gpu_last_counts(ctx, &cnt, &err) == CUZK_OK)
+      printf("counts %s 2^%u: zeros %zu ones %zu others %zu, %s: narrow %zu (<= %u bits) wide %zu\n",
+             name, lg, cnt.zeros, cnt.ones, cnt.others, cnt.split ? "split" : "not split",
+             cnt.narrow, cnt.narrow_bits, cnt.wide);
     if (!(g2 ? bls12_381_g2_jac_eq(&r2, want) : bls12_381_g1_jac_eq(&r1, want))) {
       printf("summary: %s: WRONG RESULT (%s check failed)\n", label, how);
       bad = 1;
@@ -216,6 +264,7 @@ static int bench_group(int g2, unsigned lo, unsigned hi, unsigned reps, unsigned
 int main(int argc, char **argv) {
   unsigned g1lo = 20, g1hi = 27, g2lo = 20, g2hi = 26, reps = 3, check = 20, do_sweep = 0;
   msm_gpu_opts opts = {0};
+  int kind = SC_RANDOM;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--g1") && i + 2 < argc) {
       g1lo = (unsigned)atoi(argv[++i]);
@@ -233,9 +282,24 @@ int main(int argc, char **argv) {
       opts.c = (unsigned)atoi(argv[++i]);
     } else if (!strcmp(argv[i], "--nwin") && i + 1 < argc) {
       opts.nwin = (unsigned)atoi(argv[++i]);
+    } else if (!strcmp(argv[i], "--narrow") && i + 1 < argc) {
+      opts.narrow = (unsigned)atoi(argv[++i]);
+    } else if (!strcmp(argv[i], "--scalars") && i + 1 < argc &&
+               (!strcmp(argv[i + 1], "random") || !strcmp(argv[i + 1], "porep") ||
+                !strcmp(argv[i + 1], "words"))) {
+      ++i;
+      kind = !strcmp(argv[i], "porep") ? SC_POREP : !strcmp(argv[i], "words") ? SC_WORDS : SC_RANDOM;
+    } else if (!strcmp(argv[i], "--split") && i + 1 < argc &&
+               (!strcmp(argv[i + 1], "off") || !strcmp(argv[i + 1], "auto") ||
+                !strcmp(argv[i + 1], "on"))) {
+      ++i;
+      opts.split = !strcmp(argv[i], "auto") ? MSM_GPU_SPLIT_AUTO
+                   : !strcmp(argv[i], "on") ? MSM_GPU_SPLIT_ON
+                                            : MSM_GPU_SPLIT_OFF;
     } else {
       fprintf(stderr, "usage: %s [--g1 LO HI] [--g2 LO HI] [--reps R] [--check LG] [--sweep] "
-              "[--c C] [--nwin W]\n", argv[0]);
+              "[--c C] [--nwin W] [--scalars random|porep|words] [--split off|auto|on] "
+              "[--narrow B]\n", argv[0]);
       return 2;
     }
   }
@@ -248,8 +312,8 @@ int main(int argc, char **argv) {
   printf("%s\n", why);
   int bad = 0;
   if (g1lo <= g1hi)
-    bad |= bench_group(0, g1lo, g1hi, reps, check, do_sweep ? 26 : 0, &opts);
+    bad |= bench_group(0, g1lo, g1hi, reps, check, do_sweep ? 26 : 0, &opts, kind);
   if (g2lo <= g2hi)
-    bad |= bench_group(1, g2lo, g2hi, reps, check, do_sweep ? 24 : 0, &opts);
+    bad |= bench_group(1, g2lo, g2hi, reps, check, do_sweep ? 24 : 0, &opts, kind);
   return bad;
 }

@@ -628,6 +628,52 @@ TEST(plan_gpu_narrow_windows) {
   CHECK_MSG(w.nwin == 2, "%u windows", w.nwin);
 }
 
+/* The GPU split's cost over bit lengths: one addition per point and window
+ * starting at or below its length, so over full-width scalars it is the
+ * uniform model's; the narrow boundary it picks, for the mixes
+ * bench_gpu_msm measured on the H200 at 2^25 (bench/RESULTS.md, the split
+ * on the generator's and a hash gadget's mixes): no narrow part for the
+ * generator's others (lengths uniform over 2..254, where a narrow part
+ * measured 9 % slower), 32 bits for words beside a few field elements (a
+ * narrow part measured 9.5 % faster), everything for short sums alone,
+ * nothing for uniform scalars. */
+TEST(plan_gpu_narrow_bound) {
+  static uint32_t hist[256];
+  const size_t n = (size_t)1 << 25, cap = msm_gpu_max_buckets(n);
+  for (unsigned nwin = 12; nwin <= 20; nwin += 4) {
+    const msm_geo g = msm_geo_split(nwin, MSM_REC_BITS);
+    memset(hist, 0, sizeof hist);
+    hist[254] = 1000000;
+    CHECK(msm_gpu_cost_hist(&g, hist, 1, 254) == msm_gpu_cost(&g, 1000000));
+    memset(hist, 0, sizeof hist);
+    hist[32] = 1000000; /* words touch the windows starting at or below bit 32 only */
+    const unsigned touched = 32 / msm_geo_width(&g, nwin - 1) + 1;
+    CHECK(msm_gpu_cost_hist(&g, hist, 1, 254) <
+          msm_gpu_cost(&g, 1000000) - (double)(nwin - touched - 1) * 1000000);
+  }
+  /* the generator's mix: 16 % others */
+  memset(hist, 0, sizeof hist);
+  size_t others = 0;
+  for (unsigned b = 2; b <= 254; b++) others += hist[b] = (uint32_t)(n * 16 / 100 / 253);
+  CHECK_EQ_INT(msm_gpu_narrow_bound(hist, others, cap), 0);
+  /* words and a few field elements (folded: mostly 252..254 bits) */
+  memset(hist, 0, sizeof hist);
+  hist[32] = (uint32_t)(n * 16 / 100);
+  hist[254] = (uint32_t)(n * 2 / 100), hist[253] = (uint32_t)(n / 100);
+  hist[252] = (uint32_t)(n / 200);
+  others = (size_t)hist[32] + hist[254] + hist[253] + hist[252];
+  CHECK_EQ_INT(msm_gpu_narrow_bound(hist, others, cap), 32);
+  /* short sums alone: all narrow */
+  memset(hist, 0, sizeof hist);
+  others = 0;
+  for (unsigned b = 2; b <= 20; b++) others += hist[b] = 100000;
+  CHECK_EQ_INT(msm_gpu_narrow_bound(hist, others, cap), 20);
+  /* uniform scalars: none */
+  memset(hist, 0, sizeof hist);
+  hist[254] = (uint32_t)(n / 2), hist[253] = (uint32_t)(n / 4), hist[252] = (uint32_t)(n / 8);
+  CHECK_EQ_INT(msm_gpu_narrow_bound(hist, (size_t)hist[254] + hist[253] + hist[252], cap), 0);
+}
+
 /* ---- helpers ---- */
 
 static void gen_in_subgroup_and_thread_independent(const grp *G) {
