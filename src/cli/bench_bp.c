@@ -178,7 +178,7 @@ int bench_bp(int argc, char **argv) {
   double first = 0;
   for (unsigned long r = 0; r <= reps; r++) {
     pce_gen_witness(&plan, seed, (uint32_t)r, w);
-    groth16_values_from_mont(vals, w, nv);
+    groth16_values_from_mont(vals, w, nv, 0);
     groth16_proof proof;
     groth16_timings tm;
     if (bp_prove_values(&proof, &pp, &pce, vals, "the witness", be, NULL, NULL, &tm, &err) !=

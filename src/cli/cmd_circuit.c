@@ -194,7 +194,7 @@ static int check(int argc, char **argv) {
     fprintf(stderr, "cuzk circuit check: no_memory: %llu values\n", (ull)nv);
     rc = CLI_USAGE;
   } else {
-    groth16_values_to_mont(w, wt.values, nv); /* the reader checked each < r */
+    groth16_values_to_mont(w, wt.values, nv, 0); /* the reader checked each < r */
     if (!bls12_381_fr_is_one(&w[0])) {
       fprintf(stderr, "cuzk circuit check: format: %s: value 0 is not 1 (ONE)\n", wp);
       rc = CLI_USAGE;

@@ -108,7 +108,7 @@ cuzk_status witness_read_values(const epart *pt, int fd, bool check_values, uint
     return cuzk_err_set(err, CUZK_FORMAT, "%s changed after it was submitted (%s)", pt->wname,
                         what);
   size_t n = (size_t)pt->w.n_witness;
-  size_t bad = check_values ? groth16_values_check(dst, n) : n;
+  size_t bad = check_values ? groth16_values_check(dst, n, nthreads) : n;
   if (bad != n)
     return cuzk_err_set(err, CUZK_FORMAT,
                         "%s: value %zu at offset %llu is not below the prime (r): values must be "

@@ -239,7 +239,7 @@ cuzk_status bp_prove_assignment(groth16_proof *proof, const bp_params *pp, const
   const uint8_t *v[3] = {a, b, c};
   size_t bad;
   for (int k = 0; k < 3; k++)
-    if ((bad = groth16_values_check(v[k], abc_size)) != abc_size)
+    if ((bad = groth16_values_check(v[k], abc_size, be->threads)) != abc_size)
       return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "%s: %c value %zu is not below r", as->name,
                           "abc"[k], bad);
   unsigned lg = 0;

@@ -117,7 +117,7 @@ cuzk_status groth16_key_prove_values(groth16_proof *proof, const groth16_key *k,
     return bp_prove_values(proof, k->bp, k->pce, values, name, be, opts, stop, tm, err);
   /* a .wtns file's view of the values (wtns_open's checks, the value scan
    * here), for the zkey prover */
-  const size_t bad = groth16_values_check(values, (size_t)k->n_vars);
+  const size_t bad = groth16_values_check(values, (size_t)k->n_vars, be->threads);
   if (bad != (size_t)k->n_vars)
     return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "%s: value %zu is not below r", name, bad);
   wtns_file w;

@@ -771,16 +771,16 @@ static void eval_worker(void *vctx, unsigned idx, unsigned n) {
   }
 }
 
-static unsigned eval_threads(const pce_file *f) {
-  unsigned n = f->num_constraints < PAR_MIN ? 1 : par_threads();
+static unsigned eval_threads(const pce_file *f, unsigned threads) {
+  unsigned n = f->num_constraints < PAR_MIN ? 1 : threads ? threads : par_threads();
   return n ? n : 1;
 }
 
 cuzk_status pce_eval(const pce_file *f, const bls12_381_fr *w, bls12_381_fr *a, bls12_381_fr *b,
-                     bls12_381_fr *c, const cuzk_stop *stop, cuzk_err *err) {
+                     bls12_381_fr *c, unsigned threads, const cuzk_stop *stop, cuzk_err *err) {
   eval_ctx e = {.f = f, .w = w, .out = {a, b, c}, .stop = stop};
   atomic_init(&e.cancelled, false);
-  par_run(eval_threads(f), eval_worker, &e);
+  par_run(eval_threads(f, threads), eval_worker, &e);
   if (atomic_load(&e.cancelled))
     return cuzk_err_set(err, CUZK_CANCELLED, "pce_eval: stopped");
   return CUZK_OK;
@@ -788,7 +788,7 @@ cuzk_status pce_eval(const pce_file *f, const bls12_381_fr *w, bls12_381_fr *a, 
 
 cuzk_status pce_check(const pce_file *f, const bls12_381_fr *w, uint64_t *bad_row,
                       const cuzk_stop *stop, cuzk_err *err) {
-  unsigned n = eval_threads(f);
+  unsigned n = eval_threads(f, 0);
   uint64_t *bad = malloc(n * sizeof *bad);
   if (!bad)
     return cuzk_err_set(err, CUZK_NO_MEMORY, "pce_check: cannot allocate");

@@ -86,10 +86,11 @@ uint64_t pce_file_bytes(const pce_file *f);
 void pce_close(pce_file *f);
 
 /* a = A.w, b = B.w, c = C.w over all num_constraints rows; w holds
- * num_inputs + num_aux values in Montgomery form, w[0] = ONE.  par_run
- * threads; stop may be NULL (base/stop.h): CUZK_CANCELLED. */
+ * num_inputs + num_aux values in Montgomery form, w[0] = ONE.  On
+ * `threads` par_run workers (0: par_threads(); one for a small circuit);
+ * stop may be NULL (base/stop.h): CUZK_CANCELLED. */
 cuzk_status pce_eval(const pce_file *f, const bls12_381_fr *w, bls12_381_fr *a, bls12_381_fr *b,
-                     bls12_381_fr *c, const cuzk_stop *stop, cuzk_err *err);
+                     bls12_381_fr *c, unsigned threads, const cuzk_stop *stop, cuzk_err *err);
 /* CUZK_OK when (A.w)(B.w) = C.w on every row; else CUZK_UNSATISFIED naming
  * the first failing row (*bad_row set when not NULL; UINT64_MAX if none). */
 cuzk_status pce_check(const pce_file *f, const bls12_381_fr *w, uint64_t *bad_row,

@@ -37,14 +37,14 @@ static void mont_part(void *ctx, unsigned idx, unsigned nw) {
   }
 }
 
-size_t groth16_values_to_mont(bls12_381_fr *out, const uint8_t *in, size_t n) {
+size_t groth16_values_to_mont(bls12_381_fr *out, const uint8_t *in, size_t n, unsigned threads) {
   mont_job j = {out, in, n, n};
-  par_run(par_threads(), mont_part, &j);
+  par_run(threads ? threads : par_threads(), mont_part, &j);
   return j.bad;
 }
 
-size_t groth16_values_check(const uint8_t *in, size_t n) {
-  return groth16_values_to_mont(NULL, in, n);
+size_t groth16_values_check(const uint8_t *in, size_t n, unsigned threads) {
+  return groth16_values_to_mont(NULL, in, n, threads);
 }
 
 typedef struct {
@@ -64,7 +64,7 @@ static void canon_part(void *ctx, unsigned idx, unsigned nw) {
   }
 }
 
-void groth16_values_from_mont(uint8_t *out, const bls12_381_fr *in, size_t n) {
+void groth16_values_from_mont(uint8_t *out, const bls12_381_fr *in, size_t n, unsigned threads) {
   canon_job j = {out, in, n};
-  par_run(par_threads(), canon_part, &j);
+  par_run(threads ? threads : par_threads(), canon_part, &j);
 }

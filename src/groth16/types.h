@@ -29,15 +29,17 @@ typedef struct {
 void groth16_vk_fini(groth16_vk *vk);
 
 /* out[i] := in's value i (32-byte little-endian canonical) in Montgomery
- * form, for i < n, on par_threads() workers.  Returns n when every value
- * is < r, else the least index of one that is not (out is then partly
- * written). */
-size_t groth16_values_to_mont(bls12_381_fr *out, const uint8_t *in, size_t n);
+ * form, for i < n, on `threads` workers (0: par_threads(); a backend
+ * passes its own count, so that workers sharing the cores do not each
+ * take them all).  Returns n when every value is < r, else the least
+ * index of one that is not (out is then partly written). */
+size_t groth16_values_to_mont(bls12_381_fr *out, const uint8_t *in, size_t n, unsigned threads);
 /* The same check without the conversion: the least index of a value >= r,
  * or n. */
-size_t groth16_values_check(const uint8_t *in, size_t n);
+size_t groth16_values_check(const uint8_t *in, size_t n, unsigned threads);
 /* out's value i := in[i] as 32 canonical little-endian bytes, for i < n,
- * on par_threads() workers; out may be in itself (element by element). */
-void groth16_values_from_mont(uint8_t *out, const bls12_381_fr *in, size_t n);
+ * on `threads` workers (0: par_threads()); out may be in itself (element
+ * by element). */
+void groth16_values_from_mont(uint8_t *out, const bls12_381_fr *in, size_t n, unsigned threads);
 
 #endif

@@ -55,7 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       bls12_381_fr_set_u64(&w[i], i % 3 ? s >> 60 : s);
     }
     bls12_381_fr_set_one(&w[0]);
-    FUZZ_ASSERT(pce_eval(&f, w, abc, abc + nc, abc + 2 * nc, NULL, &err) == CUZK_OK, "eval");
+    FUZZ_ASSERT(pce_eval(&f, w, abc, abc + nc, abc + 2 * nc, 0, NULL, &err) == CUZK_OK, "eval");
     uint64_t first = UINT64_MAX;
     for (uint64_t r = 0; r < nc; r++) {
       bls12_381_fr v[3], ab;

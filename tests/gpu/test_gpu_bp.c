@@ -171,7 +171,7 @@ static void bp_case(backend *gb, uint32_t ninp, uint32_t naux, uint32_t rows, ui
   fr *ev = malloc(3 * n * sizeof *ev);
   uint8_t *abc = malloc(3 * 32 * n);
   CHECK(ev && abc);
-  CHECK(pce_eval(&c.p, c.w, ev, ev + n, ev + 2 * n, NULL, &err) == CUZK_OK);
+  CHECK(pce_eval(&c.p, c.w, ev, ev + n, ev + 2 * n, 0, NULL, &err) == CUZK_OK);
   for (size_t i = 0; i < 3 * n; i++) {
     limb_t x[4];
     bls12_381_fr_to_canon(x, &ev[i]);

@@ -291,7 +291,7 @@ TEST(pce_eval_matches_dense) {
       bls12_381_fr_set_u64(&w[i], test_rng_next(&r));
     bls12_381_fr_set_one(&w[0]);
     cuzk_err e;
-    CHECK(pce_eval(&f, w, out, out + nc, out + 2 * nc, NULL, &e) == CUZK_OK);
+    CHECK(pce_eval(&f, w, out, out + nc, out + 2 * nc, 0, NULL, &e) == CUZK_OK);
     const pce_csr *M[3] = {&f.a, &f.b, &f.c};
     for (int m = 0; m < 3; m++)
       for (uint64_t i = 0; i < nc; i++) {
@@ -373,10 +373,10 @@ TEST(pce_eval_stops) {
   cuzk_stop stop;
   atomic_init(&stop, true);
   cuzk_err e;
-  CHECK(pce_eval(&f, w, out, out + nc, out + 2 * nc, &stop, &e) == CUZK_CANCELLED);
+  CHECK(pce_eval(&f, w, out, out + nc, out + 2 * nc, 0, &stop, &e) == CUZK_CANCELLED);
   CHECK(pce_check(&f, w, NULL, &stop, &e) == CUZK_CANCELLED);
   atomic_store(&stop, false);
-  CHECK(pce_eval(&f, w, out, out + nc, out + 2 * nc, &stop, &e) == CUZK_OK);
+  CHECK(pce_eval(&f, w, out, out + nc, out + 2 * nc, 0, &stop, &e) == CUZK_OK);
   free(w), free(out);
   pce_close(&f);
 }

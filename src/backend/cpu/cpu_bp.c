@@ -81,7 +81,7 @@ static cuzk_status quotient(backend *be, bls12_381_fr *a, bls12_381_fr *b, bls12
   ntt_scale_powers(a, m, &ginv, be->threads);
   q.sub = true;
   par_run(be->threads, quot_part, &q);
-  groth16_values_from_mont((uint8_t *)c, c, m);
+  groth16_values_from_mont((uint8_t *)c, c, m, be->threads);
   ntt_domain_fini(&d);
   return CUZK_OK;
 }
@@ -147,18 +147,18 @@ cuzk_status cpu_bp_sums(backend *be, backend_bp_sums *out, const backend_bp_key 
   /* the values checked below r as they are read (backend.h) */
   size_t bad;
   if (abc) { /* a, b, c below r: the caller checked */
-    bad = groth16_values_check(values, nv);
-    groth16_values_to_mont(a, abc->a, rows);
-    groth16_values_to_mont(b, abc->b, rows);
-    groth16_values_to_mont(c, abc->c, rows);
+    bad = groth16_values_check(values, nv, be->threads);
+    groth16_values_to_mont(a, abc->a, rows, be->threads);
+    groth16_values_to_mont(b, abc->b, rows, be->threads);
+    groth16_values_to_mont(c, abc->c, rows, be->threads);
   } else {
-    bad = groth16_values_to_mont(buf + 3 * m, values, nv);
+    bad = groth16_values_to_mont(buf + 3 * m, values, nv, be->threads);
   }
   if (bad != nv) {
     out->bad1 = bad + 1;
     st = cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "bp_sums: value %zu is not below r", bad);
   } else if (!abc) {
-    st = pce_eval(k->pce, buf + 3 * m, a, b, c, be->stop, err);
+    st = pce_eval(k->pce, buf + 3 * m, a, b, c, be->threads, be->stop, err);
   }
   if (st == CUZK_OK) {
     for (bls12_381_fr *v = a; v <= c; v += m) memset(v + rows, 0, (m - rows) * sizeof *v);
