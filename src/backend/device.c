@@ -179,14 +179,14 @@ backend *backend_device_new(const backend_devices *d, int ordinal, const backend
   return d->ops->backend_new(d, ordinal, o, err);
 }
 
-cuzk_status backend_device_host_alloc(const backend_devices *d, void **p, size_t bytes,
-                                      cuzk_err *err) {
+cuzk_status backend_device_host_alloc(const backend_devices *d, int ordinal, void **p,
+                                      size_t bytes, cuzk_err *err) {
   d = or_system(d);
   *p = NULL;
   if (!d->ops->host_alloc)
     return cuzk_err_set(err, CUZK_UNSUPPORTED, "%s devices: no page-locked host memory",
                         d->ops->kind);
-  return d->ops->host_alloc(d, p, bytes, err);
+  return d->ops->host_alloc(d, ordinal, p, bytes, err);
 }
 
 void backend_device_host_free(const backend_devices *d, void *p) {

@@ -93,7 +93,8 @@ typedef struct {
   backend *(*backend_new)(const backend_devices *d, int ordinal, const backend_device_opts *o,
                           cuzk_err *err);
   /* Optional; present when some device has BACKEND_CAP_HOST_PINNED. */
-  cuzk_status (*host_alloc)(const backend_devices *d, void **p, size_t bytes, cuzk_err *err);
+  cuzk_status (*host_alloc)(const backend_devices *d, int ordinal, void **p, size_t bytes,
+                            cuzk_err *err);
   void (*host_free)(const backend_devices *d, void *p);
 } backend_devices_ops;
 
@@ -140,12 +141,14 @@ backend *backend_device_new(const backend_devices *d, int ordinal, const backend
                             cuzk_err *err);
 
 /* Page-locked host memory of `bytes` (a provider with
- * BACKEND_CAP_HOST_PINNED; CUDA: cudaMallocHost, made in the calling
- * thread's current device's context).  *p = NULL and a status on
- * failure: UNSUPPORTED where the provider has none.  Free it with
- * backend_device_host_free of the same provider (NULL is fine). */
-cuzk_status backend_device_host_alloc(const backend_devices *d, void **p, size_t bytes,
-                                      cuzk_err *err);
+ * BACKEND_CAP_HOST_PINNED; CUDA: cudaMallocHost, after making device
+ * `ordinal` the calling thread's current one - it stays so - so that the
+ * allocation makes no context on a GPU the caller does not use: an engine
+ * passes one of its GPUs).  *p = NULL and a status on failure: UNSUPPORTED
+ * where the provider has none.  Free it with backend_device_host_free of
+ * the same provider (NULL is fine). */
+cuzk_status backend_device_host_alloc(const backend_devices *d, int ordinal, void **p,
+                                      size_t bytes, cuzk_err *err);
 void backend_device_host_free(const backend_devices *d, void *p);
 
 #endif

@@ -333,7 +333,8 @@ cuzk_status keys_lookup(engine *e, const char *id, ekey **out, cuzk_err *err) {
  * file's identity, the same before and after the read (else the file was
  * changing under it: CUZK_IO).  The key's shape must be the registered one
  * (a replacement of another shape: CUZK_FORMAT). */
-static cuzk_status load_copy(ekey *k, bool pin, const backend_devices *devs, uint64_t size,
+static cuzk_status load_copy(ekey *k, bool pin, const backend_devices *devs, int ordinal,
+                             uint64_t size,
                              groth16_key *gk, void **mem, bool *dev, bool *locked,
                              file_ident *id, cuzk_err *err) {
   *mem = NULL, *dev = *locked = false;
@@ -355,7 +356,7 @@ static cuzk_status load_copy(ekey *k, bool pin, const backend_devices *devs, uin
   size_t len = (size_t)size;
   void *p = NULL;
   if (pin && devs) {
-    if ((st = backend_device_host_alloc(devs, &p, len, err)) != CUZK_OK) {
+    if ((st = backend_device_host_alloc(devs, ordinal, &p, len, err)) != CUZK_OK) {
       close(fd);
       return cuzk_err_prefix(err, st, "%s: page-locked copy of %zu bytes", k->path, len);
     }
@@ -677,6 +678,7 @@ cuzk_status keys_acquire(engine *e, ekey *k, ejob *job, bool wait, bool held, do
     k->loading = true;
     const bool pin = e->cfg.pin_keys;
     const backend_devices *pin_devs = e->host_pinned && !e->ngpus_lost ? e->devs : NULL;
+    const int pin_ordinal = e->ndevices ? e->devices[0].ordinal : 0; /* a GPU it uses */
     pthread_mutex_unlock(&e->mu);
     double t0 = engine_now();
     groth16_key gk;
@@ -686,7 +688,7 @@ cuzk_status keys_acquire(engine *e, ekey *k, ejob *job, bool wait, bool held, do
     if (k->kind == EKEY_BP)
       st = load_bp(k, size, &gk, &id, &pid, err);
     else
-      st = load_copy(k, pin, pin_devs, size, &gk, &mem, &dev, &locked, &id, err);
+      st = load_copy(k, pin, pin_devs, pin_ordinal, size, &gk, &mem, &dev, &locked, &id, err);
     double dt = engine_now() - t0;
     pthread_mutex_lock(&e->mu);
     k->loading = false;

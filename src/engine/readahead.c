@@ -213,7 +213,9 @@ void readahead_start(engine *e, size_t bytes) {
     pthread_mutex_unlock(&e->mu);
     void *p = NULL;
     cuzk_err err = {0};
-    if (fits && backend_device_host_alloc(e->devs, &p, bytes, &err) != CUZK_OK) {
+    /* on the engine's first GPU, whose context its slots made */
+    if (fits && backend_device_host_alloc(e->devs, e->devices[0].ordinal, &p, bytes, &err) !=
+                    CUZK_OK) {
       pthread_mutex_lock(&e->mu);
       e->keys_used -= bytes;
       pthread_mutex_unlock(&e->mu);

@@ -44,7 +44,7 @@ TEST(devices_system_without_gpu) {
   if (none) {
     CHECK(!backend_device_has(NULL, 0, BACKEND_CAP_HOST_PINNED));
     void *p = &p;
-    CHECK_EQ_INT(backend_device_host_alloc(NULL, &p, 64, &err), CUZK_UNSUPPORTED);
+    CHECK_EQ_INT(backend_device_host_alloc(NULL, 0, &p, 64, &err), CUZK_UNSUPPORTED);
     CHECK(p == NULL);
     backend_device_host_free(NULL, NULL);
   }
@@ -114,7 +114,7 @@ TEST(devices_provider_defaults) {
   CHECK(!backend_device_supports_all(&d, 0, CUZK_CURVE_BLS12_381)); /* no G2 MSM */
   CHECK(!backend_device_has(&d, 0, BACKEND_CAP_RESIDENT));
   void *p = &p;
-  CHECK_EQ_INT(backend_device_host_alloc(&d, &p, 8, &err), CUZK_UNSUPPORTED);
+  CHECK_EQ_INT(backend_device_host_alloc(&d, 0, &p, 8, &err), CUZK_UNSUPPORTED);
   CHECK(p == NULL);
   s.count = 0;
   CHECK_EQ_INT(backend_device_count(&d, buf, sizeof buf), 0);

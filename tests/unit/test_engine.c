@@ -2021,9 +2021,10 @@ static bool fake_has(const backend_devices *d, int ordinal, backend_cap cap) {
   return cap == BACKEND_CAP_RESIDENT || (cap == BACKEND_CAP_HOST_PINNED && FG.pinned);
 }
 
-static cuzk_status fake_host_alloc(const backend_devices *d, void **p, size_t bytes,
+static cuzk_status fake_host_alloc(const backend_devices *d, int ordinal, void **p, size_t bytes,
                                    cuzk_err *err) {
   (void)d;
+  CHECK(ordinal >= 0 && ordinal < (int)FG.ngpus); /* one of the engine's GPUs */
   if (!(*p = malloc(bytes ? bytes : 1)))
     return cuzk_err_set(err, CUZK_NO_MEMORY, "fake host memory: %zu bytes", bytes);
   pthread_mutex_lock(&FG.mu);

@@ -969,8 +969,11 @@ static backend *dev_backend_new(const backend_devices *d, int ordinal,
   return backend_cuda_new(ordinal, o, err);
 }
 
-static cuzk_status dev_host_alloc(const backend_devices *d, void **p, size_t bytes, cuzk_err *err) {
+static cuzk_status dev_host_alloc(const backend_devices *d, int ordinal, void **p, size_t bytes,
+                                  cuzk_err *err) {
   (void)d;
+  *p = NULL;
+  CUZK_TRY(cuzk_cuda_use_device(ordinal, err));
   return cuzk_cuda_host_alloc(p, bytes, err);
 }
 
