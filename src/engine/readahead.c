@@ -155,7 +155,9 @@ static void *ra_main(void *arg) {
   while (!e->ra_stop) {
     ewbuf *b = ra_free_buffer(e);
     ra_pick k = {.e = e, .left = e->nra};
-    if (!b || !sched_each_untaken(e, ra_candidate, &k) || !k.j) {
+    /* with every GPU lost the CPU workers read for themselves (they have
+     * no staging to take a buffer as) */
+    if (!b || e->fallback || !sched_each_untaken(e, ra_candidate, &k) || !k.j) {
       pthread_cond_wait(&e->ra_cv, &e->mu);
       continue;
     }
