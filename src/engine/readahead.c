@@ -3,9 +3,9 @@
  *
  * DESIGN: a GPU slot that begins a partition whose witness is a file
  * (engine_request.witness_file) first reads its values into its staging
- * (4.2 GB at 2^27: about a quarter of a second), and its GPU work waits
- * for that read; two slots that finish together both wait, and the GPU
- * idles.  With cfg.witness_readahead = N the engine keeps N more buffers
+ * (32 bytes per variable: gigabytes at 2^27), and its GPU work waits for
+ * that read; two slots that finish together both wait, and the GPU idles
+ * (bench/RESULTS.md measures both).  With cfg.witness_readahead = N the engine keeps N more buffers
  * of the staging's size (the largest registered key's witness), from the
  * devices' page-locked memory, and one reader thread fills them while the
  * slots prove: it walks the untaken partitions in the order the

@@ -239,9 +239,9 @@ msm_plan msm_plan_for_g2(size_t n, unsigned threads) { return plan_for(n, thread
  * (bench/RESULTS.md).  Scalars narrower than the windows are cheaper than
  * that: their zero digits take no sort slot and no addition, which the
  * histogram form (msm_gpu_cost_hist) counts and the split's boundary
- * (msm_gpu_narrow_bound) needs - priced as if every point took every
+ * (msm_gpu_narrow_bound) needs: priced as if every point took every
  * window, a narrow part looked cheaper for the generator's PoRep witness
- * (lengths uniform over 2..254) and measured 9 % slower. */
+ * (lengths uniform over 2..254) than it runs (bench/RESULTS.md). */
 #define GPU_WINDOW_OVERHEAD 65536.0
 #define GPU_BUCKET_COST 3.0
 

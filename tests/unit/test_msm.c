@@ -634,9 +634,9 @@ TEST(plan_gpu_narrow_windows) {
  * bench_gpu_msm measured on the H200 at 2^25 (bench/RESULTS.md, the split
  * on the generator's and a hash gadget's mixes): no narrow part for the
  * generator's others (lengths uniform over 2..254, where a narrow part
- * measured 9 % slower), 32 bits for words beside a few field elements (a
- * narrow part measured 9.5 % faster), everything for short sums alone,
- * nothing for uniform scalars. */
+ * measured slower), 32 bits for words beside a few field elements (where
+ * it measured faster), everything for short sums alone, nothing for
+ * uniform scalars. */
 TEST(plan_gpu_narrow_bound) {
   static uint32_t hist[256];
   const size_t n = (size_t)1 << 25, cap = msm_gpu_max_buckets(n);
