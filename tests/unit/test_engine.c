@@ -2307,6 +2307,75 @@ ETEST(engine_witness_readahead) {
   memset(FG.store, 0, sizeof FG.store);
 }
 
+/* The read-ahead under churn, K = 2 on a stand-in GPU with two buffers:
+ * jobs of one to four partitions, witness files and carried bytes mixed,
+ * of every priority, a third of them cancelled at random moments while
+ * others are read ahead, taken and proven: every job ends, DONE with
+ * verified proofs unless cancelled, and every buffer comes back (none
+ * filled at the end; every page-locked buffer freed at engine_free). */
+ETEST_TIMEOUT(engine_witness_readahead_churn, 300) {
+  env v;
+  env_init(&v, 4, 62, 1, false);
+  backend_devices t = fake_on(&v, 1, 2, 0);
+  FG.host_buffers = true, FG.pinned = true;
+  FG.swaps = FG.host_allocs = FG.host_frees = 0;
+  v.c.devices = &t;
+  v.c.witness_dir = v.dir;
+  v.c.witness_readahead = 2;
+  engine *e = env_start(&v);
+  enum { NJ = 24 };
+  engine_ticket tk[NJ];
+  bool cancelled[NJ] = {false};
+  uint64_t s = 0x5eed;
+  for (int i = 0; i < NJ; i++) {
+    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+    const unsigned r = (unsigned)(s >> 33);
+    const int pri = ENGINE_PRI_LOW + (int)(r % 4);
+    const size_t n = 1 + (r >> 4) % 4;
+    if ((r >> 8) % 5 == 0) { /* carried bytes */
+      const uint8_t *w[4];
+      size_t wl[4];
+      for (size_t k = 0; k < n; k++) w[k] = v.f.wtns, wl[k] = v.f.wtns_len;
+      cuzk_err err = {0};
+      CHECK(submit_full(e, NULL, "k", pri, w, wl, n, false, &tk[i], &err) == CUZK_OK);
+    } else {
+      submit_files(e, "k.wtns", n, pri, &tk[i]);
+    }
+    if ((r >> 12) % 3 == 0 && i > 0) { /* cancel an earlier one, now or a little later */
+      const int c = (int)((r >> 16) % (unsigned)i);
+      struct timespec ts = {0, (long)((r >> 20) % 3) * 1000000L};
+      nanosleep(&ts, NULL);
+      cuzk_err err = {0};
+      if (engine_cancel(e, tk[c].job_id, NULL, &err) == CUZK_OK)
+        cancelled[c] = true;
+    }
+  }
+  for (int i = 0; i < NJ; i++) {
+    engine_result r;
+    const engine_job_state st = await_state(e, tk[i].job_id, &r);
+    CHECK_MSG(st == ENGINE_JOB_DONE || (cancelled[i] && st == ENGINE_JOB_CANCELLED),
+              "job %d: %s (%s)", i, engine_job_state_name(st), r.error);
+    engine_result_free(&r);
+    if (st == ENGINE_JOB_DONE)
+      check_done_and_valid(e, tk[i].job_id, &v.f);
+  }
+  wait_workers_idle(e);
+  unsigned nb, nf;
+  uint64_t used;
+  readahead_of(e, &nb, &nf, &used);
+  CHECK_EQ_INT(nb, 2);
+  wait_filled_(e, 0, true);
+  CHECK_MSG(used > 0, "no partition began from a read-ahead buffer");
+  int nc = 0;
+  for (int i = 0; i < NJ; i++) nc += cancelled[i];
+  printf("  %d jobs, %d cancelled, %llu partitions begun from a read-ahead buffer\n", NJ, nc,
+         (unsigned long long)used);
+  env_fini(&v);
+  CHECK_EQ_INT(FG.host_frees, FG.host_allocs);
+  FG.host_buffers = FG.pinned = false;
+  memset(FG.store, 0, sizeof FG.store);
+}
+
 ETEST(engine_device_copy_shared_by_slots) {
   env v;
   env_init(&v, 5, 40, 1, false);
