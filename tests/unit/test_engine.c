@@ -2201,6 +2201,21 @@ static void submit_files(engine *e, const char *name, size_t n, int pri, engine_
   CHECK_MSG(engine_submit(e, &rq, t, &err) == CUZK_OK, "submit %s: %s", name, err.msg);
 }
 
+/* An engine on one stand-in GPU of K slots with page-locked memory and
+ * host buffers, `buffers` read-ahead buffers and the env's directory as
+ * its witness directory (key "k" of 2^4 rows from seed). */
+static engine *readahead_start_env(env *v, backend_devices *t, uint64_t seed, unsigned K,
+                                   unsigned buffers, bool hooked) {
+  env_init(v, 4, seed, 1, hooked);
+  *t = fake_on(v, 1, K, 0);
+  FG.host_buffers = true, FG.pinned = true;
+  FG.swaps = FG.host_allocs = FG.host_frees = 0;
+  v->c.devices = t;
+  v->c.witness_dir = v->dir;
+  v->c.witness_readahead = buffers;
+  return env_start(v);
+}
+
 /* Witness files read ahead (engine_config.witness_readahead) on a
  * stand-in GPU with page-locked memory, K = 1: while the slot holds
  * partition 0 before its read, the reader fills a buffer for each of the
@@ -2214,14 +2229,8 @@ static void submit_files(engine *e, const char *name, size_t n, int pri, engine_
  * witness directory. */
 ETEST(engine_witness_readahead) {
   env v;
-  env_init(&v, 4, 61, 1, true);
-  backend_devices t = fake_on(&v, 1, 1, 0);
-  FG.host_buffers = true, FG.pinned = true;
-  FG.swaps = FG.host_allocs = FG.host_frees = 0;
-  v.c.devices = &t;
-  v.c.witness_dir = v.dir;
-  v.c.witness_readahead = 4;
-  engine *e = env_start(&v);
+  backend_devices t;
+  engine *e = readahead_start_env(&v, &t, 61, 1, 4, true);
   unsigned nb, nf;
   uint64_t used;
   readahead_of(e, &nb, &nf, &used);
@@ -2315,14 +2324,8 @@ ETEST(engine_witness_readahead) {
  * filled at the end; every page-locked buffer freed at engine_free). */
 ETEST_TIMEOUT(engine_witness_readahead_churn, 300) {
   env v;
-  env_init(&v, 4, 62, 1, false);
-  backend_devices t = fake_on(&v, 1, 2, 0);
-  FG.host_buffers = true, FG.pinned = true;
-  FG.swaps = FG.host_allocs = FG.host_frees = 0;
-  v.c.devices = &t;
-  v.c.witness_dir = v.dir;
-  v.c.witness_readahead = 2;
-  engine *e = env_start(&v);
+  backend_devices t;
+  engine *e = readahead_start_env(&v, &t, 62, 2, 2, false);
   enum { NJ = 24 };
   engine_ticket tk[NJ];
   bool cancelled[NJ] = {false};
