@@ -505,6 +505,11 @@ void workers_gpu_mem_info(engine *e, int ordinal, uint64_t *free_bytes, uint64_t
  * lost GPU, not gone (e->mu held). */
 unsigned workers_serving(const engine *e);
 
+/* The GPU whose slot runs on the calling thread, or -1 (another thread):
+ * page-locked memory is made there, whose context the thread has current
+ * already (backend_device_host_alloc makes its ordinal current). */
+int workers_thread_gpu(void);
+
 /* ---- keycheck.c */
 /* groth16_prove_opts.check_key for a referenced key: its points checked
  * once while it stays loaded (concurrent askers wait for the first one's

@@ -770,10 +770,16 @@ static void slot_backend_free(eworker *w) {
   pthread_mutex_unlock(&w->e->mu);
 }
 
+/* The GPU of the slot whose thread this is, or -1 (workers_thread_gpu). */
+static _Thread_local int thread_gpu = -1;
+
+int workers_thread_gpu(void) { return thread_gpu; }
+
 static void *worker_main(void *arg) {
   eworker *w = arg;
   engine *e = w->e;
   if (w->gpu) {
+    thread_gpu = w->ordinal;
     cuzk_err err = {0};
     cuzk_status st = slot_plan(w, &err);
     uint64_t vfree = 0, vtotal = 0;
