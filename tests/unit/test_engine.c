@@ -1320,13 +1320,29 @@ static size_t lines_at(const char *sub) {
   return pos;
 }
 
+/* A line is queued with the event, under the engine's lock, and written
+ * when its thread flushes the queue after letting the lock go: an awaiter
+ * woken by the event may look before that, so this waits for it (5 s). */
 static void lines_need(const char *level, const char *sub) {
-  if (lines_count(level, sub))
-    return;
+  for (int i = 0; i < 5000; i++) {
+    if (lines_count(level, sub))
+      return;
+    struct timespec ts = {0, 1000000};
+    nanosleep(&ts, NULL);
+  }
   pthread_mutex_lock(&LINES.mu);
   printf("%s", LINES.text);
   pthread_mutex_unlock(&LINES.mu);
   TEST_FAIL("no %s line with \"%s\" in the log above", level, sub);
+}
+
+/* Exactly n such lines, once n have been written (waited for as above). */
+static void lines_need_n(const char *level, const char *sub, unsigned n) {
+  for (int i = 0; i < 5000 && lines_count(level, sub) < n; i++) {
+    struct timespec ts = {0, 1000000};
+    nanosleep(&ts, NULL);
+  }
+  CHECK_EQ_INT(lines_count(level, sub), n);
 }
 
 /* The env's key with one byte of H point `i`'s x flipped (off its curve,
@@ -1372,13 +1388,13 @@ ETEST(engine_corrupt_key_is_named_not_the_witness) {
     printf("  %s: %s\n", id, r.error);
     engine_result_free(&r);
   }
-  CHECK_EQ_INT(lines_count("ERROR", "circuit k: the proving key is corrupt"), 1);
+  lines_need_n("ERROR", "circuit k: the proving key is corrupt", 1);
   lines_need("ERROR", where);
   bool was;
   uint64_t freed;
   CHECK(engine_evict(e, "k", &was, &freed, NULL) == CUZK_OK && was && freed);
   submit_fails(e, "bad3", "k", &v.f, CUZK_FORMAT, where);
-  CHECK_EQ_INT(lines_count("ERROR", "circuit k: the proving key is corrupt"), 2);
+  lines_need_n("ERROR", "circuit k: the proving key is corrupt", 2);
   env_fini(&v);
 }
 
