@@ -616,10 +616,6 @@ cuzk_status prof_collect(msm_gpu *ctx, cuzk_err *err);
 /* The stream's host callback: msm_gpu_finish with the pending job. */
 void CUDART_CB finish_cb(void *ctx);
 
-/* The split's boundary: the b (0: no narrow part) for which the narrow
- * part (others of at most b folded bits, windows over b + 1 bits) and the
- * wide rest (every window) cost the least together (msm_gpu_cost). */
-
 template <class P>
 cuzk_status run_group(msm_gpu *ctx, void *out, const void *bases_v, const void *scalars_v,
                       size_t n, const msm_gpu_opts *opts, cudaStream_t st, cuzk_err *err) {

@@ -275,20 +275,23 @@ typedef struct {
 
 /* ------------------------------------------------------------ read-ahead */
 
-/* A read-ahead buffer (readahead.c): FREE in the pool; READING partition
- * (j, part) by the reader, which holds a reference on j; READY holding its
- * values, checked; TAKEN by the worker that begins the partition, until it
- * gives a buffer back (its old staging, or this one).  abandoned: the
- * partition's witness was dropped while READING, so the reader frees it. */
+/* A read-ahead buffer (readahead.c): FREE in the pool; READING the
+ * values of the partition whose epart.ra it is, by the reader, which holds
+ * a reference on its job; READY holding them, checked; TAKEN by the worker
+ * that begins the partition, until it gives a buffer back (its old
+ * staging, or this one).  abandoned: the partition's witness was dropped
+ * while READING, so the reader frees it. */
 typedef enum { EWBUF_FREE, EWBUF_READING, EWBUF_READY, EWBUF_TAKEN } ewbuf_state;
 typedef struct ewbuf {
   uint8_t *p;
   size_t bytes;
   ewbuf_state state;
-  struct ejob *j;
-  size_t part;
   bool abandoned;
 } ewbuf;
+
+/* Threads that read one witness file's values (a GPU slot's own read and
+ * the read-ahead's): enough to keep a tmpfs or an NVMe file streaming. */
+#define WITNESS_READ_THREADS 8
 
 /* ------------------------------------------------------------ the engine */
 

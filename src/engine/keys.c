@@ -679,9 +679,8 @@ cuzk_status keys_acquire(engine *e, ekey *k, ejob *job, bool wait, bool held, do
     const bool pin = e->cfg.pin_keys;
     const backend_devices *pin_devs = e->host_pinned && !e->ngpus_lost ? e->devs : NULL;
     /* a GPU it uses: the calling slot's own, else the first */
-    const int pin_ordinal = workers_thread_gpu() >= 0 ? workers_thread_gpu()
-                            : e->ndevices               ? e->devices[0].ordinal
-                                                        : 0;
+    const int slot_gpu = workers_thread_gpu();
+    const int pin_ordinal = slot_gpu >= 0 ? slot_gpu : e->ndevices ? e->devices[0].ordinal : 0;
     pthread_mutex_unlock(&e->mu);
     double t0 = engine_now();
     groth16_key gk;

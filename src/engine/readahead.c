@@ -168,21 +168,21 @@ static void *ra_main(void *arg) {
       pt->ra_failed = true;
       continue;
     }
-    b->state = EWBUF_READING, b->j = j, b->part = k.p, b->abandoned = false;
+    b->state = EWBUF_READING, b->abandoned = false;
     pt->ra = b;
     jobs_ref(j);
     const bool check = j->key->kind != EKEY_BP; /* bp_sums checks a bellperson witness's */
     pthread_mutex_unlock(&e->mu);
 
     cuzk_err err = {0};
-    cuzk_status st = witness_read_values(pt, fd, check, b->p, 8, &err);
+    cuzk_status st = witness_read_values(pt, fd, check, b->p, WITNESS_READ_THREADS, &err);
     close(fd);
 
     pthread_mutex_lock(&e->mu);
     if (b->abandoned || st != CUZK_OK) {
       if (!b->abandoned)
         pt->ra = NULL, pt->ra_failed = true;
-      b->state = EWBUF_FREE, b->j = NULL;
+      b->state = EWBUF_FREE;
     } else {
       b->state = EWBUF_READY;
     }
@@ -199,10 +199,8 @@ static void *ra_main(void *arg) {
  * that their buffers come first in the host budget). */
 void readahead_start(engine *e, size_t bytes) {
   unsigned want = e->cfg.witness_readahead;
-  bool gpus = false;
-  for (size_t i = 0; i < e->nworkers; i++)
-    gpus |= e->workers[i].gpu && !e->workers[i].retired;
-  if (!want || !bytes || !gpus || !e->host_pinned || !e->witness_dir)
+  /* host_pinned: GPU slots started, on devices that all give such memory */
+  if (!want || !bytes || !e->host_pinned || !e->witness_dir)
     return;
   if (!(e->ra = calloc(want, sizeof *e->ra)))
     return;
@@ -267,7 +265,6 @@ ewbuf *readahead_take(engine *e, epart *pt) {
     return NULL;
   pt->ra = NULL;
   b->state = EWBUF_TAKEN;
-  b->j = NULL;
   e->ra_used++;
   return b;
 }
@@ -286,6 +283,6 @@ void readahead_drop(engine *e, epart *pt) {
     b->abandoned = true; /* the reader frees it when its read ends */
     return;
   }
-  b->state = EWBUF_FREE, b->j = NULL;
+  b->state = EWBUF_FREE;
   pthread_cond_broadcast(&e->ra_cv);
 }

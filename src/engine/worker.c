@@ -123,14 +123,11 @@
  * across the fallback's backend_cpu_new (an allocation) and pthread_create
  * (its threads wait for the lock), the only exceptions to engine_impl.h's
  * rule, so that "a worker is left" and the retry are decided in one step. */
-#include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/clock.h"
@@ -514,7 +511,7 @@ static cuzk_status stage_witness(eworker *w, ejob *j, size_t p, wtns_file *wv, c
     pt->wcopy = stage = copy;
     pthread_mutex_unlock(&e->mu);
   }
-  unsigned nw = w->gpu ? 8 : (w->be->threads ? w->be->threads : 1);
+  unsigned nw = w->gpu ? WITNESS_READ_THREADS : (w->be->threads ? w->be->threads : 1);
   CUZK_TRY(witness_read_values(pt, pt->wfd, j->key->kind != EKEY_BP, stage, nw, err));
   wv->values = stage;
   return CUZK_OK;

@@ -2082,6 +2082,15 @@ static backend_devices fake_on(env *v, unsigned ngpus, unsigned K, uint64_t budg
   return t;
 }
 
+/* A fresh env (key "k" of 2^lg from seed) on one stand-in GPU of K slots,
+ * the stores of an earlier engine forgotten. */
+static void fake_env(env *v, backend_devices *t, unsigned lg, uint64_t seed, unsigned K) {
+  memset(FG.store, 0, sizeof FG.store);
+  env_init(v, lg, seed, 1, false);
+  *t = fake_on(v, 1, K, 0);
+  v->c.devices = t;
+}
+
 /* Submits one job of n partitions of the env's key. */
 static void submit_parts(env *v, const char *id, size_t n) {
   const uint8_t *w[8];
@@ -2222,11 +2231,11 @@ static void submit_files(engine *e, const char *name, size_t n, int pri, engine_
  * its witness directory (key "k" of 2^4 rows from seed). */
 static engine *readahead_start_env(env *v, backend_devices *t, uint64_t seed, unsigned K,
                                    unsigned buffers, bool hooked) {
-  env_init(v, 4, seed, 1, hooked);
-  *t = fake_on(v, 1, K, 0);
+  fake_env(v, t, 4, seed, K);
+  if (hooked)
+    with_hook(&v->c);
   FG.host_buffers = true, FG.pinned = true;
   FG.swaps = FG.host_allocs = FG.host_frees = 0;
-  v->c.devices = t;
   v->c.witness_dir = v->dir;
   v->c.witness_readahead = buffers;
   return env_start(v);
@@ -2319,10 +2328,7 @@ ETEST(engine_witness_readahead) {
   CHECK_EQ_INT(FG.host_frees, FG.host_allocs); /* the pool's, whichever buffers it held at the end */
 
   /* no witness directory: no buffers */
-  memset(FG.store, 0, sizeof FG.store);
-  env_init(&v, 4, 61, 1, false);
-  t = fake_on(&v, 1, 1, 0);
-  v.c.devices = &t;
+  fake_env(&v, &t, 4, 61, 1);
   v.c.witness_readahead = 4;
   e = env_start(&v);
   readahead_of(e, &nb, &nf, &used);
@@ -2543,10 +2549,7 @@ ETEST(engine_device_express_slot) {
   env_fini(&v);
 
   /* no registered key small enough: no express slot */
-  memset(FG.store, 0, sizeof FG.store);
-  env_init(&v, 6, 44, 1, false);
-  t = fake_on(&v, 1, 1, 0);
-  v.c.devices = &t;
+  fake_env(&v, &t, 6, 44, 1);
   v.c.express_max_lg = 4;
   e = env_start(&v);
   CHECK(engine_status_get(e, &s, NULL) == CUZK_OK);
