@@ -157,54 +157,118 @@ void layout_for(layout *l, msm_gpu_group g, size_t n_max, unsigned flags, size_t
   b[B_IN_SCALARS] = in ? 32 * n_max : 0;
 }
 
-/* Split, pass 1: counts[k] += points of class k (one atomic per warp and
- * class), counts[CNT_HIST + b] += others of b folded bits (a block's
- * histogram in shared memory first; blocks of 256 threads). */
-__global__ void classify_kernel(const uint8_t *scalars, uint32_t n, uint32_t *counts) {
-  __shared__ uint32_t h[256];
+/* The split's two passes walk the scalars grid-stride in tiles of
+ * SPLIT_TILE (SPLIT_ITEMS per thread, blocks of SPLIT_BLOCK threads, at
+ * most SPLIT_GRID blocks) and add to the global counters once per block
+ * (classify) or once per tile and list (place): the lists' three or four
+ * counters are single addresses every block contends for, and one atomic
+ * per warp on them (n / 32 per counter) serialises in L2. */
+constexpr unsigned SPLIT_BLOCK = 256, SPLIT_ITEMS = 8, SPLIT_TILE = SPLIT_BLOCK * SPLIT_ITEMS,
+                   SPLIT_GRID = 1024;
+
+unsigned split_grid(uint32_t n) {
+  return (unsigned)std::max<size_t>(1, std::min<size_t>(SPLIT_GRID, ceil_div(n, SPLIT_TILE)));
+}
+
+/* Split, pass 1: counts[k] += points of class k, counts[CNT_HIST + b] +=
+ * others of b folded bits (summed per block in shared memory first). */
+__global__ void __launch_bounds__(SPLIT_BLOCK) classify_kernel(const uint8_t *scalars, uint32_t n,
+                                                               uint32_t *counts) {
+  __shared__ uint32_t h[SPLIT_BLOCK], c[3];
   h[threadIdx.x] = 0;
+  if (threadIdx.x < 3)
+    c[threadIdx.x] = 0;
   __syncthreads();
-  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   const unsigned lane = threadIdx.x & 31;
-  unsigned bits = 0;
-  const unsigned cls = i < n ? scalar_class(scalars, i, &bits) : 3;
-  /* one shared atomic per bit length and warp: uniform scalars crowd into
-   * two or three lengths */
-  const unsigned peers = __match_any_sync(0xffffffffu, cls == 2 ? bits : 0x100u + cls);
-  if (cls == 2 && lane == (unsigned)__ffs(peers) - 1)
-    atomicAdd(&h[bits], (uint32_t)__popc(peers));
+  uint32_t mine[3] = {0, 0, 0};
+  /* the loop's bound is the block's, so every warp runs whole through it
+   * and the warp-wide votes below see all 32 lanes */
+  for (uint64_t at = (uint64_t)blockIdx.x * SPLIT_BLOCK; at < n;
+       at += (uint64_t)gridDim.x * SPLIT_BLOCK) {
+    const uint64_t i = at + threadIdx.x;
+    unsigned bits = 0;
+    const unsigned cls = i < n ? scalar_class(scalars, (uint32_t)i, &bits) : 3;
+    mine[0] += cls == 0;
+    mine[1] += cls == 1;
+    mine[2] += cls == 2;
+    /* one shared atomic per bit length and warp: uniform scalars crowd
+     * into two or three lengths */
+    const unsigned peers = __match_any_sync(0xffffffffu, cls == 2 ? bits : 0x100u + cls);
+    if (cls == 2 && lane == (unsigned)__ffs(peers) - 1)
+      atomicAdd(&h[bits], (uint32_t)__popc(peers));
+  }
   for (unsigned k = 0; k < 3; k++) {
-    const unsigned mask = __ballot_sync(0xffffffffu, cls == k);
-    if (mask && lane == (unsigned)__ffs(mask) - 1)
-      atomicAdd(&counts[k], (uint32_t)__popc(mask));
+    for (unsigned d = 16; d; d >>= 1) mine[k] += __shfl_xor_sync(0xffffffffu, mine[k], d);
+    if (lane == 0 && mine[k])
+      atomicAdd(&c[k], mine[k]);
   }
   __syncthreads();
+  if (threadIdx.x < 3 && c[threadIdx.x])
+    atomicAdd(&counts[threadIdx.x], c[threadIdx.x]);
   if (h[threadIdx.x])
     atomicAdd(&counts[CNT_HIST + threadIdx.x], h[threadIdx.x]);
 }
 
 /* Split, pass 2: the ones' indices to idx1, the others' to idx2 (those of
  * at most `narrow` folded bits from the front, the rest from idx2[n - 1]
- * down); pos[0..2]: the three lists' lengths so far. */
-__global__ void place_kernel(const uint8_t *scalars, uint32_t n, unsigned narrow, uint32_t *idx1,
-                             uint32_t *idx2, uint32_t *pos) {
-  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  const unsigned lane = threadIdx.x & 31;
-  unsigned bits = 0, cls = i < n ? scalar_class(scalars, i, &bits) : 4;
-  if (cls == 2 && bits > narrow)
-    cls = 3;
-  for (unsigned k = 1; k < 4; k++) {
-    const unsigned mask = __ballot_sync(0xffffffffu, cls == k);
-    if (!mask)
-      continue;
-    const unsigned leader = __ffs(mask) - 1;
-    uint32_t base = 0;
-    if (lane == leader)
-      base = atomicAdd(&pos[k - 1], (uint32_t)__popc(mask));
-    base = __shfl_sync(0xffffffffu, base, leader);
-    const uint32_t at = base + __popc(mask & ((1u << lane) - 1));
-    if (cls == k)
-      (k == 1 ? idx1 : idx2)[k == 3 ? n - 1 - at : at] = i;
+ * down); pos[0..2]: the three lists' lengths so far.  A tile's entries of
+ * one list go out as one run, in the order (warp, item, lane), so that a
+ * warp's stores for one item are contiguous; the lists' order is not
+ * the scalars' (the sums do not depend on it). */
+__global__ void __launch_bounds__(SPLIT_BLOCK) place_kernel(const uint8_t *scalars, uint32_t n,
+                                                            unsigned narrow, uint32_t *idx1,
+                                                            uint32_t *idx2, uint32_t *pos) {
+  constexpr unsigned WARPS = SPLIT_BLOCK / 32;
+  __shared__ uint32_t ws[WARPS][3], base[3];
+  const unsigned lane = threadIdx.x & 31, warp = threadIdx.x / 32;
+  const unsigned below = (1u << lane) - 1;
+  for (uint64_t t0 = (uint64_t)blockIdx.x * SPLIT_TILE; t0 < n;
+       t0 += (uint64_t)gridDim.x * SPLIT_TILE) {
+    /* list of item j: 0 ones, 1 narrow others, 2 wide others, 3 none */
+    uint8_t list[SPLIT_ITEMS];
+    uint32_t wc[3] = {0, 0, 0}; /* the warp's entries per list (uniform) */
+#pragma unroll
+    for (unsigned j = 0; j < SPLIT_ITEMS; j++) {
+      const uint64_t i = t0 + (uint64_t)warp * 32 * SPLIT_ITEMS + j * 32 + lane;
+      unsigned bits = 0;
+      const unsigned cls = i < n ? scalar_class(scalars, (uint32_t)i, &bits) : 0;
+      list[j] = cls == 1 ? 0 : cls == 2 ? (bits <= narrow ? 1 : 2) : 3;
+#pragma unroll
+      for (unsigned k = 0; k < 3; k++) wc[k] += __popc(__ballot_sync(0xffffffffu, list[j] == k));
+    }
+    if (lane == 0)
+      for (unsigned k = 0; k < 3; k++) ws[warp][k] = wc[k];
+    __syncthreads();
+    if (threadIdx.x < 3) { /* the warps' offsets in the tile's run, and the run's place */
+      uint32_t t = 0;
+      for (unsigned w = 0; w < WARPS; w++) {
+        const uint32_t v = ws[w][threadIdx.x];
+        ws[w][threadIdx.x] = t;
+        t += v;
+      }
+      base[threadIdx.x] = t ? atomicAdd(&pos[threadIdx.x], t) : 0;
+    }
+    __syncthreads();
+    uint32_t off[3];
+#pragma unroll
+    for (unsigned k = 0; k < 3; k++) off[k] = base[k] + ws[warp][k];
+#pragma unroll
+    for (unsigned j = 0; j < SPLIT_ITEMS; j++) {
+      const uint32_t i = (uint32_t)(t0 + (uint64_t)warp * 32 * SPLIT_ITEMS + j * 32 + lane);
+#pragma unroll
+      for (unsigned k = 0; k < 3; k++) {
+        const unsigned m = __ballot_sync(0xffffffffu, list[j] == k);
+        if (list[j] == k) {
+          const uint32_t at = off[k] + __popc(m & below);
+          if (k == 0)
+            idx1[at] = i;
+          else
+            idx2[k == 2 ? n - 1 - at : at] = i;
+        }
+        off[k] += __popc(m);
+      }
+    }
+    __syncthreads(); /* ws and base are the next tile's */
   }
 }
 
@@ -265,7 +329,7 @@ cuzk_status exec::classify(const uint8_t *scalars, uint32_t n) const {
     return CUZK_OK;
   }
   CUDA_TRY(err, cudaMemsetAsync(ctx->counts_dev, 0, 4 * CNT_WORDS, st));
-  classify_kernel<<<(unsigned)ceil_div(n, 256), 256, 0, st>>>(scalars, n, ctx->counts_dev);
+  classify_kernel<<<split_grid(n), SPLIT_BLOCK, 0, st>>>(scalars, n, ctx->counts_dev);
   CUDA_TRY(err, cudaGetLastError());
   CUDA_TRY(err, cudaMemcpyAsync(ctx->counts_host, ctx->counts_dev, 4 * CNT_POS,
                                 cudaMemcpyDeviceToHost, st));
@@ -288,7 +352,7 @@ cuzk_status exec::place(const uint8_t *scalars, uint32_t n, unsigned narrow) con
   }
   uint32_t *pos = ctx->counts_dev + CNT_POS;
   CUDA_TRY(err, cudaMemsetAsync(pos, 0, 4 * (CNT_WORDS - CNT_POS), st));
-  place_kernel<<<(unsigned)ceil_div(n, 256), 256, 0, st>>>(scalars, n, narrow, ctx->idx1,
+  place_kernel<<<split_grid(n), SPLIT_BLOCK, 0, st>>>(scalars, n, narrow, ctx->idx1,
                                                            ctx->idx2, pos);
   CUDA_TRY(err, cudaGetLastError());
   return CUZK_OK;

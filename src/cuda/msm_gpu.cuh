@@ -56,8 +56,8 @@
  *   (msm_gpu_narrow_bound: the GPU cost model over the histogram), and a second
  *   kernel compacts the indices of the ones, of the others of at most b
  *   bits (from the front of idx2) and of the wider rest (from its back;
- *   warp-aggregated atomics: order within the lists is not fixed, results
- *   are).  The Pippenger steps then run over each part of the others, the
+ *   one atomic per tile of the scalars and list: order within the lists is
+ *   not fixed, results are).  The Pippenger steps then run over each part of the others, the
  *   narrow one on windows that tile b + 1 bits only (words and small sums
  *   take a few windows, not a field element's dozen), each part's window
  *   sums in its own slots, and the ones are summed as a single bucket with
