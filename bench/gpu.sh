@@ -17,7 +17,9 @@
 #                                  (10; snap 16, wpost 1), witnesses under
 #                                  BP_WITNESS_DIR, BP_REPS single partitions
 #                                  first (2; 0: the stream alone),
-#                                  BP_READAHEAD witness read-ahead buffers (1);
+#                                  BP_READAHEAD witness read-ahead buffers (1),
+#                                  BP_ARGS more options of bench bp
+#                                  ("--ntt-pass1-table");
 #                                  PROVE_LGS="20 22" picks the synthetic-key sizes;
 #                                  ENGINE_ARGS="-l 24 -k 1,2,3" the engine
 #                                  benchmark's (bench_gpu_engine: key 2^LG, the
@@ -43,7 +45,7 @@
 # and checked its results; 1 otherwise.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-cd "$here"
+cd "$here" || exit 1
 
 stage=0
 if [ "${1:-}" = "--stage" ]; then stage=1; shift; fi
@@ -175,10 +177,11 @@ fi
 # engine at BP_LG (default 2^24; 27 is full scale, minutes), the key made
 # on the GPU, with an express slot for a CRITICAL winning-32g job.
 if only bp && [ -x "$build/gpu/cuzk" ]; then
+  # shellcheck disable=SC2086 # BP_ARGS is a word list on purpose
   logged "$build/gpu/cuzk" bench bp --shape "${BP_SHAPE:-porep-32g}" --scale-lg "${BP_LG:-24}" \
     --reps "${BP_REPS:-2}" --device gpu --engine --slots 2 --jobs "${BP_JOBS:-3}" \
     --partitions "${BP_PARTITIONS:-10}" --critical 1 --express --readahead "${BP_READAHEAD:-1}" \
-    --witness-dir "${BP_WITNESS_DIR:-/dev/shm}"
+    --witness-dir "${BP_WITNESS_DIR:-/dev/shm}" ${BP_ARGS:-}
   [ "$rc" -eq 0 ] || rows+=("| bench bp | FAILED (rc $rc) |")
   while IFS= read -r s; do rows+=("| ${s%%: *} | ${s#*: } |"); done < <(sed -n 's/^summary: //p' "$out/$name.log")
 fi

@@ -28,7 +28,7 @@ static void usage(FILE *f) {
           "                     [--threads T] [--device cpu|gpu|auto]\n"
           "                     [--engine [--jobs J] [--partitions P] [--slots N]\n"
           "                      [--critical C [--express]] [--witness-dir DIR]\n"
-          "                      [--readahead B]]\n"
+          "                      [--readahead B]] [--ntt-pass1-table]\n"
           "  Generates the development circuit SHAPE (%s; full\n"
           "  scale, or about 2^K constraints with --scale-lg K) and an INSECURE key for\n"
           "  it from seed S (default 1), then proves R + 1 partitions (default R = 3),\n"
@@ -41,7 +41,9 @@ static void usage(FILE *f) {
           "  memory and host RSS; with C > 0, C CRITICAL winning-32g jobs submitted\n"
           "  while the stream fills the queue, and their latency (--express: with an\n"
           "  express slot for them, [gpus] express_max_lg); B witness read-ahead\n"
-          "  buffers (default 1, 0 = none: [gpus] witness_readahead).\n",
+          "  buffers (default 1, 0 = none: [gpus] witness_readahead).\n"
+          "  --ntt-pass1-table: the NTTs' first-pass twiddle table on the GPU (32 bytes\n"
+          "  per domain element per slot: [gpus] ntt_pass1_table).\n",
           pce_shape_names());
 }
 
@@ -59,7 +61,7 @@ int bench_bp(int argc, char **argv) {
   unsigned long reps = 3, threads = 0, scale = 0, seed = 1, jobs = 3, parts = 10, slots = 1,
                 critical = 0, readahead = 1;
   const char *device = "auto", *shape = NULL, *wdir = getenv("TMPDIR");
-  bool stream = false, express = false;
+  bool stream = false, express = false, pass1 = false;
   for (int i = 1; i < argc; i++) {
     const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(o, "--shape") && v) {
@@ -72,6 +74,8 @@ int bench_bp(int argc, char **argv) {
       stream = true;
     } else if (!strcmp(o, "--express")) {
       express = true;
+    } else if (!strcmp(o, "--ntt-pass1-table")) {
+      pass1 = true;
     } else if (!strcmp(o, "--witness-dir") && v) {
       wdir = v, i++;
     } else if (!strcmp(o, "--jobs") || !strcmp(o, "--partitions") || !strcmp(o, "--slots") ||
@@ -143,7 +147,7 @@ int bench_bp(int argc, char **argv) {
   fflush(stdout);
   /* The backend first: the key's points are multiplied on it (a GPU's
    * fixed_base), the partitions proven on it. */
-  backend_device_opts bo = {.threads = (unsigned)threads};
+  backend_device_opts bo = {.threads = (unsigned)threads, .ntt_pass1_table = pass1};
   if (!(be = cli_backend(device, &bo, lg, &err)))
     goto fail;
   t = cuzk_now_s();
@@ -224,6 +228,7 @@ stream:
         .critical = (unsigned)critical,
         .express = express,
         .readahead = (unsigned)readahead,
+        .ntt_pass1_table = pass1,
         .seed = seed,
         .witness_dir = wdir && *wdir ? wdir : "/tmp"};
     if (bench_bp_engine(&bs, &pp, &pce, &plan, &err) != CUZK_OK)

@@ -16,6 +16,7 @@ typedef struct {
   unsigned critical;       /* CRITICAL winning-32g jobs submitted during the stream */
   bool express;            /* an express slot per GPU for them (engine express_max_lg) */
   unsigned readahead;      /* witness read-ahead buffers (engine witness_readahead) */
+  bool ntt_pass1_table;    /* engine ntt_pass1_table */
   uint64_t seed;
   const char *witness_dir; /* where the witness files are written (a fresh directory in it) */
 } bench_bp_stream;

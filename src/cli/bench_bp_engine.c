@@ -201,6 +201,7 @@ cuzk_status bench_bp_engine(const bench_bp_stream *o, const bp_params *pp, const
   c.record_timeline = true;
   c.witness_dir = dir;
   c.witness_readahead = o->readahead;
+  c.ntt_pass1_table = o->ntt_pass1_table;
   engine_circuit circ[2] = {
       {.id = "stream", .path = "(in memory)", .pce = "(in memory)", .bp_mem = pp, .pce_mem = pce},
       {.id = "critical", .path = "(in memory)", .pce = "(in memory)", .bp_mem = &wpp,

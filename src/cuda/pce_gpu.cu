@@ -3,8 +3,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <algorithm>
+#include <atomic>
+#include <vector>
+
 #include "cuda/check.cuh" /* first: it declares base/err.h extern "C" */
 
+extern "C" {
+#include "base/par.h"
+}
 #include "cuda/bls12_381.cuh"
 #include "cuda/pce_gpu.h"
 
@@ -15,26 +22,58 @@ struct cuda_pce {
   cuda_pce_src src;     /* the host arrays it was made from (for match) */
   uint32_t *row_ptr[3]; /* rows + 1 */
   uint32_t *col[3];
-  fr_t *val[3];         /* c R^2 */
+  /* Matrix k's values: either coded (code[k], nnz[k] words: CODE_ONE,
+   * CODE_MINUS_ONE, or CODE_TAB + i for tab[k][i] = c R^2, the matrix's
+   * distinct values other than +-1) or, where a table would not pay
+   * (dict_build), val[k] = c R^2 per entry. */
+  uint32_t *code[3];
+  fr_t *tab[3];
+  size_t ntab[3];
+  fr_t *val[3];
   uint32_t *idx_a, *idx_b;
   size_t n_a, n_b;
+  size_t bytes; /* device bytes held */
 };
 
 namespace {
 
 #define PCE_THREADS 256
 
-/* sum over row r of matrix k's entries of (c R^2) w = c w R: Montgomery */
-CZ_HD fr_t row_sum(const uint32_t *rp, const uint32_t *col, const fr_t *val, const fr_t *w,
-                   uint32_t r) {
+constexpr uint32_t CODE_ONE = 0, CODE_MINUS_ONE = 1, CODE_TAB = 2;
+
+/* One matrix's view for the row sums: coded values when code is set. */
+struct mat_view {
+  const uint32_t *rp, *col, *code;
+  const fr_t *tab, *val;
+};
+
+/* The sum over row r of the matrix's entries c w (Montgomery), w canonical.
+ * Terms with c = +-1 are summed canonically (addition does not depend on
+ * the representation) and converted once at the end, so they cost no
+ * product; the others multiply c R^2 by w (Montgomery: c w R). */
+CZ_HD fr_t row_sum(const mat_view &m, const fr_t *w, uint32_t r) {
   fr_t s = fr_t::zero();
-  for (uint32_t e = rp[r]; e < rp[r + 1]; e++) s = fr_t::add(s, fr_t::mul(val[e], w[col[e]]));
-  return s;
+  if (!m.code) {
+    for (uint32_t e = m.rp[r]; e < m.rp[r + 1]; e++) s = fr_t::add(s, fr_t::mul(m.val[e], w[m.col[e]]));
+    return s;
+  }
+  fr_t u = fr_t::zero();
+  bool units = false;
+  for (uint32_t e = m.rp[r]; e < m.rp[r + 1]; e++) {
+    const uint32_t c = m.code[e];
+    const fr_t &x = w[m.col[e]];
+    if (c == CODE_ONE)
+      u = fr_t::add(u, x), units = true;
+    else if (c == CODE_MINUS_ONE)
+      u = fr_t::sub(u, x), units = true;
+    else
+      s = fr_t::add(s, fr_t::mul(m.tab[c - CODE_TAB], x));
+  }
+  return units ? fr_t::add(s, fr_t::from_canon(u)) : s;
 }
 
 struct abc_args {
-  const uint32_t *rp[3], *col[3];
-  const fr_t *val[3];
+  mat_view m[3];
   const fr_t *w;
   fr_t *out[3];
   uint32_t rows;
@@ -42,7 +81,7 @@ struct abc_args {
 
 CZ_HD void abc_row(const abc_args &a, uint32_t r) {
 #pragma unroll
-  for (int k = 0; k < 3; k++) a.out[k][r] = row_sum(a.rp[k], a.col[k], a.val[k], a.w, r);
+  for (int k = 0; k < 3; k++) a.out[k][r] = row_sum(a.m[k], a.w, r);
 }
 
 __global__ void abc_kernel(const abc_args a) {
@@ -135,10 +174,150 @@ cuzk_status make_indices(const cuda_pce_src *s, uint32_t **ia, size_t *na, uint3
   return CUZK_OK;
 }
 
+/* ---- the value tables ---- */
+
+/* A table pays while it and the codes (4 bytes an entry) are smaller than
+ * the values (32): at most one distinct value in TABLE_SHARE entries, and
+ * at most TABLE_MAX of them (a bound on the host's hash tables).  Real and
+ * generated circuits have a few hundred (+-1, powers of two, a hash's
+ * constants). */
+constexpr size_t TABLE_SHARE = 4, TABLE_MAX = (size_t)1 << 22;
+
+/* An open-addressed set of 32-byte values (Montgomery limbs as stored),
+ * numbering them in the order first seen, of at most `max` values; its
+ * slots double as it fills (at most half of them used). */
+struct vset {
+  std::vector<uint32_t> slot = std::vector<uint32_t>(64); /* 1 + index into vals, 0: empty */
+  std::vector<fr_t> vals;
+  size_t max;
+  explicit vset(size_t m) : max(m) {}
+  static uint64_t hash(const fr_t &v) {
+    uint64_t h = 0;
+    for (int i = 0; i < 8; i++) h = (h ^ v.l[i]) * 0x9e3779b97f4a7c15ull;
+    return h ^ (h >> 29);
+  }
+  void place(uint32_t t) { /* slot for vals[t - 1], known absent */
+    const size_t mask = slot.size() - 1;
+    size_t i = hash(vals[t - 1]) & mask;
+    while (slot[i]) i = (i + 1) & mask;
+    slot[i] = t;
+  }
+  /* v's index, added if new; UINT32_MAX when the set holds `max` values. */
+  uint32_t index(const fr_t &v) {
+    const size_t mask = slot.size() - 1;
+    size_t i = hash(v) & mask;
+    for (; slot[i]; i = (i + 1) & mask)
+      if (memcmp(&vals[slot[i] - 1], &v, sizeof v) == 0)
+        return slot[i] - 1;
+    if (vals.size() == max)
+      return UINT32_MAX;
+    vals.push_back(v);
+    slot[i] = (uint32_t)vals.size();
+    if (2 * vals.size() > slot.size()) {
+      slot.assign(2 * slot.size(), 0);
+      for (uint32_t t = 1; t <= vals.size(); t++) place(t);
+    }
+    return (uint32_t)vals.size() - 1;
+  }
+};
+
+struct dict_job {
+  const fr_t *val; /* c R, as the PCE stores them */
+  size_t nnz;
+  uint32_t *code;
+  size_t max;      /* distinct values allowed */
+  fr_t one, minus_one;
+  std::vector<vset *> local;
+  std::vector<std::vector<uint32_t>> remap;
+  std::atomic<bool> over{false}; /* some worker's set is full: all stop */
+};
+
+/* Pass 1, per worker: its range's codes against its own set (CODE_TAB +
+ * local index). */
+void dict_local(void *ctx, unsigned t, unsigned n) {
+  dict_job *j = (dict_job *)ctx;
+  size_t lo, hi;
+  par_range(j->nnz, t, n, &lo, &hi);
+  vset *v = j->local[t];
+  for (size_t e = lo; e < hi && !j->over.load(std::memory_order_relaxed); e++) {
+    const fr_t &x = j->val[e];
+    if (memcmp(&x, &j->one, sizeof x) == 0) {
+      j->code[e] = CODE_ONE;
+    } else if (memcmp(&x, &j->minus_one, sizeof x) == 0) {
+      j->code[e] = CODE_MINUS_ONE;
+    } else {
+      const uint32_t i = v->index(x);
+      if (i == UINT32_MAX) {
+        j->over = true;
+        return;
+      }
+      j->code[e] = CODE_TAB + i;
+    }
+  }
+}
+
+/* Pass 3, per worker: local indices to the merged table's. */
+void dict_remap(void *ctx, unsigned t, unsigned n) {
+  dict_job *j = (dict_job *)ctx;
+  size_t lo, hi;
+  par_range(j->nnz, t, n, &lo, &hi);
+  const uint32_t *m = j->remap[t].data();
+  for (size_t e = lo; e < hi; e++)
+    if (j->code[e] >= CODE_TAB)
+      j->code[e] = CODE_TAB + m[j->code[e] - CODE_TAB];
+}
+
+/* Matrix values val[0..nnz) (c R) as codes and a table of the distinct
+ * values other than +-1 (c R, in first-seen order of the workers' ranges):
+ * true with *code (nnz words, malloc'd) and *tab, false when the values
+ * have more distinct ones than pay (TABLE_SHARE, TABLE_MAX), or on no
+ * memory: the caller keeps the values then. */
+bool dict_build(const fr_t *val, size_t nnz, uint32_t **code, std::vector<fr_t> *tab) {
+  *code = nullptr;
+  if (!nnz)
+    return false;
+  dict_job j;
+  j.val = val, j.nnz = nnz;
+  j.max = std::min(TABLE_MAX, nnz / TABLE_SHARE);
+  j.one = fr_t::one();
+  j.minus_one = fr_t::sub(fr_t::zero(), j.one);
+  if (!(j.code = (uint32_t *)malloc(nnz * sizeof *j.code)))
+    return false;
+  const unsigned n = (unsigned)std::max<size_t>(1, std::min<size_t>(par_threads(), nnz / 4096));
+  bool ok = true;
+  try {
+    for (unsigned t = 0; t < n; t++) j.local.push_back(new vset(j.max));
+    par_run(n, dict_local, &j);
+    if (j.over)
+      throw 0;
+    vset all(j.max);
+    j.remap.resize(n);
+    for (unsigned t = 0; t < n; t++)
+      for (const fr_t &v : j.local[t]->vals) {
+        const uint32_t i = all.index(v);
+        if (i == UINT32_MAX)
+          throw 0;
+        j.remap[t].push_back(i);
+      }
+    par_run(n, dict_remap, &j);
+    *tab = std::move(all.vals);
+  } catch (...) { /* too many distinct values (0) or std::bad_alloc */
+    ok = false;
+  }
+  for (vset *v : j.local) delete v;
+  if (!ok) {
+    free(j.code);
+    return false;
+  }
+  *code = j.code;
+  return true;
+}
+
 void release(cuda_pce *p) {
-  void *bufs[] = {p->row_ptr[0], p->row_ptr[1], p->row_ptr[2], p->col[0], p->col[1],
-                  p->col[2],     p->val[0],     p->val[1],     p->val[2], p->idx_a,
-                  p->idx_b};
+  void *bufs[] = {p->row_ptr[0], p->row_ptr[1], p->row_ptr[2], p->col[0],  p->col[1],
+                  p->col[2],     p->val[0],     p->val[1],     p->val[2],  p->code[0],
+                  p->code[1],    p->code[2],    p->tab[0],     p->tab[1],  p->tab[2],
+                  p->idx_a,      p->idx_b};
   for (void *b : bufs) {
     if (!b)
       continue;
@@ -181,18 +360,41 @@ extern "C" cuzk_status cuda_pce_new(cuda_pce **out, const cuda_pce_src *s, bool 
   uint32_t *ia = nullptr, *ib = nullptr;
   cuzk_status st = make_indices(s, &ia, &p->n_a, &ib, &p->n_b, err);
   for (int k = 0; st == CUZK_OK && s->rows && k < 3; k++) {
-    const size_t rpb = (s->rows + 1) * sizeof(uint32_t);
+    const size_t rpb = (s->rows + 1) * sizeof(uint32_t), nnz = s->nnz[k];
     if ((st = pce_alloc(p, (void **)&p->row_ptr[k], rpb, err)) != CUZK_OK ||
-        (st = pce_alloc(p, (void **)&p->col[k], s->nnz[k] * sizeof(uint32_t), err)) != CUZK_OK ||
-        (st = pce_alloc(p, (void **)&p->val[k], s->nnz[k] * sizeof(fr_t), err)) != CUZK_OK ||
+        (st = pce_alloc(p, (void **)&p->col[k], nnz * sizeof(uint32_t), err)) != CUZK_OK ||
         (st = pce_put(p, p->row_ptr[k], s->row_ptr[k], rpb, err)) != CUZK_OK ||
-        (st = pce_put(p, p->col[k], s->col[k], s->nnz[k] * sizeof(uint32_t), err)) != CUZK_OK ||
-        (st = pce_put(p, p->val[k], s->val[k], s->nnz[k] * sizeof(fr_t), err)) != CUZK_OK)
+        (st = pce_put(p, p->col[k], s->col[k], nnz * sizeof(uint32_t), err)) != CUZK_OK)
+      break;
+    p->bytes += rpb + nnz * sizeof(uint32_t);
+    /* the values as a table and codes where that pays, else as they are;
+     * either way converted to c R^2 where they lie */
+    uint32_t *code = nullptr;
+    std::vector<fr_t> tab;
+    const bool coded = dict_build((const fr_t *)s->val[k], nnz, &code, &tab);
+    fr_t *conv = nullptr;
+    size_t nconv = 0;
+    if (coded) {
+      p->ntab[k] = tab.size();
+      if ((st = pce_alloc(p, (void **)&p->code[k], nnz * sizeof(uint32_t), err)) == CUZK_OK &&
+          (st = pce_alloc(p, (void **)&p->tab[k], tab.size() * sizeof(fr_t), err)) == CUZK_OK &&
+          (st = pce_put(p, p->code[k], code, nnz * sizeof(uint32_t), err)) == CUZK_OK)
+        st = pce_put(p, p->tab[k], tab.data(), tab.size() * sizeof(fr_t), err);
+      free(code);
+      conv = p->tab[k], nconv = tab.size();
+      p->bytes += nnz * sizeof(uint32_t) + tab.size() * sizeof(fr_t);
+    } else {
+      if ((st = pce_alloc(p, (void **)&p->val[k], nnz * sizeof(fr_t), err)) == CUZK_OK)
+        st = pce_put(p, p->val[k], s->val[k], nnz * sizeof(fr_t), err);
+      conv = p->val[k], nconv = nnz;
+      p->bytes += nnz * sizeof(fr_t);
+    }
+    if (st != CUZK_OK)
       break;
     if (p->host) {
-      for (size_t i = 0; i < s->nnz[k]; i++) p->val[k][i] = fr_t::from_canon(p->val[k][i]);
-    } else if (s->nnz[k]) {
-      to_r2_kernel<<<blocks(s->nnz[k]), PCE_THREADS>>>(p->val[k], s->nnz[k]);
+      for (size_t i = 0; i < nconv; i++) conv[i] = fr_t::from_canon(conv[i]);
+    } else if (nconv) {
+      to_r2_kernel<<<blocks(nconv), PCE_THREADS>>>(conv, nconv);
       if (cudaError_t e = cudaGetLastError())
         st = cuda_fail(e, __FILE__, __LINE__, "to_r2_kernel", err);
     }
@@ -201,6 +403,7 @@ extern "C" cuzk_status cuda_pce_new(cuda_pce **out, const cuda_pce_src *s, bool 
       (st = pce_alloc(p, (void **)&p->idx_b, p->n_b * 4, err)) == CUZK_OK &&
       (st = pce_put(p, p->idx_a, ia, p->n_a * 4, err)) == CUZK_OK)
     st = pce_put(p, p->idx_b, ib, p->n_b * 4, err);
+  p->bytes += 4 * (p->n_a + p->n_b);
   if (st == CUZK_OK && !p->host) /* the conversions ran on the legacy stream: done before use */
     if (cudaError_t e = cudaStreamSynchronize(0))
       st = cuda_fail(e, __FILE__, __LINE__, "cudaStreamSynchronize (resident matrices)", err);
@@ -217,12 +420,10 @@ extern "C" bool cuda_pce_match(const cuda_pce *p, const cuda_pce_src *s) {
   return p && s && memcmp(&p->src, s, sizeof *s) == 0;
 }
 
-extern "C" size_t cuda_pce_bytes(const cuda_pce *p) {
-  if (!p)
-    return 0;
-  size_t b = 4 * (p->n_a + p->n_b);
-  for (int k = 0; k < 3; k++) b += (p->src.rows + 1) * 4 + p->src.nnz[k] * (4 + sizeof(fr_t));
-  return b;
+extern "C" size_t cuda_pce_bytes(const cuda_pce *p) { return p ? p->bytes : 0; }
+
+extern "C" size_t cuda_pce_table_size(const cuda_pce *p, int k) {
+  return p && k >= 0 && k < 3 && p->code[k] ? p->ntab[k] : SIZE_MAX;
 }
 
 extern "C" size_t cuda_pce_n_a(const cuda_pce *p) { return p ? p->n_a : 0; }
@@ -237,7 +438,8 @@ extern "C" cuzk_status cuda_pce_abc(const cuda_pce *p, void *a, void *b, void *c
                         m,
                         p ? p->src.rows : 0);
   abc_args g;
-  for (int k = 0; k < 3; k++) g.rp[k] = p->row_ptr[k], g.col[k] = p->col[k], g.val[k] = p->val[k];
+  for (int k = 0; k < 3; k++)
+    g.m[k] = {p->row_ptr[k], p->col[k], p->code[k], p->tab[k], p->val[k]};
   g.w = (const fr_t *)w;
   g.out[0] = (fr_t *)a, g.out[1] = (fr_t *)b, g.out[2] = (fr_t *)c;
   g.rows = (uint32_t)p->src.rows;

@@ -11,7 +11,13 @@
  * kept as c R^2 (converted on the device after the upload), so that the
  * Montgomery product with a canonical witness value w is c w in
  * Montgomery form: the witness needs no conversion of its own and the
- * canonical copy serves the MSMs too.  One thread per row sums the row's
+ * canonical copy serves the MSMs too.  A matrix whose values repeat
+ * (circuits have a few hundred distinct ones: +-1, powers of two, a
+ * hash's constants) keeps a 4-byte code per entry and a table of its
+ * distinct values (built on the host's cores), not 32 bytes per entry;
+ * codes for +1 and -1 take no product (their terms are summed canonically
+ * and converted once per row).  At PoRep scale that is 2.9 GB of codes
+ * instead of 23 GB of values.  One thread per row sums the row's
  * products of each matrix (sums in Fr are exact: the CPU's pce_eval gives
  * the same elements).  The a and b queries' scalars are gathers through
  * index lists the host builds from the density bitmaps: the a query holds
@@ -58,6 +64,9 @@ void cuda_pce_free(cuda_pce *p); /* NULL is fine */
 bool cuda_pce_match(const cuda_pce *p, const cuda_pce_src *src);
 /* Device bytes p holds. */
 size_t cuda_pce_bytes(const cuda_pce *p);
+/* The number of distinct values other than +-1 in the table of matrix k
+ * (0 A, 1 B, 2 C), or SIZE_MAX when its values are kept whole (DESIGN). */
+size_t cuda_pce_table_size(const cuda_pce *p, int k);
 /* The lengths of the a and b queries (n_inputs + |a_aux|, |b_input| + |b_aux|). */
 size_t cuda_pce_n_a(const cuda_pce *p);
 size_t cuda_pce_n_b(const cuda_pce *p);

@@ -7,6 +7,12 @@
  *                   the circuit's matrices and from given a, b, c, with the
  *                   copies held between partitions and not; and proofs
  *                   through bp_prove_values that verify;
+ *   pce_tables      the resident matrices' a, b, c (emulated: the device's
+ *                   row code on the host) against pce_eval, with values
+ *                   kept whole (random: no table pays), as a table with
+ *                   codes for +-1 (a development PoRep circuit), and as a
+ *                   table of a few values of each kind; and bp_sums from
+ *                   development circuits (emulated and on the device);
  *   fixed_base      the CUDA backend's fixed-base products (a key's set-up)
  *                   against the host's scalar multiplication, point for
  *                   point, in G1 and G2, zero, one, r - 1 and random
@@ -20,9 +26,11 @@
 #include "backend/cuda/cuda_backend.h"
 #include "backend/device.h"
 #include "cuda/ntt_gpu.h"
+#include "cuda/pce_gpu.h"
 #include "gpu_test.h"
 #include "groth16/bp_prove.h"
 #include "groth16/bp_setup.h"
+#include "groth16/pce_gen.h"
 #include "poly/ntt.h"
 #include "unit/bp_circuit.h"
 
@@ -147,9 +155,10 @@ static void sums_equal(const backend_bp_sums *x, const backend_bp_sums *y, const
 
 /* gb's sums equal the CPU's from the matrices and from a, b, c, held and
  * not, and gb's proofs verify. */
-static void bp_case(backend *gb, uint32_t ninp, uint32_t naux, uint32_t rows, uint64_t seed) {
-  circuit c;
-  circuit_make(&c, ninp, naux, rows, seed);
+static void bp_check(backend *gb, circuit *cp, uint64_t seed) {
+  circuit c = *cp;
+  const uint32_t ninp = c.p.num_inputs;
+  const size_t naux = c.p.num_aux;
   bp_params pp;
   cuzk_err err = {0};
   CHECK_MSG(bp_setup(&pp, &c.p, seed, NULL, &err) == CUZK_OK, "%s", err.msg);
@@ -211,19 +220,40 @@ static void bp_case(backend *gb, uint32_t ninp, uint32_t naux, uint32_t rows, ui
   for (int i = 0; i < 2; i++)
     CHECK_MSG(bp_prove_values(&pr, &pp, &c.p, values, "w", gb, NULL, NULL, &tm, &err) == CUZK_OK,
               "%s", err.msg);
-  printf("  %u inputs, %u aux, %u rows: a,b,c %.1f ms, h %.1f ms, MSMs %.1f ms\n", ninp, naux,
+  printf("  %u inputs, %zu aux, %u rows: a,b,c %.1f ms, h %.1f ms, MSMs %.1f ms\n", ninp, naux,
          c.p.num_constraints, 1e3 * tm.ab_s, 1e3 * tm.quotient_s, 1e3 * tm.msm_s);
   CHECK(gb->ops->hold_bases(gb, false, &err) == CUZK_OK);
   free(ev), free(abc);
   backend_free(cb);
   bp_params_free(&pp);
+}
+
+static void bp_case(backend *gb, uint32_t ninp, uint32_t naux, uint32_t rows, uint64_t seed) {
+  circuit c;
+  circuit_make(&c, ninp, naux, rows, seed);
+  bp_check(gb, &c, seed);
   circuit_free(&c);
+}
+
+/* bp_check over a development circuit of `shape` at 2^lg (its matrices'
+ * values as tables: cuda/pce_gpu.h). */
+static void gen_circuit(pce_file *f, fr **w, pce_gen_plan *pl, const char *shape, unsigned lg);
+static void bp_gen_case(backend *gb, const char *shape, unsigned lg, uint64_t seed) {
+  circuit c;
+  memset(&c, 0, sizeof c);
+  pce_gen_plan pl;
+  gen_circuit(&c.p, &c.w, &pl, shape, lg);
+  wtns_bytes(&c);
+  bp_check(gb, &c, seed);
+  pce_close(&c.p);
+  free(c.w), free(c.wt);
 }
 
 TEST_TIMEOUT(emu_bp_sums_match_cpu, 900) {
   backend *gb = emulated();
   bp_case(gb, 3, 70, 60, 41);
   bp_case(gb, 1, 10, 3, 42); /* ONE alone: an empty b_input, a domain of 16 */
+  bp_gen_case(gb, "winning-32g", 10, 46);
   backend_free(gb);
 }
 
@@ -231,7 +261,108 @@ TEST_TIMEOUT(bp_sums_match_cpu, 900) {
   backend *gb = gpu_or_skip();
   bp_case(gb, 3, 70, 60, 43);
   bp_case(gb, 9, 30000, 40000, 44); /* 2^16 */
+  bp_gen_case(gb, "porep-32g", 16, 45);
   backend_free(gb);
+}
+
+/* ---- the resident matrices' value tables */
+
+static cuda_pce_src src_of(const pce_file *f) {
+  cuda_pce_src s;
+  memset(&s, 0, sizeof s);
+  const pce_csr *m[3] = {&f->a, &f->b, &f->c};
+  s.rows = f->num_constraints, s.n_inputs = f->num_inputs, s.n_aux = f->num_aux;
+  for (int k = 0; k < 3; k++)
+    s.row_ptr[k] = m[k]->row_ptr, s.col[k] = m[k]->col, s.val[k] = m[k]->val, s.nnz[k] = m[k]->nnz;
+  s.a_aux = f->a_aux.words, s.b_input = f->b_input.words, s.b_aux = f->b_aux.words;
+  return s;
+}
+
+/* The emulated resident matrices' a, b, c from w equal pce_eval's; each
+ * matrix coded (a table of at most max_tab values) or not as `coded`
+ * says. */
+static void tables_case(const pce_file *f, const fr *w, const bool coded[3], size_t max_tab,
+                        const char *what) {
+  const size_t nv = (size_t)f->num_inputs + f->num_aux, n = f->num_constraints;
+  uint8_t *wc = malloc(32 * nv);
+  fr *got = malloc(3 * n * sizeof *got), *want = malloc(3 * n * sizeof *want);
+  CHECK(wc && got && want);
+  for (size_t i = 0; i < nv; i++) {
+    limb_t x[4];
+    bls12_381_fr_to_canon(x, &w[i]);
+    limbs_to_le(wc + 32 * i, x, 4);
+  }
+  const cuda_pce_src s = src_of(f);
+  cuda_pce *p = NULL;
+  cuzk_err err = {0};
+  CHECK_MSG(cuda_pce_new(&p, &s, true, &err) == CUZK_OK, "%s: %s", what, err.msg);
+  for (int k = 0; k < 3; k++) {
+    const size_t t = cuda_pce_table_size(p, k);
+    CHECK_MSG(coded[k] ? t <= max_tab : t == SIZE_MAX,
+              "%s: matrix %c: table of %zu values, expected %s", what, "ABC"[k], t,
+              coded[k] ? "a table" : "whole values");
+  }
+  memset(got, 0x5a, 3 * n * sizeof *got);
+  CHECK_MSG(cuda_pce_abc(p, got, got + n, got + 2 * n, n, wc, NULL, &err) == CUZK_OK, "%s: %s",
+            what, err.msg);
+  CHECK(pce_eval(f, w, want, want + n, want + 2 * n, 0, NULL, &err) == CUZK_OK);
+  for (int k = 0; k < 3; k++)
+    for (size_t r = 0; r < n; r++)
+      CHECK_MSG(memcmp(&got[k * n + r], &want[k * n + r], sizeof(fr)) == 0,
+                "%s: %c.w differs from pce_eval's at row %zu", what, "ABC"[k], r);
+  printf("  %s: %u rows, tables of %zd / %zd / %zd values (-1: whole), %zu device bytes\n", what,
+         f->num_constraints, (ssize_t)cuda_pce_table_size(p, 0), (ssize_t)cuda_pce_table_size(p, 1),
+         (ssize_t)cuda_pce_table_size(p, 2), cuda_pce_bytes(p));
+  cuda_pce_free(p);
+  free(wc), free(got), free(want);
+}
+
+/* A development circuit of `shape` at 2^lg and its witness for partition 0. */
+static void gen_circuit(pce_file *f, fr **w, pce_gen_plan *pl, const char *shape, unsigned lg) {
+  cuzk_err err = {0};
+  CHECK_MSG(pce_gen_plan_make(pl, pce_shape_find(shape), lg, &err) == CUZK_OK, "%s", err.msg);
+  CHECK_MSG(pce_gen_circuit(f, pl, &err) == CUZK_OK, "%s", err.msg);
+  *w = malloc(((size_t)f->num_inputs + f->num_aux) * sizeof **w);
+  CHECK(*w);
+  pce_gen_witness(pl, 7, 0, *w);
+}
+
+TEST_TIMEOUT(emu_pce_tables, 600) {
+  /* random coefficients: every value distinct, no table */
+  circuit c;
+  circuit_make(&c, 3, 3000, 4000, 51);
+  const bool none[3] = {false, false, false}, all[3] = {true, true, true};
+  tables_case(&c.p, c.w, none, 0, "random values");
+  /* a few values of each kind: +1, -1, 2, 2^70, a random one; C random
+   * (whole), A and B of five values; w random, so that the canonical sums
+   * of +-1 terms wrap */
+  uint64_t seed = 52;
+  fr five[5];
+  bls12_381_fr_set_one(&five[0]);
+  bls12_381_fr_neg(&five[1], &five[0]);
+  bls12_381_fr_add(&five[2], &five[0], &five[0]);
+  five[3] = five[2];
+  for (int i = 0; i < 69; i++) bls12_381_fr_add(&five[3], &five[3], &five[3]);
+  rand_fr(&five[4], &seed);
+  pce_csr *ab[2] = {&c.p.a, &c.p.b};
+  for (int k = 0; k < 2; k++)
+    for (uint64_t e = 0; e < ab[k]->nnz; e++) ab[k]->val[e] = five[rng_next(&seed) % 5];
+  for (size_t i = 0; i < (size_t)c.p.num_inputs + c.p.num_aux; i++) rand_fr(&c.w[i], &seed);
+  const bool ab_only[3] = {true, true, false};
+  tables_case(&c.p, c.w, ab_only, 3, "five values");
+  /* only -1 */
+  for (int k = 0; k < 2; k++)
+    for (uint64_t e = 0; e < ab[k]->nnz; e++) ab[k]->val[e] = five[1];
+  tables_case(&c.p, c.w, ab_only, 0, "minus ones");
+  circuit_free(&c);
+  /* a development PoRep circuit: +-1 and the packs' powers of two */
+  pce_file f;
+  fr *w;
+  pce_gen_plan pl;
+  gen_circuit(&f, &w, &pl, "porep-32g", 14);
+  tables_case(&f, w, all, 512, "porep-32g 2^14");
+  pce_close(&f);
+  free(w);
 }
 
 /* ---- fixed-base products */
