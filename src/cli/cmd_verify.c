@@ -99,8 +99,10 @@ static int verify_bp(char **argv) {
     goto done;
   }
   if (n_parts != k) {
-    fprintf(stderr, "cuzk verify: %s holds %zu partitions' inputs, %s %zu proofs\n", argv[2],
-            n_parts, argv[3], k);
+    fprintf(stderr,
+            "cuzk verify: %s holds the inputs of %zu partition%s, %s %zu proof%s (one per "
+            "partition)\n",
+            argv[2], n_parts, n_parts == 1 ? "" : "s", argv[3], k, k == 1 ? "" : "s");
     goto done;
   }
   if (per != vk.n_public) {

@@ -155,7 +155,7 @@ else
   expect 1 "INVALID: $bp/proof_inf.bin: partition 0, B at byte offset 48: point at infinity" "$cuzk" verify "$bp/k.vk" "$bp/public.json" "$bp/proof_inf.bin"
   head -c 200 "$bp/proof.bin" >"$bp/proof_short.bin"
   expect 2 "proof_short.bin: 200 bytes, expected a positive multiple of 192" "$cuzk" verify "$bp/k.vk" "$bp/public.json" "$bp/proof_short.bin"
-  expect 2 "public1.json holds 1 partitions' inputs, $bp/proof.bin 2 proofs" "$cuzk" verify "$bp/k.vk" "$bp/public1.json" "$bp/proof.bin"
+  expect 2 "public1.json holds the inputs of 1 partition, $bp/proof.bin 2 proofs" "$cuzk" verify "$bp/k.vk" "$bp/public1.json" "$bp/proof.bin"
   echo '[["1","2"],["3","4"]]' >"$bp/public_few.json"
   expect 2 "2 inputs per partition, the key $bp/k.vk expects 3" "$cuzk" verify "$bp/k.vk" "$bp/public_few.json" "$bp/proof.bin"
   echo '[["1","2","3"],["3","x","5"]]' >"$bp/public_nan.json"
