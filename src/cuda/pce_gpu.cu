@@ -232,13 +232,8 @@ struct dict_job {
   std::atomic<bool> over{false}; /* some worker's set is full: all stop */
 };
 
-/* Pass 1, per worker: its range's codes against its own set (CODE_TAB +
- * local index). */
-void dict_local(void *ctx, unsigned t, unsigned n) {
-  dict_job *j = (dict_job *)ctx;
-  size_t lo, hi;
-  par_range(j->nnz, t, n, &lo, &hi);
-  vset *v = j->local[t];
+/* Pass 1 over entries [lo, hi) into v. */
+void dict_local_range(dict_job *j, vset *v, size_t lo, size_t hi) {
   for (size_t e = lo; e < hi && !j->over.load(std::memory_order_relaxed); e++) {
     const fr_t &x = j->val[e];
     if (memcmp(&x, &j->one, sizeof x) == 0) {
@@ -253,6 +248,21 @@ void dict_local(void *ctx, unsigned t, unsigned n) {
       }
       j->code[e] = CODE_TAB + i;
     }
+  }
+}
+
+/* Pass 1, per worker: its range's codes against its own set (CODE_TAB +
+ * local index); a full set (or no memory) sets j->over, which stops them
+ * all. */
+void dict_local(void *ctx, unsigned t, unsigned n) {
+  dict_job *j = (dict_job *)ctx;
+  size_t lo, hi;
+  par_range(j->nnz, t, n, &lo, &hi);
+  vset *v = j->local[t];
+  try { /* an exception must not leave a worker thread (std::terminate) */
+    dict_local_range(j, v, lo, hi);
+  } catch (...) {
+    j->over = true;
   }
 }
 
