@@ -113,6 +113,8 @@ static cuzk_status check_config(engine_config *c, cuzk_err *err) {
   if (c->express_max_lg > 30)
     return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "engine: express_max_lg %u must be in 0..30",
                         c->express_max_lg);
+  if (!c->placement_wait_ms)
+    c->placement_wait_ms = ENGINE_PLACEMENT_WAIT_MS_DEFAULT;
   if (c->max_finished < 1)
     return cuzk_err_set(err, CUZK_INVALID_ARGUMENT, "engine: max_finished must be at least 1");
   if (!c->host_budget_bytes)

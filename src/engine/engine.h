@@ -177,6 +177,10 @@ typedef struct {
  * = auto leaves to the CUDA runtime and the MSM's fragmentation, in MiB
  * (a literal, so that the config's help text can spell it). */
 #define ENGINE_DEVICE_MARGIN_MIB 512
+/* About the time a PoRep-size resident copy takes to make (a 2^27 key's
+ * first partition: ~12 s with the copy, ~1.3 s without): waiting longer
+ * than that for the GPU that holds the key costs more than a copy. */
+#define ENGINE_PLACEMENT_WAIT_MS_DEFAULT 10000
 
 typedef struct {
   const engine_circuit *circuits; /* registered keys (may be NULL) */
@@ -199,6 +203,12 @@ typedef struct {
    * kernels run on the high-priority stream.  0: none.  No express slot is
    * made when no registered key is that small. */
   unsigned express_max_lg;
+  /* Key placement over several GPUs with keys_on_device (worker.c
+   * take_rank): a free slot leaves a job whose key another GPU holds, when
+   * making its copy here would cost this GPU its own copies, to that GPU
+   * for this long after the job's submission; after it, the slot takes it
+   * (the other GPU is behind).  0: ENGINE_PLACEMENT_WAIT_MS_DEFAULT. */
+  unsigned placement_wait_ms;
   /* Witness files (engine_request.witness_file) read ahead: this many
    * page-locked buffers, each the size of the largest registered key's
    * witness, into which a reader thread reads the values of the partitions

@@ -429,6 +429,12 @@ void sched_remove(engine *e, ejob *j);
  * has one left (a requeued one first); NULL when none.  *part receives its
  * index. */
 ejob *sched_take(engine *e, size_t *part);
+/* The same for a slot that ranks the jobs (a GPU slot beside other GPUs,
+ * worker.c take_rank): per priority, from the highest, the oldest job of
+ * the highest rank above 0; jobs of rank 0 are left to other workers; NULL
+ * when no job ranks above 0. */
+ejob *sched_take_ranked(engine *e, size_t *part, int (*rank)(void *ctx, const ejob *j),
+                        void *ctx);
 /* The same for an express slot (engine_config.express_max_lg): the oldest
  * CRITICAL, else HIGH, job whose key has at most 2^max_lg rows; NULL when
  * none (it leaves everything else to the other slots). */

@@ -11,7 +11,10 @@
  * partition whose GPU was lost under it is requeued (worker.c): it is taken
  * again before the job's untaken ones, and a job that had left its list
  * goes back at its submission-order place, so the retry is not sent behind
- * work submitted after it.  A job is in its list exactly while it is
+ * work submitted after it.  A GPU slot beside other GPUs ranks the jobs of
+ * a priority by where their keys are resident (sched_take_ranked,
+ * worker.c take_rank): the order within a priority then depends on the
+ * slot, never the order between priorities.  A job is in its list exactly while it is
  * unfinished and has a partition to take (untaken or requeued).  The
  * witness read-ahead (readahead.c) walks the untaken partitions in the
  * order they will be taken (sched_each_untaken) and is woken when that
@@ -51,6 +54,22 @@ ejob *sched_take(engine *e, size_t *part) {
   for (int p = ENGINE_PRI_CRITICAL; p >= ENGINE_PRI_LOW; p--)
     if (e->queue[p].head)
       return take_part(e, e->queue[p].head, part);
+  return NULL;
+}
+
+ejob *sched_take_ranked(engine *e, size_t *part, int (*rank)(void *ctx, const ejob *j),
+                        void *ctx) {
+  for (int p = ENGINE_PRI_CRITICAL; p >= ENGINE_PRI_LOW; p--) {
+    ejob *best = NULL;
+    int best_r = 0;
+    for (ejob *j = e->queue[p].head; j; j = j->q.next) {
+      const int r = rank(ctx, j);
+      if (r > best_r)
+        best = j, best_r = r;
+    }
+    if (best)
+      return take_part(e, best, part);
+  }
   return NULL;
 }
 

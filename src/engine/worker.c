@@ -124,6 +124,7 @@
  * (its threads wait for the lock), the only exceptions to engine_impl.h's
  * rule, so that "a worker is left" and the retry are decided in one step. */
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -216,6 +217,8 @@ static void hold_drop(eworker *w) {
       d->used -= ks[i]->device_bytes;
     ks[i]->holds--;
   }
+  /* slots of other GPUs may have left jobs of these keys to this one */
+  pthread_cond_broadcast(&e->work_cv);
   pthread_mutex_unlock(&e->mu);
   for (unsigned i = 0; i < n; i++)
     keys_release(e, ks[i]); /* each hold's reference: may unload an evict_pending key */
@@ -266,6 +269,56 @@ static void hold_take(eworker *w, ekey *k) {
   cuzk_err err = {0};
   if (w->be->ops->hold_bases(w->be, true, &err) != CUZK_OK)
     hold_drop(w);
+}
+
+/* Whether a serving slot (not express, not retired or exited, its GPU
+ * not lost) of a GPU other than w's holds k (e->mu held). */
+static bool other_gpu_holds(const engine *e, const eworker *w, const ekey *k) {
+  for (size_t i = 0; i < e->nworkers; i++) {
+    const eworker *o = &e->workers[i];
+    if (!o->gpu || o->ordinal == w->ordinal || o->express || o->retired || o->exited ||
+        !slot_holds(o, k))
+      continue;
+    for (size_t d = 0; d < e->ndevices; d++)
+      if (e->devices[d].ordinal == o->ordinal && !e->devices[d].lost)
+        return true;
+  }
+  return false;
+}
+
+/* Key placement over several GPUs (sched_take_ranked; e->mu held): for a
+ * slot, job j ranks 3 when its GPU holds j's key already, 2 when the key's
+ * copy fits beside the GPU's copies, 1 when no other GPU holds it, and 0
+ * when another serving GPU holds it and making a copy here would cost this
+ * GPU its own: left to that GPU (a PoRep-size copy takes seconds to make,
+ * a partition there about one), so that two keys that do not fit one GPU
+ * together stay one per GPU instead of trading places.  A job left so for
+ * cfg.placement_wait_ms since its submission ranks 1 (its GPU is behind);
+ * rc->wake gets the soonest such time, for the slot's wait.  A GPU lost,
+ * or its slots gone, holds nothing here. */
+typedef struct {
+  eworker *w;
+  double now, wake; /* wake: INFINITY, or when a job left now ranks 1 */
+} rank_ctx;
+
+static int take_rank(void *ctx, const ejob *j) {
+  rank_ctx *rc = ctx;
+  const eworker *w = rc->w;
+  engine *e = w->e;
+  const edevice *d = device_of(e, w);
+  const ekey *k = j->key;
+  if (slot_holds(w, k) || device_holds(e, w, k))
+    return 3;
+  if (d->used + k->device_bytes <= d->budget)
+    return 2;
+  if (!other_gpu_holds(e, w, k))
+    return 1;
+  const double due = j->t_submit + (double)e->cfg.placement_wait_ms / 1000.0;
+  if (rc->now >= due)
+    return 1;
+  if (due < rc->wake)
+    rc->wake = due;
+  return 0;
 }
 
 /* ------------------------------------------------------------ lost GPUs */
@@ -811,13 +864,24 @@ static void *worker_main(void *arg) {
       continue;
     }
     size_t p = 0;
-    ejob *j = e->paused       ? NULL
+    /* with resident copies on several GPUs, a slot ranks the jobs by
+     * where their keys are (take_rank) */
+    const bool ranked = dev && dev->resident && e->ndevices > 1;
+    rank_ctx rc = {w, engine_now(), INFINITY};
+    ejob *j = e->paused     ? NULL
               : w->express ? sched_take_express(e, &p, e->cfg.express_max_lg)
+              : ranked     ? sched_take_ranked(e, &p, take_rank, &rc)
                            : sched_take(e, &p);
     if (!j) {
       if (e->draining)
         break;
-      pthread_cond_wait(&e->work_cv, &e->mu);
+      if (rc.wake < INFINITY) { /* a job left to another GPU: look again when it is due */
+        struct timespec dl;
+        engine_deadline(&dl, rc.wake - rc.now + 0.001);
+        pthread_cond_timedwait(&e->work_cv, &e->mu, &dl);
+      } else {
+        pthread_cond_wait(&e->work_cv, &e->mu);
+      }
       continue;
     }
     jobs_ref(j);

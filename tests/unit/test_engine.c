@@ -2464,17 +2464,28 @@ ETEST(engine_device_copy_shared_by_slots) {
  * copies resident (ENGINE_SLOT_HOLDS): each key's copy is made once, the
  * slot never lets go, and the budget counts both.  With room for one key
  * only, switching keys lets go of the first (and it is made again). */
+/* A fresh env of keys k and k2 (2^5, from seed and seed + 1) on ngpus
+ * stand-in GPUs of one slot each (t: the caller's, it must outlive the
+ * engine), each with a device budget of `copies` copies and a half, the
+ * stores of an earlier engine forgotten; returns one copy's bytes. */
+static uint64_t two_keys_env(env *v, fixture *f2, backend_devices *t, uint64_t seed,
+                             unsigned ngpus, unsigned copies, bool hooked) {
+  memset(FG.store, 0, sizeof FG.store);
+  env_init(v, 5, seed, 1, hooked);
+  env_add_key(v, f2, "k2", 5, seed + 1);
+  *t = fake_on(v, ngpus, 1, 0);
+  const uint64_t dev = device_bytes(&v->f);
+  v->c.device_budget_bytes = copies * dev + dev / 2;
+  v->c.devices = t;
+  return dev;
+}
+
 ETEST(engine_device_slot_holds_two_keys) {
   for (int room = 2; room >= 1; room--) {
-    memset(FG.store, 0, sizeof FG.store);
     env v;
-    env_init(&v, 5, 42, 1, false);
     fixture f2;
-    env_add_key(&v, &f2, "k2", 5, 43);
-    backend_devices t = fake_on(&v, 1, 1, 0);
-    const uint64_t dev = device_bytes(&v.f);
-    v.c.device_budget_bytes = room == 2 ? 2 * dev + dev / 2 : dev + dev / 2;
-    v.c.devices = &t;
+    backend_devices t;
+    const uint64_t dev = two_keys_env(&v, &f2, &t, 42, 1, (unsigned)room, false);
     engine *e = env_start(&v);
     engine_ticket tk;
     submit_ok(e, "a", "k", ENGINE_PRI_NORMAL, &v.f, &tk);
@@ -2503,6 +2514,91 @@ ETEST(engine_device_slot_holds_two_keys) {
     fixture_free(&f2);
     env_fini(&v);
     FG.drops[0][0] = 0; /* the shutdown's included */
+  }
+}
+
+/* Two stand-in GPUs of one slot each, room for one key's copy per GPU,
+ * keys k and k2, one copy each after a warm-up (a job of k held on one
+ * GPU while the other takes one of k2).  Then four jobs of k and four of
+ * k2 queued in that order: with placement each GPU takes its own key's
+ * jobs (the GPU of k2 leaves the older k jobs to the other), so no copy is
+ * dropped or made again; without it both would take k jobs first.  With a
+ * placement wait of 1 ms, jobs of k queued while k's GPU is held come to
+ * the other GPU, which lets its copy of k2 go for them. */
+static void placement_warm_up(env *v, engine **e, fixture *f2) {
+  hook_hold("a", ENGINE_JOB_PROVING);
+  *e = env_start(v);
+  engine_ticket tk;
+  submit_ok(*e, "a", "k", ENGINE_PRI_NORMAL, &v->f, &tk);
+  hook_wait_held();
+  submit_ok(*e, "b", "k2", ENGINE_PRI_NORMAL, f2, &tk);
+  check_done_and_valid(*e, "b", f2);
+  hook_release();
+  check_done_and_valid(*e, "a", &v->f);
+  wait_workers_idle(*e);
+}
+
+ETEST(engine_devices_keep_their_keys) {
+  for (int wait = 0; wait < 2; wait++) {
+    memset(FG.drops, 0, sizeof FG.drops);
+    env v;
+    fixture f2;
+    backend_devices t;
+    two_keys_env(&v, &f2, &t, 46, 2, 1, true);
+    v.c.placement_wait_ms = wait ? 1 : 600000;
+    engine *e;
+    placement_warm_up(&v, &e, &f2);
+    backend_store_stats st[2];
+    for (int g = 0; g < 2; g++) {
+      backend_store_stats_get(FG.store[g], &st[g]);
+      CHECK_MSG(st[g].makes == 4, "GPU %d after the warm-up: %llu copies made (want 4)", g,
+                (unsigned long long)st[g].makes);
+    }
+    engine_ticket tk;
+    char id[16];
+    if (!wait) {
+      for (int i = 0; i < 8; i++) {
+        snprintf(id, sizeof id, "j%d", i);
+        submit_ok(e, id, i < 4 ? "k" : "k2", ENGINE_PRI_NORMAL, i < 4 ? &v.f : &f2, &tk);
+      }
+      for (int i = 0; i < 8; i++) {
+        snprintf(id, sizeof id, "j%d", i);
+        check_done_and_valid(e, id, i < 4 ? &v.f : &f2);
+      }
+      wait_workers_idle(e);
+      for (int g = 0; g < 2; g++) {
+        backend_store_stats_get(FG.store[g], &st[g]);
+        CHECK_MSG(st[g].makes == 4 && FG.drops[g][0] == 0,
+                  "GPU %d: %llu copies made (want 4: its key's, once), %u drops (want 0)", g,
+                  (unsigned long long)st[g].makes, FG.drops[g][0]);
+      }
+    } else {
+      /* k's GPU held inside j0; j1..j3 (k) go to the other GPU once due */
+      hook_hold("j0", ENGINE_JOB_PROVING);
+      submit_ok(e, "j0", "k", ENGINE_PRI_NORMAL, &v.f, &tk);
+      hook_wait_held();
+      for (int i = 1; i < 4; i++) {
+        snprintf(id, sizeof id, "j%d", i);
+        submit_ok(e, id, "k", ENGINE_PRI_NORMAL, &v.f, &tk);
+      }
+      for (int i = 1; i < 4; i++) {
+        snprintf(id, sizeof id, "j%d", i);
+        check_done_and_valid(e, id, &v.f);
+      }
+      hook_release();
+      check_done_and_valid(e, "j0", &v.f);
+      wait_workers_idle(e);
+      backend_store_stats_get(FG.store[0], &st[0]);
+      backend_store_stats_get(FG.store[1], &st[1]);
+      CHECK_MSG(st[0].makes + st[1].makes == 12 && FG.drops[0][0] + FG.drops[1][0] == 1,
+                "after the wait: %llu + %llu copies made (want 12: k made on the other GPU), "
+                "%u + %u drops (want 1: its k2)",
+                (unsigned long long)st[0].makes, (unsigned long long)st[1].makes,
+                FG.drops[0][0], FG.drops[1][0]);
+    }
+    fixture_free(&f2);
+    env_fini(&v);
+    memset(FG.drops, 0, sizeof FG.drops); /* the shutdown's included */
   }
 }
 

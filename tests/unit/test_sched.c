@@ -1,7 +1,9 @@
 /* engine/sched.c: the order sched_each_untaken walks (what the witness
  * read-ahead reads first) is the order sched_take takes, through random
  * submissions of every priority, takes, requeues of taken partitions and
- * removals; and the walk visits exactly the partitions no worker holds. */
+ * removals; and the walk visits exactly the partitions no worker holds.
+ * sched_take_ranked (a GPU slot's take beside other GPUs) against its
+ * definition. */
 #include "harness.h"
 
 #include <stdlib.h>
@@ -30,13 +32,26 @@ static uint64_t rng_next(uint64_t *s) {
   return *s >> 33;
 }
 
+/* An engine of empty queues with room for NJOBS jobs of MAXP parts. */
+static engine *world(ejob **jobs, epart **parts) {
+  engine *e = calloc(1, sizeof *e);
+  *jobs = calloc(NJOBS, sizeof **jobs);
+  *parts = calloc(NJOBS * MAXP, sizeof **parts);
+  CHECK(e && *jobs && *parts);
+  pthread_cond_init(&e->ra_cv, NULL);
+  return e;
+}
+
+static void world_free(engine *e, ejob *jobs, epart *parts) {
+  pthread_cond_destroy(&e->ra_cv);
+  free(e), free(jobs), free(parts);
+}
+
 TEST(walk_is_take_order) {
   for (uint64_t seed = 1; seed <= 200; seed++) {
-    engine *e = calloc(1, sizeof *e);
-    ejob *jobs = calloc(NJOBS, sizeof *jobs);
-    epart *parts = calloc(NJOBS * MAXP, sizeof *parts);
-    CHECK(e && jobs && parts);
-    pthread_cond_init(&e->ra_cv, NULL);
+    ejob *jobs;
+    epart *parts;
+    engine *e = world(&jobs, &parts);
     bool taken[NJOBS][MAXP] = {{false}};
     size_t njobs = 0;
     uint64_t s = seed;
@@ -106,10 +121,7 @@ TEST(walk_is_take_order) {
     }
     size_t p;
     CHECK(sched_take(e, &p) == NULL);
-    pthread_cond_destroy(&e->ra_cv);
-    free(parts);
-    free(jobs);
-    free(e);
+    world_free(e, jobs, parts);
   }
 }
 
@@ -138,4 +150,48 @@ TEST(walk_stops) {
   CHECK_EQ_INT(seen, 2);
   pthread_cond_destroy(&e->ra_cv);
   free(e);
+}
+
+/* sched_take_ranked against its definition: per priority from the
+ * highest, the oldest job of the highest rank above 0 (random ranks per
+ * job), rank-0 jobs never; the taken job's next partition. */
+static int rank_of(void *ctx, const ejob *j) { return ((const int *)ctx)[j->seq]; }
+
+TEST(ranked_take) {
+  for (uint64_t seed = 1; seed <= 200; seed++) {
+    ejob *jobs;
+    epart *parts;
+    engine *e = world(&jobs, &parts);
+    uint64_t s = seed;
+    int rank[NJOBS];
+    for (size_t i = 0; i < NJOBS; i++) {
+      ejob *j = &jobs[i];
+      j->seq = i;
+      j->pri = (engine_priority)(ENGINE_PRI_LOW + rng_next(&s) % (ENGINE_NPRI - 1));
+      j->nparts = 1 + rng_next(&s) % MAXP;
+      j->parts = &parts[i * MAXP];
+      sched_push(e, j);
+    }
+    for (int step = 0; step < 200; step++) {
+      for (size_t i = 0; i < NJOBS; i++) rank[i] = (int)(rng_next(&s) % 4);
+      /* the reference: the best (priority, rank, -seq) among queued jobs */
+      const ejob *want = NULL;
+      int want_r = 0;
+      for (int p = ENGINE_PRI_CRITICAL; p >= ENGINE_PRI_LOW && !want; p--)
+        for (size_t i = 0; i < NJOBS; i++) {
+          const ejob *j = &jobs[i];
+          if (j->in_queue && (int)j->pri == p && rank[i] > want_r)
+            want = j, want_r = rank[i];
+        }
+      const size_t next = want ? want->next_part : 0;
+      size_t part = 99;
+      ejob *got = sched_take_ranked(e, &part, rank_of, rank);
+      CHECK_MSG(got == want, "seed %llu step %d: took job %lld, the definition says %lld",
+                (unsigned long long)seed, step, got ? (long long)got->seq : -1LL,
+                want ? (long long)want->seq : -1LL);
+      if (got)
+        CHECK_EQ_INT(part, next);
+    }
+    world_free(e, jobs, parts);
+  }
 }
