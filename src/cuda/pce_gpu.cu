@@ -185,37 +185,57 @@ constexpr size_t TABLE_SHARE = 4, TABLE_MAX = (size_t)1 << 22;
 
 /* An open-addressed set of 32-byte values (Montgomery limbs as stored),
  * numbering them in the order first seen, of at most `max` values; its
- * slots double as it fills (at most half of them used). */
+ * slots double as it fills (at most half of them used).  A lookup that
+ * probes more than PROBE_MAX slots gives up as a full set does, so values
+ * made to collide cost a fallback to whole values, never quadratic time. */
+constexpr unsigned PROBE_MAX = 64;
+
 struct vset {
   std::vector<uint32_t> slot = std::vector<uint32_t>(64); /* 1 + index into vals, 0: empty */
   std::vector<fr_t> vals;
   size_t max;
   explicit vset(size_t m) : max(m) {}
-  static uint64_t hash(const fr_t &v) {
+  static uint64_t hash(const fr_t &v) { /* splitmix64's finalizer over the limbs */
     uint64_t h = 0;
-    for (int i = 0; i < 8; i++) h = (h ^ v.l[i]) * 0x9e3779b97f4a7c15ull;
-    return h ^ (h >> 29);
+    for (int i = 0; i < 8; i++) {
+      h = (h ^ v.l[i]) + 0x9e3779b97f4a7c15ull;
+      h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+      h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+      h ^= h >> 31;
+    }
+    return h;
   }
-  void place(uint32_t t) { /* slot for vals[t - 1], known absent */
+  bool place(uint32_t t) { /* a slot for vals[t - 1], known absent */
     const size_t mask = slot.size() - 1;
     size_t i = hash(vals[t - 1]) & mask;
-    while (slot[i]) i = (i + 1) & mask;
+    for (unsigned probes = 0; slot[i]; i = (i + 1) & mask)
+      if (++probes > PROBE_MAX)
+        return false;
     slot[i] = t;
+    return true;
   }
-  /* v's index, added if new; UINT32_MAX when the set holds `max` values. */
+  /* v's index, added if new; UINT32_MAX when the set holds `max` values
+   * or the probe is too long. */
   uint32_t index(const fr_t &v) {
     const size_t mask = slot.size() - 1;
     size_t i = hash(v) & mask;
-    for (; slot[i]; i = (i + 1) & mask)
+    for (unsigned probes = 0; slot[i]; i = (i + 1) & mask) {
       if (memcmp(&vals[slot[i] - 1], &v, sizeof v) == 0)
         return slot[i] - 1;
+      if (++probes > PROBE_MAX)
+        return UINT32_MAX;
+    }
     if (vals.size() == max)
       return UINT32_MAX;
     vals.push_back(v);
     slot[i] = (uint32_t)vals.size();
     if (2 * vals.size() > slot.size()) {
       slot.assign(2 * slot.size(), 0);
-      for (uint32_t t = 1; t <= vals.size(); t++) place(t);
+      for (uint32_t t = 1; t <= vals.size(); t++)
+        if (!place(t)) {
+          max = vals.size(); /* full from now on: the caller falls back */
+          return UINT32_MAX;
+        }
     }
     return (uint32_t)vals.size() - 1;
   }
