@@ -177,9 +177,10 @@ typedef struct {
  * = auto leaves to the CUDA runtime and the MSM's fragmentation, in MiB
  * (a literal, so that the config's help text can spell it). */
 #define ENGINE_DEVICE_MARGIN_MIB 512
-/* About the time a PoRep-size resident copy takes to make (a 2^27 key's
- * first partition: ~12 s with the copy, ~1.3 s without): waiting longer
- * than that for the GPU that holds the key costs more than a copy. */
+/* About the time a PoRep-size resident copy takes to make (bench/RESULTS.md:
+ * a 2^27 key's first partition, which makes it, against the next ones):
+ * waiting longer than that for the GPU that holds the key costs more than
+ * making a copy. */
 #define ENGINE_PLACEMENT_WAIT_MS_DEFAULT 10000
 
 typedef struct {
