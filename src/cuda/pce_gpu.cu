@@ -205,37 +205,39 @@ struct vset {
     }
     return h;
   }
-  bool place(uint32_t t) { /* a slot for vals[t - 1], known absent */
+  /* The slot holding v or, when v is absent, the empty slot it would go
+   * to; SIZE_MAX after PROBE_MAX occupied slots without v. */
+  size_t find(const fr_t &v) const {
     const size_t mask = slot.size() - 1;
-    size_t i = hash(vals[t - 1]) & mask;
-    for (unsigned probes = 0; slot[i]; i = (i + 1) & mask)
+    size_t i = hash(v) & mask;
+    for (unsigned probes = 0; slot[i] && memcmp(&vals[slot[i] - 1], &v, sizeof v) != 0;
+         i = (i + 1) & mask)
       if (++probes > PROBE_MAX)
-        return false;
-    slot[i] = t;
-    return true;
+        return SIZE_MAX;
+    return i;
   }
   /* v's index, added if new; UINT32_MAX when the set holds `max` values
    * or the probe is too long. */
   uint32_t index(const fr_t &v) {
-    const size_t mask = slot.size() - 1;
-    size_t i = hash(v) & mask;
-    for (unsigned probes = 0; slot[i]; i = (i + 1) & mask) {
-      if (memcmp(&vals[slot[i] - 1], &v, sizeof v) == 0)
-        return slot[i] - 1;
-      if (++probes > PROBE_MAX)
-        return UINT32_MAX;
-    }
+    const size_t i = find(v);
+    if (i == SIZE_MAX)
+      return UINT32_MAX;
+    if (slot[i])
+      return slot[i] - 1;
     if (vals.size() == max)
       return UINT32_MAX;
     vals.push_back(v);
     slot[i] = (uint32_t)vals.size();
     if (2 * vals.size() > slot.size()) {
       slot.assign(2 * slot.size(), 0);
-      for (uint32_t t = 1; t <= vals.size(); t++)
-        if (!place(t)) {
+      for (uint32_t t = 1; t <= vals.size(); t++) {
+        const size_t at = find(vals[t - 1]); /* distinct values: an empty slot */
+        if (at == SIZE_MAX) {
           max = vals.size(); /* full from now on: the caller falls back */
           return UINT32_MAX;
         }
+        slot[at] = t;
+      }
     }
     return (uint32_t)vals.size() - 1;
   }
