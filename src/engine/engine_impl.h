@@ -431,8 +431,10 @@ void sched_remove(engine *e, ejob *j);
 ejob *sched_take(engine *e, size_t *part);
 /* The same for a slot that ranks the jobs (a GPU slot beside other GPUs,
  * worker.c take_rank): per priority, from the highest, the oldest job of
- * the highest rank above 0; jobs of rank 0 are left to other workers; NULL
- * when no job ranks above 0. */
+ * the highest rank above 0 (the first of rank SCHED_RANK_BEST ends the
+ * search); jobs of rank 0 are left to other workers; NULL when no job
+ * ranks above 0.  sched_take is this with every job ranked best. */
+#define SCHED_RANK_BEST 3
 ejob *sched_take_ranked(engine *e, size_t *part, int (*rank)(void *ctx, const ejob *j),
                         void *ctx);
 /* The same for an express slot (engine_config.express_max_lg): the oldest

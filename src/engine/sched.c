@@ -50,19 +50,12 @@ static ejob *take_part(engine *e, ejob *j, size_t *part) {
   return j;
 }
 
-ejob *sched_take(engine *e, size_t *part) {
-  for (int p = ENGINE_PRI_CRITICAL; p >= ENGINE_PRI_LOW; p--)
-    if (e->queue[p].head)
-      return take_part(e, e->queue[p].head, part);
-  return NULL;
-}
-
 ejob *sched_take_ranked(engine *e, size_t *part, int (*rank)(void *ctx, const ejob *j),
                         void *ctx) {
   for (int p = ENGINE_PRI_CRITICAL; p >= ENGINE_PRI_LOW; p--) {
     ejob *best = NULL;
     int best_r = 0;
-    for (ejob *j = e->queue[p].head; j; j = j->q.next) {
+    for (ejob *j = e->queue[p].head; j && best_r < SCHED_RANK_BEST; j = j->q.next) {
       const int r = rank(ctx, j);
       if (r > best_r)
         best = j, best_r = r;
@@ -72,6 +65,13 @@ ejob *sched_take_ranked(engine *e, size_t *part, int (*rank)(void *ctx, const ej
   }
   return NULL;
 }
+
+static int rank_any(void *ctx, const ejob *j) {
+  (void)ctx, (void)j;
+  return SCHED_RANK_BEST;
+}
+
+ejob *sched_take(engine *e, size_t *part) { return sched_take_ranked(e, part, rank_any, NULL); }
 
 ejob *sched_take_express(engine *e, size_t *part, unsigned max_lg) {
   for (int p = ENGINE_PRI_CRITICAL; p >= ENGINE_PRI_HIGH; p--)

@@ -170,7 +170,7 @@ static void on_stage(void *ctx, const char *name) {
     hook(e, c->j, c->part, s);
 }
 
-static edevice *device_of(engine *e, const eworker *w) {
+static edevice *device_of(const engine *e, const eworker *w) {
   for (size_t i = 0; i < e->ndevices; i++)
     if (e->devices[i].ordinal == w->ordinal)
       return &e->devices[i];
@@ -276,18 +276,15 @@ static void hold_take(eworker *w, ekey *k) {
 static bool other_gpu_holds(const engine *e, const eworker *w, const ekey *k) {
   for (size_t i = 0; i < e->nworkers; i++) {
     const eworker *o = &e->workers[i];
-    if (!o->gpu || o->ordinal == w->ordinal || o->express || o->retired || o->exited ||
-        !slot_holds(o, k))
-      continue;
-    for (size_t d = 0; d < e->ndevices; d++)
-      if (e->devices[d].ordinal == o->ordinal && !e->devices[d].lost)
-        return true;
+    const edevice *d = o->gpu && o->ordinal != w->ordinal ? device_of(e, o) : NULL;
+    if (d && !d->lost && !o->express && !o->retired && !o->exited && slot_holds(o, k))
+      return true;
   }
   return false;
 }
 
 /* Key placement over several GPUs (sched_take_ranked; e->mu held): for a
- * slot, job j ranks 3 when its GPU holds j's key already, 2 when the key's
+ * slot, job j ranks 3 (SCHED_RANK_BEST) when its GPU holds j's key, 2 when the key's
  * copy fits beside the GPU's copies, 1 when no other GPU holds it, and 0
  * when another serving GPU holds it and making a copy here would cost this
  * GPU its own: left to that GPU (a PoRep-size copy takes seconds to make,
@@ -308,7 +305,7 @@ static int take_rank(void *ctx, const ejob *j) {
   const edevice *d = device_of(e, w);
   const ekey *k = j->key;
   if (slot_holds(w, k) || device_holds(e, w, k))
-    return 3;
+    return SCHED_RANK_BEST;
   if (d->used + k->device_bytes <= d->budget)
     return 2;
   if (!other_gpu_holds(e, w, k))
@@ -329,10 +326,8 @@ unsigned workers_serving(const engine *e) {
     const eworker *w = &e->workers[i];
     if (!w->started || w->retired || w->exited)
       continue;
-    bool lost = false;
-    for (size_t d = 0; w->gpu && d < e->ndevices; d++)
-      lost |= e->devices[d].ordinal == w->ordinal && e->devices[d].lost;
-    n += !lost;
+    const edevice *d = w->gpu ? device_of(e, w) : NULL;
+    n += !(d && d->lost);
   }
   return n;
 }
