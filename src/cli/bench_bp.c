@@ -18,7 +18,9 @@
 #include "groth16/bp_prove.h"
 #include "groth16/bp_setup.h"
 #include "groth16/pce_gen.h"
+#include "ff/consts_bls12_381.h"
 #include "groth16/types.h"
+#include "msm/plan.h"
 
 typedef unsigned long long ull;
 
@@ -51,6 +53,126 @@ static void progress(void *ctx, const char *stage) {
   (void)ctx;
   printf("  setup: %s\n", stage);
   fflush(stdout);
+}
+
+/* ---- floors (docs/PERF.md §1: the H200's rates) ---- */
+
+#define IMAD_RATE 1.656e13 /* 32-bit multiply-adds per second */
+#define IMAD_G1_MADD 5616.0 /* a G1 XYZZ mixed addition */
+#define IMAD_G2_MADD 14064.0
+#define IMAD_FR_MUL 264.0
+#define HBM_RATE 4.3e12 /* device bytes read plus written per second */
+#define BUS_RATE 55e9   /* host to device from page-locked memory */
+
+/* The scalars of one query: the others' folded bit lengths, the ones. */
+typedef struct {
+  uint32_t hist[256];
+  uint64_t ones, zeros;
+} query_stats;
+
+enum { Q_A, Q_B, Q_L, NQ };
+
+typedef struct {
+  const uint8_t *vals; /* canonical 32-byte values, ONE first */
+  const pce_file *pce;
+  size_t nv;
+  query_stats *per; /* NQ per worker */
+} stats_ctx;
+
+static void stats_add(query_stats *q, const uint64_t s[4]) {
+  static const uint64_t r[4] = BLS12_381_FR_P;
+  if (!(s[1] | s[2] | s[3]) && s[0] <= 1) {
+    s[0] ? q->ones++ : q->zeros++;
+    return;
+  }
+  uint64_t v[4] = {s[0], s[1], s[2], s[3]};
+  /* folded as the GPU MSM does: v > (r - 1) / 2 becomes r - v */
+  const uint64_t half[4] = {(r[0] >> 1) | (r[1] << 63), (r[1] >> 1) | (r[2] << 63),
+                            (r[2] >> 1) | (r[3] << 63), r[3] >> 1};
+  int i = 3;
+  while (i > 0 && v[i] == half[i]) i--;
+  if (v[i] > half[i]) {
+    uint64_t borrow = 0;
+    for (int k = 0; k < 4; k++) {
+      const uint64_t d = r[k] - v[k], b1 = r[k] < v[k];
+      v[k] = d - borrow;
+      borrow = b1 | (d < borrow);
+    }
+  }
+  for (int k = 3; k >= 0; k--)
+    if (v[k]) {
+      q->hist[64 * k + 64 - __builtin_clzll(v[k])]++;
+      return;
+    }
+}
+
+static void stats_run(void *arg, unsigned idx, unsigned n) {
+  const stats_ctx *c = arg;
+  query_stats *q = c->per + (size_t)NQ * idx;
+  const size_t ninp = c->pce->num_inputs;
+  size_t lo, hi;
+  par_range(c->nv, idx, n, &lo, &hi);
+  for (size_t i = lo; i < hi; i++) {
+    uint64_t s[4];
+    memcpy(s, c->vals + 32 * i, 32);
+    const bool aux = i >= ninp;
+    const uint64_t j = aux ? i - ninp : i;
+    if (!aux || pce_density_get(&c->pce->a_aux, j))
+      stats_add(&q[Q_A], s);
+    if (pce_density_get(aux ? &c->pce->b_aux : &c->pce->b_input, j))
+      stats_add(&q[Q_B], s);
+    if (aux)
+      stats_add(&q[Q_L], s);
+  }
+}
+
+/* The stages' floors in seconds, in bench bp's column order (a,b,c; h;
+ * MSM a, b G1, b G2, l + h), from one witness's values: a, b, c the bytes
+ * the resident matrices move at least (row pointers, columns and 4-byte
+ * value codes, the witness once, a, b, c written); h six NTTs of
+ * (m / 2) lg m Fr products; each MSM its Pippenger's mixed additions at
+ * the floor (msm_gpu_floor_adds; h's m - 1 scalars uniform).  *upload: the
+ * witness over the bus.  False when out of memory. */
+static bool stage_floors(double fl[6], double *upload, const uint8_t *vals, const pce_file *pce,
+                         unsigned lg) {
+  const size_t nv = (size_t)pce->num_inputs + pce->num_aux, m = (size_t)1 << lg;
+  const unsigned nt = par_threads();
+  query_stats *per = calloc((size_t)NQ * nt, sizeof *per), q[NQ];
+  if (!per)
+    return false;
+  stats_ctx c = {vals, pce, nv, per};
+  par_run(nt, stats_run, &c);
+  memset(q, 0, sizeof q);
+  for (unsigned t = 0; t < nt; t++)
+    for (int k = 0; k < NQ; k++) {
+      const query_stats *x = &per[(size_t)NQ * t + k];
+      for (int b = 0; b < 256; b++) q[k].hist[b] += x->hist[b];
+      q[k].ones += x->ones, q[k].zeros += x->zeros;
+    }
+  free(per);
+  static uint32_t uni[256];
+  memset(uni, 0, sizeof uni);
+  uni[MSM_REC_BITS - 1] = (uint32_t)(m - 1);
+  const double nnz = (double)pce->a.nnz + (double)pce->b.nnz + (double)pce->c.nnz;
+  const double abc_bytes = 3.0 * 4 * ((double)pce->num_constraints + 1) + 8.0 * nnz +
+                           32.0 * (double)nv + 3.0 * 32 * (double)m;
+  fl[0] = abc_bytes / HBM_RATE;
+  fl[1] = 6.0 * (double)(m / 2) * lg * IMAD_FR_MUL / IMAD_RATE;
+  fl[2] = msm_gpu_floor_adds(q[Q_A].hist, q[Q_A].ones) * IMAD_G1_MADD / IMAD_RATE;
+  fl[3] = msm_gpu_floor_adds(q[Q_B].hist, q[Q_B].ones) * IMAD_G1_MADD / IMAD_RATE;
+  fl[4] = msm_gpu_floor_adds(q[Q_B].hist, q[Q_B].ones) * IMAD_G2_MADD / IMAD_RATE;
+  fl[5] = (msm_gpu_floor_adds(q[Q_L].hist, q[Q_L].ones) + msm_gpu_floor_adds(uni, 0)) *
+          IMAD_G1_MADD / IMAD_RATE;
+  *upload = 32.0 * (double)nv / BUS_RATE;
+  static const char *names[NQ] = {"a", "b", "l"};
+  for (int k = 0; k < NQ; k++) {
+    uint64_t others = 0;
+    for (int b = 0; b < 256; b++) others += q[k].hist[b];
+    const double all = (double)(q[k].zeros + q[k].ones + others);
+    printf("  %s query: %llu scalars, %.1f %% zero, %.1f %% one, %.1f %% other\n", names[k],
+           (ull)all, 100.0 * q[k].zeros / all, 100.0 * q[k].ones / all, 100.0 * others / all);
+  }
+  return true;
 }
 
 int bench_bp(int argc, char **argv) {
@@ -212,6 +334,27 @@ int bench_bp(int argc, char **argv) {
   printf("summary: bench bp %s 2^%u partition: %.3f s (a,b,c %.3f, h %.3f, MSMs a %.3f b %.3f "
          "b2 %.3f l+h %.3f, verify %.3f; key made in %.1f s)\n",
          s->name, lg, m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7], setup_s);
+  /* the floors are the H200's (docs/PERF.md): for a GPU backend only */
+  if (strcmp(be->ops->name, "cpu")) {
+    double fl[6], up, fsum = 0;
+    if (!stage_floors(fl, &up, vals, &pce, lg)) {
+      cuzk_err_set(&err, CUZK_NO_MEMORY, "the floors' counts");
+      goto fail;
+    }
+    for (int k = 0; k < 6; k++) fsum += fl[k];
+    printf("floors (docs/PERF.md §1.4; last witness): a,b,c %.3f s | h %.3f s | MSM a %.3f s | "
+           "b (G1) %.3f s | b (G2) %.3f s | l+h %.3f s; their sum %.3f s, with the witness's "
+           "upload %.3f s: %.3f s\n",
+           fl[0], fl[1], fl[2], fl[3], fl[4], fl[5], fsum, up, fsum + up);
+    printf("ratio to floor: a,b,c %.2fx | h %.2fx | MSM a %.2fx | b (G1) %.2fx | b (G2) %.2fx | "
+           "l+h %.2fx | partition %.2fx\n",
+           m[1] / fl[0], m[2] / fl[1], m[3] / fl[2], m[4] / fl[3], m[5] / fl[4], m[6] / fl[5],
+           m[0] / (fsum + up));
+    printf("summary: bench bp %s 2^%u floors: %.3f s with the upload (%.2fx; a,b,c %.3f, "
+           "h %.3f, MSMs a %.3f b %.3f b2 %.3f l+h %.3f, upload %.3f)\n",
+           s->name, lg, fsum + up, m[0] / (fsum + up), fl[0], fl[1], fl[2], fl[3], fl[4], fl[5],
+           up);
+  }
   /* The engine's slots make their own backends and resident copies. */
   backend_free(be);
   be = NULL;

@@ -255,14 +255,19 @@ double msm_gpu_cost(const msm_geo *g, size_t n) {
  * holding bit b - 1 may borrow one into the next, which starts at most at
  * b), and zero digits take no sort slot or addition, so a point costs one
  * addition per window starting at or below its length. */
-double msm_gpu_cost_hist(const msm_geo *g, const uint32_t *hist, unsigned lo, unsigned hi) {
+static double hist_adds(const msm_geo *g, const uint32_t *hist, unsigned lo, unsigned hi) {
   double adds = 0;
   unsigned w = 0; /* windows starting at or below b */
   for (unsigned b = lo; b <= hi; b++) {
     while (w < g->nwin && msm_geo_offset(g, w) <= b) w++;
     adds += (double)hist[b] * w;
   }
-  return adds + g->nwin * GPU_WINDOW_OVERHEAD + GPU_BUCKET_COST * (double)msm_geo_buckets(g);
+  return adds;
+}
+
+double msm_gpu_cost_hist(const msm_geo *g, const uint32_t *hist, unsigned lo, unsigned hi) {
+  return hist_adds(g, hist, lo, hi) + g->nwin * GPU_WINDOW_OVERHEAD +
+         GPU_BUCKET_COST * (double)msm_geo_buckets(g);
 }
 
 /* Window counts of the even splits the GPU plans for `bits` bits: from
@@ -289,6 +294,36 @@ msm_geo msm_gpu_windows_bits(size_t n, unsigned bits, size_t max_buckets) {
 }
 
 msm_geo msm_gpu_windows(size_t n) { return msm_gpu_windows_bits(n, MSM_REC_BITS, SIZE_MAX); }
+
+/* The floor leaves out what the model adds for launches and sorts, and
+ * prices the reduction at what its additions cost (2 XYZZ additions per
+ * bucket, 12M + 2S against a mixed addition's 8M + 2S). */
+#define FLOOR_BUCKET_COST (2.0 * 14.0 / 10.0)
+
+/* The cheapest even split of `bits` bits for hist[lo..hi] (0 when empty). */
+static double floor_part(const uint32_t *hist, unsigned lo, unsigned hi, unsigned bits) {
+  double n = 0, best = 0;
+  for (unsigned b = lo; b <= hi; b++) n += hist[b];
+  for (unsigned w = gpu_nwin_lo(bits, MSM_GPU_C_MAX); n && w <= gpu_nwin_hi(bits); w++) {
+    const msm_geo g = msm_geo_split(w, bits);
+    const double adds = hist_adds(&g, hist, lo, hi) + FLOOR_BUCKET_COST * (double)msm_geo_buckets(&g);
+    if (best == 0 || adds < best)
+      best = adds;
+  }
+  return best;
+}
+
+double msm_gpu_floor_adds(const uint32_t *hist, size_t ones) {
+  const unsigned top = MSM_REC_BITS - 1;
+  double best = floor_part(hist, 1, top, MSM_REC_BITS);
+  for (unsigned b = 1; b < top; b++) /* a narrow part of at most b bits and the rest */
+    if (hist[b]) {
+      const double two = floor_part(hist, 1, b, b + 1) + floor_part(hist, b + 1, top, MSM_REC_BITS);
+      if (two < best)
+        best = two;
+    }
+  return best + (ones > 1 ? (double)(ones - 1) : 0);
+}
 
 unsigned msm_gpu_narrow_bound(const uint32_t *hist, size_t others, size_t max_buckets) {
   const unsigned top = MSM_REC_BITS - 1; /* folded magnitudes have at most 254 bits */

@@ -90,6 +90,14 @@ double msm_gpu_cost(const msm_geo *g, size_t n);
  * them for lo <= b <= hi: each adds into the windows that start at or
  * below bit b only (the recoding's digits above are zero and skipped). */
 double msm_gpu_cost_hist(const msm_geo *g, const uint32_t *hist, unsigned lo, unsigned hi);
+/* The work of the GPU split's Pippenger at its floor, in mixed additions
+ * (benchmarks price it at the IMAD rate: docs/PERF.md §1.4): the ones'
+ * sum (ones - 1 additions) and, for the others of hist[b] folded bits
+ * (1 <= b <= 254), one addition per point and window starting at or below
+ * its length plus 2 XYZZ additions (2.8 mixed ones) per bucket, over the
+ * cheapest even split of 255 bits, or of a narrow part's bits and 255 for
+ * the rest; no launch, sort or key costs.  Zero scalars cost nothing. */
+double msm_gpu_floor_adds(const uint32_t *hist, size_t ones);
 /* The GPU split's boundary (msm_gpu_opts.narrow): `others` points of
  * hist[b] with b folded bits (1 <= b <= 254) go to a narrow part, those of
  * at most the bound's bits, on windows over bound + 1 bits, and a wide

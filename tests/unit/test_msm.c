@@ -6,6 +6,8 @@
  * own. */
 #include "harness.h"
 
+#include <math.h>
+
 #include "ec/ec_batch.h"
 #include "msm/msm.h"
 #include "msm/msm_internal.h"
@@ -672,6 +674,28 @@ TEST(plan_gpu_narrow_bound) {
   memset(hist, 0, sizeof hist);
   hist[254] = (uint32_t)(n / 2), hist[253] = (uint32_t)(n / 4), hist[252] = (uint32_t)(n / 8);
   CHECK_EQ_INT(msm_gpu_narrow_bound(hist, (size_t)hist[254] + hist[253] + hist[252], cap), 0);
+}
+
+/* The split's floor (bench bp's ratios): known answers.  2^27 uniform
+ * scalars take the 12 windows of 22 and 21 bits (15,728,640 buckets; 11
+ * windows would be 24 bits wide, above MSM_GPU_C_MAX): 12 n + 2.8 buckets.
+ * A million 32-bit words alone: a narrow part of two windows over 33 bits
+ * (17 + 16 bits: 98,304 buckets), where the full width would take 2 of 12
+ * windows too but far more buckets.  Ones cost one addition each but the
+ * first; zeros nothing. */
+TEST(plan_gpu_floor) {
+  static uint32_t hist[256];
+  memset(hist, 0, sizeof hist);
+  CHECK(msm_gpu_floor_adds(hist, 0) == 0);
+  CHECK(msm_gpu_floor_adds(hist, 1) == 0);
+  CHECK(msm_gpu_floor_adds(hist, 1000) == 999);
+  hist[254] = 1u << 27;
+  CHECK_MSG(fabs(msm_gpu_floor_adds(hist, 0) - (12.0 * (1u << 27) + 2.8 * 15728640)) < 1,
+            "%.1f", msm_gpu_floor_adds(hist, 0));
+  memset(hist, 0, sizeof hist);
+  hist[32] = 1000000;
+  CHECK_MSG(fabs(msm_gpu_floor_adds(hist, 5) - (2.0 * 1000000 + 2.8 * 98304 + 4)) < 1e-3,
+            "%.3f", msm_gpu_floor_adds(hist, 5));
 }
 
 /* ---- helpers ---- */
