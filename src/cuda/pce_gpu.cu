@@ -40,6 +40,9 @@ namespace {
 #define PCE_THREADS 256
 
 constexpr uint32_t CODE_ONE = 0, CODE_MINUS_ONE = 1, CODE_TAB = 2;
+/* What row_sum reads for an entry of a matrix kept whole (no code array):
+ * above every code (CODE_TAB + TABLE_MAX at most). */
+constexpr uint32_t CODE_WHOLE = 0xffffffffu;
 
 /* One matrix's view for the row sums: coded values when code is set. */
 struct mat_view {
@@ -52,22 +55,17 @@ struct mat_view {
  * the representation) and converted once at the end, so they cost no
  * product; the others multiply c R^2 by w (Montgomery: c w R). */
 CZ_HD fr_t row_sum(const mat_view &m, const fr_t *w, uint32_t r) {
-  fr_t s = fr_t::zero();
-  if (!m.code) {
-    for (uint32_t e = m.rp[r]; e < m.rp[r + 1]; e++) s = fr_t::add(s, fr_t::mul(m.val[e], w[m.col[e]]));
-    return s;
-  }
-  fr_t u = fr_t::zero();
+  fr_t s = fr_t::zero(), u = fr_t::zero();
   bool units = false;
   for (uint32_t e = m.rp[r]; e < m.rp[r + 1]; e++) {
-    const uint32_t c = m.code[e];
     const fr_t &x = w[m.col[e]];
+    const uint32_t c = m.code ? m.code[e] : CODE_WHOLE; /* uniform across the grid */
     if (c == CODE_ONE)
       u = fr_t::add(u, x), units = true;
     else if (c == CODE_MINUS_ONE)
       u = fr_t::sub(u, x), units = true;
     else
-      s = fr_t::add(s, fr_t::mul(m.tab[c - CODE_TAB], x));
+      s = fr_t::add(s, fr_t::mul(c == CODE_WHOLE ? m.val[e] : m.tab[c - CODE_TAB], x));
   }
   return units ? fr_t::add(s, fr_t::from_canon(u)) : s;
 }
