@@ -3,17 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <algorithm>
-#include <atomic>
-#include <vector>
-
 #include "cuda/check.cuh" /* first: it declares base/err.h extern "C" */
 
-extern "C" {
-#include "base/par.h"
-}
 #include "cuda/bls12_381.cuh"
 #include "cuda/pce_gpu.h"
+#include "groth16/pce_tables.h"
 
 typedef bls12_381_fr_t fr_t;
 
@@ -39,9 +33,10 @@ namespace {
 
 #define PCE_THREADS 256
 
-constexpr uint32_t CODE_ONE = 0, CODE_MINUS_ONE = 1, CODE_TAB = 2;
+constexpr uint32_t CODE_ONE = PCE_CODE_ONE, CODE_MINUS_ONE = PCE_CODE_MINUS_ONE,
+                   CODE_TAB = PCE_CODE_TAB;
 /* What row_sum reads for an entry of a matrix kept whole (no code array):
- * above every code (CODE_TAB + TABLE_MAX at most). */
+ * above every code (CODE_TAB + PCE_TABLE_MAX at most). */
 constexpr uint32_t CODE_WHOLE = 0xffffffffu;
 
 /* One matrix's view for the row sums: coded values when code is set. */
@@ -174,175 +169,6 @@ cuzk_status make_indices(const cuda_pce_src *s, uint32_t **ia, size_t *na, uint3
 
 /* ---- the value tables ---- */
 
-/* A table pays while it and the codes (4 bytes an entry) are smaller than
- * the values (32): at most one distinct value in TABLE_SHARE entries, and
- * at most TABLE_MAX of them (a bound on the host's hash tables).  Real and
- * generated circuits have a few hundred (+-1, powers of two, a hash's
- * constants). */
-constexpr size_t TABLE_SHARE = 4, TABLE_MAX = (size_t)1 << 22;
-
-/* An open-addressed set of 32-byte values (Montgomery limbs as stored),
- * numbering them in the order first seen, of at most `max` values; its
- * slots double as it fills (at most half of them used).  A lookup that
- * probes more than PROBE_MAX slots gives up as a full set does, so values
- * made to collide cost a fallback to whole values, never quadratic time. */
-constexpr unsigned PROBE_MAX = 64;
-
-struct vset {
-  std::vector<uint32_t> slot = std::vector<uint32_t>(64); /* 1 + index into vals, 0: empty */
-  std::vector<fr_t> vals;
-  size_t max;
-  explicit vset(size_t m) : max(m) {}
-  static uint64_t hash(const fr_t &v) { /* splitmix64's finalizer over the limbs */
-    uint64_t h = 0;
-    for (int i = 0; i < 8; i++) {
-      h = (h ^ v.l[i]) + 0x9e3779b97f4a7c15ull;
-      h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
-      h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
-      h ^= h >> 31;
-    }
-    return h;
-  }
-  /* The slot holding v or, when v is absent, the empty slot it would go
-   * to; SIZE_MAX after PROBE_MAX occupied slots without v. */
-  size_t find(const fr_t &v) const {
-    const size_t mask = slot.size() - 1;
-    size_t i = hash(v) & mask;
-    for (unsigned probes = 0; slot[i] && memcmp(&vals[slot[i] - 1], &v, sizeof v) != 0;
-         i = (i + 1) & mask)
-      if (++probes > PROBE_MAX)
-        return SIZE_MAX;
-    return i;
-  }
-  /* v's index, added if new; UINT32_MAX when the set holds `max` values
-   * or the probe is too long. */
-  uint32_t index(const fr_t &v) {
-    const size_t i = find(v);
-    if (i == SIZE_MAX)
-      return UINT32_MAX;
-    if (slot[i])
-      return slot[i] - 1;
-    if (vals.size() == max)
-      return UINT32_MAX;
-    vals.push_back(v);
-    slot[i] = (uint32_t)vals.size();
-    if (2 * vals.size() > slot.size()) {
-      slot.assign(2 * slot.size(), 0);
-      for (uint32_t t = 1; t <= vals.size(); t++) {
-        const size_t at = find(vals[t - 1]); /* distinct values: an empty slot */
-        if (at == SIZE_MAX) {
-          max = vals.size(); /* full from now on: the caller falls back */
-          return UINT32_MAX;
-        }
-        slot[at] = t;
-      }
-    }
-    return (uint32_t)vals.size() - 1;
-  }
-};
-
-struct dict_job {
-  const fr_t *val; /* c R, as the PCE stores them */
-  size_t nnz;
-  uint32_t *code;
-  size_t max;      /* distinct values allowed */
-  fr_t one, minus_one;
-  std::vector<vset *> local;
-  std::vector<std::vector<uint32_t>> remap;
-  std::atomic<bool> over{false}; /* some worker's set is full: all stop */
-};
-
-/* Pass 1 over entries [lo, hi) into v. */
-void dict_local_range(dict_job *j, vset *v, size_t lo, size_t hi) {
-  for (size_t e = lo; e < hi && !j->over.load(std::memory_order_relaxed); e++) {
-    const fr_t &x = j->val[e];
-    if (memcmp(&x, &j->one, sizeof x) == 0) {
-      j->code[e] = CODE_ONE;
-    } else if (memcmp(&x, &j->minus_one, sizeof x) == 0) {
-      j->code[e] = CODE_MINUS_ONE;
-    } else {
-      const uint32_t i = v->index(x);
-      if (i == UINT32_MAX) {
-        j->over = true;
-        return;
-      }
-      j->code[e] = CODE_TAB + i;
-    }
-  }
-}
-
-/* Pass 1, per worker: its range's codes against its own set (CODE_TAB +
- * local index); a full set (or no memory) sets j->over, which stops them
- * all. */
-void dict_local(void *ctx, unsigned t, unsigned n) {
-  dict_job *j = (dict_job *)ctx;
-  size_t lo, hi;
-  par_range(j->nnz, t, n, &lo, &hi);
-  vset *v = j->local[t];
-  try { /* an exception must not leave a worker thread (std::terminate) */
-    dict_local_range(j, v, lo, hi);
-  } catch (...) {
-    j->over = true;
-  }
-}
-
-/* Pass 3, per worker: local indices to the merged table's. */
-void dict_remap(void *ctx, unsigned t, unsigned n) {
-  dict_job *j = (dict_job *)ctx;
-  size_t lo, hi;
-  par_range(j->nnz, t, n, &lo, &hi);
-  const uint32_t *m = j->remap[t].data();
-  for (size_t e = lo; e < hi; e++)
-    if (j->code[e] >= CODE_TAB)
-      j->code[e] = CODE_TAB + m[j->code[e] - CODE_TAB];
-}
-
-/* Matrix values val[0..nnz) (c R) as codes and a table of the distinct
- * values other than +-1 (c R, in first-seen order of the workers' ranges):
- * true with *code (nnz words, malloc'd) and *tab, false when the values
- * have more distinct ones than pay (TABLE_SHARE, TABLE_MAX), or on no
- * memory: the caller keeps the values then. */
-bool dict_build(const fr_t *val, size_t nnz, uint32_t **code, std::vector<fr_t> *tab) {
-  *code = nullptr;
-  if (!nnz)
-    return false;
-  dict_job j;
-  j.val = val, j.nnz = nnz;
-  j.max = std::min(TABLE_MAX, nnz / TABLE_SHARE);
-  j.one = fr_t::one();
-  j.minus_one = fr_t::sub(fr_t::zero(), j.one);
-  if (!(j.code = (uint32_t *)malloc(nnz * sizeof *j.code)))
-    return false;
-  const unsigned n = (unsigned)std::max<size_t>(1, std::min<size_t>(par_threads(), nnz / 4096));
-  bool ok = true;
-  try {
-    for (unsigned t = 0; t < n; t++) j.local.push_back(new vset(j.max));
-    par_run(n, dict_local, &j);
-    if (j.over)
-      throw 0;
-    vset all(j.max);
-    j.remap.resize(n);
-    for (unsigned t = 0; t < n; t++)
-      for (const fr_t &v : j.local[t]->vals) {
-        const uint32_t i = all.index(v);
-        if (i == UINT32_MAX)
-          throw 0;
-        j.remap[t].push_back(i);
-      }
-    par_run(n, dict_remap, &j);
-    *tab = std::move(all.vals);
-  } catch (...) { /* too many distinct values (0) or std::bad_alloc */
-    ok = false;
-  }
-  for (vset *v : j.local) delete v;
-  if (!ok) {
-    free(j.code);
-    return false;
-  }
-  *code = j.code;
-  return true;
-}
-
 void release(cuda_pce *p) {
   void *bufs[] = {p->row_ptr[0], p->row_ptr[1], p->row_ptr[2], p->col[0],  p->col[1],
                   p->col[2],     p->val[0],     p->val[1],     p->val[2],  p->code[0],
@@ -400,19 +226,21 @@ extern "C" cuzk_status cuda_pce_new(cuda_pce **out, const cuda_pce_src *s, bool 
     /* the values as a table and codes where that pays, else as they are;
      * either way converted to c R^2 where they lie */
     uint32_t *code = nullptr;
-    std::vector<fr_t> tab;
-    const bool coded = dict_build((const fr_t *)s->val[k], nnz, &code, &tab);
+    void *tab = nullptr;
+    size_t ntab = 0;
+    const bool coded = pce_table_build(s->val[k], nnz, &code, &tab, &ntab);
     fr_t *conv = nullptr;
     size_t nconv = 0;
     if (coded) {
-      p->ntab[k] = tab.size();
+      p->ntab[k] = ntab;
       if ((st = pce_alloc(p, (void **)&p->code[k], nnz * sizeof(uint32_t), err)) == CUZK_OK &&
-          (st = pce_alloc(p, (void **)&p->tab[k], tab.size() * sizeof(fr_t), err)) == CUZK_OK &&
-          (st = pce_put(p, p->code[k], code, nnz * sizeof(uint32_t), err)) == CUZK_OK)
-        st = pce_put(p, p->tab[k], tab.data(), tab.size() * sizeof(fr_t), err);
+          (st = pce_alloc(p, (void **)&p->tab[k], ntab * sizeof(fr_t), err)) == CUZK_OK &&
+          (st = pce_put(p, p->code[k], code, nnz * sizeof(uint32_t), err)) == CUZK_OK && ntab)
+        st = pce_put(p, p->tab[k], tab, ntab * sizeof(fr_t), err);
       free(code);
-      conv = p->tab[k], nconv = tab.size();
-      p->bytes += nnz * sizeof(uint32_t) + tab.size() * sizeof(fr_t);
+      free(tab);
+      conv = p->tab[k], nconv = ntab;
+      p->bytes += nnz * sizeof(uint32_t) + ntab * sizeof(fr_t);
     } else {
       if ((st = pce_alloc(p, (void **)&p->val[k], nnz * sizeof(fr_t), err)) == CUZK_OK)
         st = pce_put(p, p->val[k], s->val[k], nnz * sizeof(fr_t), err);

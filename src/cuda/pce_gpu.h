@@ -14,7 +14,8 @@
  * canonical copy serves the MSMs too.  A matrix whose values repeat
  * (circuits have a few hundred distinct ones: +-1, powers of two, a
  * hash's constants) keeps a 4-byte code per entry and a table of its
- * distinct values (built on the host's cores), not 32 bytes per entry;
+ * distinct values (built on the host's cores: groth16/pce_tables.h, the
+ * engine's plan counts the same), not 32 bytes per entry;
  * codes for +1 and -1 take no product (their terms are summed canonically
  * and converted once per row).  At PoRep scale that is 2.9 GB of codes
  * instead of 23 GB of values.  One thread per row sums the row's

@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "base/mapfile.h"
 #include "base/stop.h"
 #include "ff/bls12_381.h"
 
@@ -95,6 +96,17 @@ cuzk_status pce_eval(const pce_file *f, const bls12_381_fr *w, bls12_381_fr *a, 
  * the first failing row (*bad_row set when not NULL; UINT64_MAX if none). */
 cuzk_status pce_check(const pce_file *f, const bls12_381_fr *w, uint64_t *bad_row,
                       const cuzk_stop *stop, cuzk_err *err);
+
+/* The value tables the GPU's resident copy of f would keep
+ * (groth16/pce_tables.h), for planning its device memory: ntab[k] the
+ * table size of matrix k (A, B, C) or SIZE_MAX where its values stay
+ * whole, nnz[k] its entries.  From f's arrays when f is not NULL, else
+ * from the file at path, mapped, its value arrays located by its counts
+ * (CUZK_FORMAT naming the offset where they do not fit the file; the full
+ * checks are pce_open's) and *id set to the file's identity (CUZK_IO when
+ * it changed while read). */
+cuzk_status pce_table_sizes(const pce_file *f, const char *path, size_t ntab[3], uint64_t nnz[3],
+                            file_ident *id, cuzk_err *err);
 
 bool pce_density_get(const pce_density *d, uint64_t i);
 /* The bitmaps the matrices give (Curio's semantics, above) into f's three

@@ -6,6 +6,7 @@
 #include "base/par.h"
 #include "groth16/pce.h"
 #include "groth16/pce_gen.h"
+#include "groth16/pce_tables.h"
 #include "harness.h"
 
 /* ---- a hand-written file -------------------------------------------------
@@ -421,4 +422,58 @@ TEST(pce_parallel_first_failure) {
   CHECK_MSG(strstr(e.msg, want) != NULL, "%s lacks %s", e.msg, want);
   free(b);
   pce_close(&f);
+}
+
+/* ---- value tables (pce_tables.h) ---- */
+
+/* Every entry's code stands for its value (+-1, or the table's), on 1 and
+ * on 4 workers; the count alone agrees; a table is refused once distinct
+ * values pass one in PCE_TABLE_SHARE entries. */
+static void check_table(const bls12_381_fr *val, size_t nnz, size_t want_ntab) {
+  bls12_381_fr one, minus_one;
+  bls12_381_fr_set_one(&one);
+  bls12_381_fr_neg(&minus_one, &one);
+  for (unsigned th = 1; th <= 4; th += 3) {
+    par_set_threads(th);
+    uint32_t *code;
+    void *tab;
+    size_t ntab, count;
+    CHECK(pce_table_build(val, nnz, &code, &tab, &ntab));
+    CHECK_MSG(ntab == want_ntab, "%zu distinct, want %zu (%u workers)", ntab, want_ntab, th);
+    CHECK(pce_table_build(val, nnz, NULL, NULL, &count) && count == ntab);
+    const bls12_381_fr *t = tab;
+    for (size_t e = 0; e < nnz; e++) {
+      const bls12_381_fr *v = code[e] == PCE_CODE_ONE         ? &one
+                              : code[e] == PCE_CODE_MINUS_ONE ? &minus_one
+                              : code[e] - PCE_CODE_TAB < ntab ? &t[code[e] - PCE_CODE_TAB]
+                                                              : NULL;
+      CHECK_MSG(v && !memcmp(v, &val[e], sizeof *v), "entry %zu: code %u", e, code[e]);
+    }
+    free(code);
+    free(tab);
+  }
+  par_set_threads(0);
+}
+
+TEST(pce_tables) {
+  const size_t n = 40000;
+  bls12_381_fr *v = malloc(n * sizeof *v);
+  CHECK(v);
+  bls12_381_fr one;
+  bls12_381_fr_set_one(&one);
+  for (size_t e = 0; e < n; e++) bls12_381_fr_neg(&v[e], &one), v[e] = e % 3 ? one : v[e];
+  check_table(v, n, 0); /* +-1 alone: an empty table */
+  for (size_t e = 0; e < n; e += 7) bls12_381_fr_set_u64(&v[e], 2 + e % 9); /* 2..10 */
+  check_table(v, n, 9);
+  /* n / 4 distinct values pay, one more does not */
+  for (size_t e = 0; e < n; e++) bls12_381_fr_set_u64(&v[e], 2 + e % (n / PCE_TABLE_SHARE));
+  check_table(v, n, n / PCE_TABLE_SHARE);
+  bls12_381_fr_set_u64(&v[1], 1000000007);
+  size_t ntab = 7;
+  uint32_t *code = (uint32_t *)&ntab;
+  void *tab = &ntab;
+  CHECK(!pce_table_build(v, n, &code, &tab, &ntab) && !code && !tab && ntab == 0);
+  CHECK(!pce_table_build(v, n, NULL, NULL, &ntab));
+  CHECK(!pce_table_build(v, 0, &code, &tab, &ntab)); /* no entries: nothing to code */
+  free(v);
 }
