@@ -96,6 +96,12 @@ struct ekey {
   uint32_t refs;    /* partitions proving with it now, plus one per hold */
   uint32_t holds;   /* GPU slots holding it (all devices; a device's slots share one copy) */
   uint64_t device_bytes; /* what its resident copy costs a device's budget (once per device) */
+  /* EKEY_BP: what the copy's value tables save against the PCE's values
+   * (keys_count_tables), valid while the PCE is the file tables_ident
+   * names (tables_known); 0 otherwise: device_bytes then counts them whole. */
+  uint64_t table_saving;
+  bool tables_known;
+  file_ident tables_ident;
   bool evict_pending;    /* engine_evict while in use: drop when released */
   double last_used;      /* monotonic seconds of the last release (or load) */
   /* Whether zk's points are valid: checked when a proof with it first
@@ -476,6 +482,12 @@ void readahead_drop(engine *e, epart *pt);
 /* ---- keys.c */
 /* Registers the config's keys (engine_new, no lock needed yet). */
 cuzk_status keys_init(engine *e, cuzk_err *err);
+/* Counts the value tables of each registered bellperson key's circuit
+ * (pce_table_sizes: its PCE read once), so that device_bytes is what the
+ * GPU's resident copy takes, not the PCE's whole values: engine_new, for
+ * the plan of GPU slots with keys_on_device, before any slot starts.  A
+ * PCE that cannot be counted keeps the whole values' figure (logged). */
+void keys_count_tables(engine *e);
 /* The key for a circuit id: registered, or <param_dir>/<id>.zkey found and
  * its header read now.  Takes and drops the lock itself. */
 cuzk_status keys_lookup(engine *e, const char *id, ekey **out, cuzk_err *err);

@@ -115,14 +115,16 @@ static void unload_take(engine *e, ekey *k, unload_item *u) {
  * sections as the file holds them (at most the file), plus what the
  * coefficients' copy adds (cuda/ab_gpu.h: a row index of n + 1 words and
  * its run's witness, a and b, 32 bytes an element).  Changes only while
- * no slot holds k (at registration, at a load). */
+ * no slot holds k (at registration, before the slots start, at a load). */
 static void set_device_bytes(ekey *k) {
   if (k->kind == EKEY_BP) {
     /* The key's vectors (as many bytes on the device as uncompressed in
      * the .params, at most) and the circuit's matrices (as in the PCE
-     * file: row pointers, columns, values) with the a and b queries'
-     * index lists (cuda/pce_gpu.h: at most 4 bytes a variable each). */
-    k->device_bytes = k->file_bytes + 8 * k->n_vars;
+     * file: row pointers, columns, values; less what the value tables
+     * save once keys_count_tables counted them) with the a and b
+     * queries' index lists (cuda/pce_gpu.h: at most 4 bytes a variable
+     * each). */
+    k->device_bytes = k->file_bytes + 8 * k->n_vars - k->table_saving;
     return;
   }
   k->device_bytes = k->file_bytes + 4 * (k->domain_size + 1) + 32 * (k->n_vars + 2 * k->domain_size);
@@ -172,6 +174,39 @@ static cuzk_status read_shape(ekey *k, cuzk_err *err) {
   k->lg_domain = z.lg_domain;
   set_device_bytes(k);
   return CUZK_OK;
+}
+
+void keys_count_tables(engine *e) {
+  for (ekey *k = e->keys; k; k = k->next) {
+    if (k->kind != EKEY_BP || k->tables_known)
+      continue;
+    size_t ntab[3];
+    uint64_t nnz[3];
+    cuzk_err err = {0};
+    const double t0 = engine_now();
+    /* an in-memory key's circuit is at hand; a file's is read (tens of GB
+     * at PoRep scale: seconds) */
+    if (pce_table_sizes(k->in_memory ? k->key.pce : NULL, k->pce_path, ntab, nnz,
+                        &k->tables_ident, &err) != CUZK_OK) {
+      engine_log(e, ENGINE_LOG_WARN,
+                 "circuit %s: its resident copy is planned at the PCE's size: %s", k->id,
+                 err.msg);
+      continue;
+    }
+    uint64_t save = 0;
+    for (int m = 0; m < 3; m++)
+      if (ntab[m] != SIZE_MAX)
+        save += 28 * nnz[m] - 32 * (uint64_t)ntab[m]; /* 4-byte codes, not 32-byte values */
+    k->table_saving = save;
+    k->tables_known = true;
+    set_device_bytes(k);
+    engine_log(e, ENGINE_LOG_INFO,
+               "circuit %s: resident copy planned at %.2f GiB (the PCE's values as tables of "
+               "%zd / %zd / %zd entries, -1: whole; counted in %.1f s)",
+               k->id, (double)k->device_bytes / 1073741824.0,
+               ntab[0] == SIZE_MAX ? -1 : (ssize_t)ntab[0], ntab[1] == SIZE_MAX ? -1 : (ssize_t)ntab[1],
+               ntab[2] == SIZE_MAX ? -1 : (ssize_t)ntab[2], engine_now() - t0);
+  }
 }
 
 static ekey *find_key(engine *e, const char *id) {
@@ -710,6 +745,9 @@ cuzk_status keys_acquire(engine *e, ekey *k, ejob *job, bool wait, bool held, do
     k->key = gk;
     if (k->kind == EKEY_BP) {
       k->pce_ident = pid;
+      /* tables counted of another file than this one: count them whole */
+      if (k->tables_known && file_ident_differs(&k->tables_ident, &pid, NULL, 0))
+        k->tables_known = false, k->table_saving = 0;
     } else {
       k->mem = mem;
       k->mem_dev = dev;

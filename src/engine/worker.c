@@ -990,6 +990,8 @@ static uint64_t copy_reserve(const engine *e) {
 static cuzk_status add_gpu_workers(engine *e, const int *ord, size_t nord, cuzk_err *err) {
   if (!(e->devices = calloc(nord, sizeof *e->devices)))
     return cuzk_err_set(err, CUZK_NO_MEMORY, "no memory");
+  if (e->cfg.keys_on_device)
+    keys_count_tables(e); /* before copy_reserve reads device_bytes */
   const uint64_t reserve = copy_reserve(e);
   for (size_t i = 0; i < nord; i++) {
     edevice *d = &e->devices[e->ndevices++];

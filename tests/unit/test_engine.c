@@ -35,7 +35,12 @@
 #include "base/clock.h"
 #include "ec/encode.h"
 #include "engine/engine.h"
+#include "groth16/bp.h"
+#include "groth16/bp_setup.h"
 #include "groth16/json.h"
+#include "groth16/pce.h"
+#include "groth16/pce_gen.h"
+#include "groth16/pce_tables.h"
 #include "groth16/keygen.h"
 #include "groth16/verify.h"
 #include "groth16/wtns.h"
@@ -2793,6 +2798,83 @@ ETEST(engine_device_plan_keeps_room_for_one_copy) {
   CHECK_EQ_INT(s.gpus[0].slots, 3);
   CHECK_EQ_STR(s.gpus[0].note, "");
   engine_status_free(&s);
+  env_fini(&v);
+}
+
+/* Distinct values other than +-1 among m's entries (sorted, counted). */
+static int fr_cmp(const void *a, const void *b) { return memcmp(a, b, sizeof(bls12_381_fr)); }
+static size_t distinct_not_unit(const pce_csr *m) {
+  bls12_381_fr one, minus_one, *v = malloc((m->nnz ? m->nnz : 1) * sizeof *v);
+  CHECK(v);
+  bls12_381_fr_set_one(&one);
+  bls12_381_fr_neg(&minus_one, &one);
+  size_t n = 0, d = 0;
+  for (uint64_t e = 0; e < m->nnz; e++)
+    if (memcmp(&m->val[e], &one, sizeof one) && memcmp(&m->val[e], &minus_one, sizeof one))
+      v[n++] = m->val[e];
+  qsort(v, n, sizeof *v, fr_cmp);
+  for (size_t i = 0; i < n; i++) d += !i || memcmp(&v[i], &v[i - 1], sizeof *v);
+  free(v);
+  return d;
+}
+
+static uint64_t file_bytes(const char *path) {
+  struct stat sb;
+  CHECK(stat(path, &sb) == 0);
+  return (uint64_t)sb.st_size;
+}
+
+/* A bellperson key's resident copy is planned at what the GPU keeps: its
+ * matrices' values as 4-byte codes and tables of their distinct values
+ * (groth16/pce_tables.h), not the PCE's 32 bytes an entry.  Room for that
+ * copy beside 3 slots plans 3 slots (the whole values' figure would fit
+ * 2); one byte less, 2. */
+ETEST(engine_device_plan_counts_value_tables) {
+  env v;
+  env_init(&v, 4, 42, 1, false);
+  backend_devices t = fake_on(&v, 1, 3, 0);
+  v.c.devices = &t;
+  pce_gen_plan plan;
+  pce_file pce;
+  bp_params pp;
+  cuzk_err err = {0};
+  CHECK(pce_gen_plan_make(&plan, pce_shape_find("porep-32g"), 10, &err) == CUZK_OK);
+  CHECK(pce_gen_circuit(&pce, &plan, &err) == CUZK_OK);
+  CHECK(bp_setup(&pp, &pce, 7, NULL, &err) == CUZK_OK);
+  char params[128], pcep[128];
+  snprintf(params, sizeof params, "%s/porep.params", v.dir);
+  snprintf(pcep, sizeof pcep, "%s/porep.pce", v.dir);
+  CHECK(bp_params_write(&pp, params, &err) == CUZK_OK);
+  CHECK(pce_write(&pce, pcep, &err) == CUZK_OK);
+  v.circ[1] = (engine_circuit){.id = "porep", .path = params, .pce = pcep};
+  v.c.ncircuits = 2;
+  /* the files, the query index lists, less 28 bytes an entry and plus 32
+   * a distinct value for each matrix that keeps a table */
+  uint64_t want = file_bytes(params) + file_bytes(pcep) +
+                  8 * ((uint64_t)pce.num_inputs + pce.num_aux);
+  const pce_csr *m[3] = {&pce.a, &pce.b, &pce.c};
+  unsigned tables = 0;
+  for (int k = 0; k < 3; k++) {
+    const size_t d = distinct_not_unit(m[k]);
+    if (m[k]->nnz && d <= PCE_TABLE_MAX && d <= m[k]->nnz / PCE_TABLE_SHARE)
+      want -= 28 * m[k]->nnz - 32 * d, tables++;
+  }
+  CHECK_EQ_INT(tables, 3); /* the generator's matrices: +-1 and a few powers of two */
+  const uint64_t margin = (uint64_t)512 << 20;
+  for (int less = 0; less <= 1; less++) {
+    memset(FG.store, 0, sizeof FG.store);
+    FG.total = 3 * FG.slot_bytes + margin + want - (uint64_t)less;
+    engine *e = start(&v.c);
+    engine_status s;
+    CHECK(engine_status_get(e, &s, NULL) == CUZK_OK);
+    CHECK_MSG(s.gpus[0].slots == 3u - (unsigned)less, "%u slots with %d byte(s) less: %s",
+              s.gpus[0].slots, less, s.gpus[0].note);
+    engine_status_free(&s);
+    engine_free(e);
+  }
+  CHECK(unlink(params) == 0 && unlink(pcep) == 0);
+  bp_params_free(&pp);
+  pce_close(&pce);
   env_fini(&v);
 }
 
