@@ -29,7 +29,7 @@
  *      chunks and go to a list of 2 partial sums per thread (key, XYZZ).
  *      That list keeps every key's entries contiguous, so the same kernel
  *      (XYZZ additions, 12M + 2S) merges it, in rounds of merge_chunk
- *      entries per thread (MERGE_CHUNK_LATE after the first round), until
+ *      entries per thread (MERGE_CHUNK unless opts say), until
  *      one thread holds the whole list and stores
  *      everything.  Work per thread is bounded by the chunk, never by a
  *      bucket's size: all-equal scalars (one bucket holding every point)
@@ -121,11 +121,10 @@ constexpr unsigned NWIN_MAX = (SCALAR_BITS + C_MIN - 1) / C_MIN; /* 128 */
 constexpr size_t GROUP_ITEMS = (size_t)1 << 25;
 constexpr uint32_t RED_THREADS = 1u << 17;
 constexpr uint32_t SUM_FANIN = 16;
-constexpr uint32_t MERGE_CHUNK = 32;
-/* Merge rounds after the first: their lists are short, their launches a
- * few blocks, so each round's serial additions are its latency; 8 cut G1
- * 2^26's merges to under two thirds of their time at 32. */
-constexpr uint32_t MERGE_CHUNK_LATE = 8;
+/* Partial sums per merge thread: a round's launch is small (the list has
+ * 2 entries per accumulation thread), so its serial additions per thread
+ * are its latency; 8 keeps them few at the price of more rounds. */
+constexpr uint32_t MERGE_CHUNK = 8;
 constexpr uint32_t SENT_ALL = 0xffffffffu; /* an empty partial-sum slot */
 constexpr uint32_t NEG_BIT = MSM_DIGIT_NEG; /* a digit's sign, kept in its value */
 
@@ -551,16 +550,13 @@ cuzk_status accumulate(const exec &ex, const S &src, const uint32_t *keys, size_
                   T));
   CUZK_TRY(ex.mark(MSM_GPU_PH_ACCUMULATE));
   int cur = 0;
-  for (unsigned round = 0; !last; round++) {
-    /* after the first merge round the list is short and the launches are
-     * a few blocks: a smaller chunk cuts each round's serial additions */
-    const uint32_t mc = round ? std::min(merge_chunk, MERGE_CHUNK_LATE) : merge_chunk;
+  while (!last) {
     m = 2 * T;
-    T = ceil_div(m, mc);
+    T = ceil_div(m, merge_chunk);
     last = T == 1;
     src_partials<P> ps{(const P *)ctx->part_pts[cur]};
     CUZK_TRY(ex.run(accumulate_fn<P, src_partials<P>>{ps, ctx->part_keys[cur], (uint32_t)m,
-                                                      mc, sent, buckets,
+                                                      merge_chunk, sent, buckets,
                                                       ctx->part_keys[cur ^ 1],
                                                       (P *)ctx->part_pts[cur ^ 1], last},
                     T));

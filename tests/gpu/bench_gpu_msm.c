@@ -4,7 +4,8 @@
  * peer of docs/PERF.md §2.
  *
  *   bench_gpu_msm [--g1 LO HI] [--g2 LO HI] [--reps R] [--check LG] [--sweep]
- *                 [--c C] [--nwin W] [--scalars random|porep|words]
+ *                 [--c C] [--nwin W] [--chunk N] [--merge-chunk M]
+ *                 [--scalars random|porep|words]
  *                 [--split off|auto|on] [--narrow B]
  *
  * Sizes 2^LO..2^HI (default G1 20..27, G2 20..26).  Every result is
@@ -19,7 +20,9 @@
  *
  * --c forces the widest window and --nwin the window count (msm_gpu_opts:
  * c alone, ceil(255 / c) windows split equally; nwin alone, split equally;
- * both, uniform; 0 = the plan's).
+ * both, uniform; 0 = the plan's); --chunk and --merge-chunk the entries per
+ * thread of the accumulation and of the first merge round (msm_gpu_opts;
+ * 0 = the defaults).
  *
  * --scalars picks the scalars: uniform below r (the default); "porep", the
  * development PoRep witness's mix (42 % zeros, 42 % ones, 16 % others of
@@ -282,6 +285,10 @@ int main(int argc, char **argv) {
       opts.c = (unsigned)atoi(argv[++i]);
     } else if (!strcmp(argv[i], "--nwin") && i + 1 < argc) {
       opts.nwin = (unsigned)atoi(argv[++i]);
+    } else if (!strcmp(argv[i], "--chunk") && i + 1 < argc) {
+      opts.chunk = (unsigned)atoi(argv[++i]);
+    } else if (!strcmp(argv[i], "--merge-chunk") && i + 1 < argc) {
+      opts.merge_chunk = (unsigned)atoi(argv[++i]);
     } else if (!strcmp(argv[i], "--narrow") && i + 1 < argc) {
       opts.narrow = (unsigned)atoi(argv[++i]);
     } else if (!strcmp(argv[i], "--scalars") && i + 1 < argc &&
@@ -298,8 +305,8 @@ int main(int argc, char **argv) {
                                             : MSM_GPU_SPLIT_OFF;
     } else {
       fprintf(stderr, "usage: %s [--g1 LO HI] [--g2 LO HI] [--reps R] [--check LG] [--sweep] "
-              "[--c C] [--nwin W] [--scalars random|porep|words] [--split off|auto|on] "
-              "[--narrow B]\n", argv[0]);
+              "[--c C] [--nwin W] [--chunk N] [--merge-chunk M] [--scalars random|porep|words] "
+              "[--split off|auto|on] [--narrow B]\n", argv[0]);
       return 2;
     }
   }
