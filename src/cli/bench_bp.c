@@ -4,8 +4,9 @@
  * witnesses never touch the disk, so that a 2^27 partition fits a machine
  * of 64 GiB of disk.  Prints the time of each step of the set-up and, for
  * the proofs, the first one's time (the resident copies are made then)
- * and the median of each stage over the others; every proof is verified
- * against the key before it counts. */
+ * and the median of each stage over the others, with (on a GPU) each
+ * stage's floor counted from the witness; every proof is verified against
+ * the key before it counts. */
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +36,8 @@ static void usage(FILE *f) {
           "  scale, or about 2^K constraints with --scale-lg K) and an INSECURE key for\n"
           "  it from seed S (default 1), then proves R + 1 partitions (default R = 3),\n"
           "  each with other inputs, the key resident on the GPU: the time of the first\n"
-          "  and the median of each stage over the R others.  Every proof is verified.\n"
+          "  and the median of each stage over the R others, and on a GPU each stage's\n"
+          "  floor on the H200 (docs/PERF.md) and its ratio.  Every proof is verified.\n"
           "  --engine: instead, J jobs (default 3) of P partitions (default 10) through\n"
           "  the proving engine as the daemon runs them (the key in memory and resident\n"
           "  on the GPU, N slots per GPU (default 1), witnesses as files under DIR,\n"
