@@ -186,6 +186,10 @@ void keys_count_tables(engine *e) {
     const double t0 = engine_now();
     /* an in-memory key's circuit is at hand; a file's is read (tens of GB
      * at PoRep scale: seconds) */
+    if (!k->in_memory)
+      engine_log(e, ENGINE_LOG_INFO,
+                 "circuit %s: reading %s's values to plan its resident copy", k->id,
+                 k->pce_path);
     if (pce_table_sizes(k->in_memory ? k->key.pce : NULL, k->pce_path, ntab, nnz,
                         &k->tables_ident, &err) != CUZK_OK) {
       engine_log(e, ENGINE_LOG_WARN,
