@@ -23,7 +23,8 @@
 #                                  PROVE_LGS="20 22" picks the synthetic-key sizes;
 #                                  ENGINE_ARGS="-l 24 -k 1,2,3" the engine
 #                                  benchmark's (bench_gpu_engine: key 2^LG, the
-#                                  slot counts K, -n jobs, -s streamed bases);
+#                                  slot counts K, -n jobs, -s streamed bases,
+#                                  -g 1,2 one GPU then two, with the scaling);
 #                                  the tests' inputs come from seed 0 unless
 #                                  CUZK_TEST_SEED=N (or "random": a fresh seed,
 #                                  printed) says otherwise (tests/harness.h)

@@ -56,19 +56,26 @@ static inline void gx_key_free(gx_key *k) {
   memset(k, 0, sizeof *k);
 }
 
-/* An engine on GPU *ordinal only (NULL: all), K slots each, timeline on. */
-static inline void gx_config(engine_config *c, engine_circuit *circ, const int *ordinal,
-                             const gx_key *k, unsigned K, bool resident) {
+/* An engine on the GPUs ordinals[0..n) (n = 0: every usable GPU), K slots
+ * each, timeline on. */
+static inline void gx_config_on(engine_config *c, engine_circuit *circ, const int *ordinals,
+                                size_t n, const gx_key *k, unsigned K, bool resident) {
   engine_config_defaults(c);
   *circ = (engine_circuit){.id = "chain", .path = k->zkey};
   c->circuits = circ;
   c->ncircuits = 1;
   c->device = ENGINE_DEVICE_GPU;
-  c->gpus = ordinal;
-  c->ngpus = ordinal ? 1 : 0; /* NULL: every usable GPU */
+  c->gpus = n ? ordinals : NULL;
+  c->ngpus = n;
   c->gpu_workers_per_device = K;
   c->keys_on_device = resident;
   c->record_timeline = true;
+}
+
+/* The same on GPU *ordinal only (NULL: all). */
+static inline void gx_config(engine_config *c, engine_circuit *circ, const int *ordinal,
+                             const gx_key *k, unsigned K, bool resident) {
+  gx_config_on(c, circ, ordinal, ordinal ? 1 : 0, k, K, resident);
 }
 
 /* Submits n jobs of the key's witness at priority pri, then awaits them
@@ -139,14 +146,18 @@ typedef struct {
   double overlap_s;     /* time uploads spent inside other slots' compute spans (summed) */
 } gx_timeline;
 
-/* Spans sorted by t0 (engine_timeline's order). */
-static inline void gx_timeline_analyse(gx_timeline *a, const engine_span *s, size_t n) {
+/* Spans sorted by t0 (engine_timeline's order), those of GPU `ordinal`
+ * only (-1: every GPU's, their kernel stretches in one union). */
+static inline void gx_timeline_analyse_gpu(gx_timeline *a, const engine_span *s, size_t n,
+                                           int ordinal) {
   memset(a, 0, sizeof *a);
-  a->spans = n;
   uint64_t seen = 0;
   double cur0 = 0, cur1 = -1; /* the union's current interval */
   for (size_t i = 0; i < n; i++) {
-    if (i == 0 || s[i].t0 < a->t0)
+    if (ordinal >= 0 && s[i].ordinal != ordinal)
+      continue;
+    a->spans++;
+    if (a->spans == 1 || s[i].t0 < a->t0)
       a->t0 = s[i].t0;
     if (s[i].t1 > a->t1)
       a->t1 = s[i].t1;
@@ -155,7 +166,8 @@ static inline void gx_timeline_analyse(gx_timeline *a, const engine_span *s, siz
       a->uploads++;
       double in = 0;
       for (size_t j = 0; j < n; j++) {
-        if (s[j].upload || (s[j].slot == s[i].slot && s[j].ordinal == s[i].ordinal))
+        /* another slot's kernels on the same GPU */
+        if (s[j].upload || s[j].ordinal != s[i].ordinal || s[j].slot == s[i].slot)
           continue;
         double lo = s[i].t0 > s[j].t0 ? s[i].t0 : s[j].t0, hi = s[i].t1 < s[j].t1 ? s[i].t1 : s[j].t1;
         if (hi > lo)
@@ -177,6 +189,10 @@ static inline void gx_timeline_analyse(gx_timeline *a, const engine_span *s, siz
   if (cur1 > cur0)
     a->busy_s += cur1 - cur0;
   for (unsigned b = 0; b < 64; b++) a->slots_seen += (seen >> b) & 1;
+}
+
+static inline void gx_timeline_analyse(gx_timeline *a, const engine_span *s, size_t n) {
+  gx_timeline_analyse_gpu(a, s, n, -1);
 }
 
 #endif
