@@ -74,10 +74,11 @@ static void *sampler_main(void *arg) {
   return NULL;
 }
 
-/* Over [t0, t1]: the seconds of upload spans (summed), the seconds in
- * which any slot ran kernels (the GPU's busy time), and those in which at
- * least two did at once (the sharing that makes a slot's stages longer
- * than a partition's alone). */
+/* Over [t0, t1], for the spans of GPU `ordinal` (-1: every GPU's): the
+ * seconds of upload spans (summed), the seconds in which any slot ran
+ * kernels (the GPU's busy time), and those in which at least two did at
+ * once (the sharing that makes a slot's stages longer than a partition's
+ * alone). */
 typedef struct {
   double t;
   int d;
@@ -86,8 +87,8 @@ static int edge_cmp(const void *a, const void *b) {
   const double x = ((const edge *)a)->t, y = ((const edge *)b)->t;
   return x < y ? -1 : x > y;
 }
-static void span_stats(const engine_span *sp, size_t n, double t0, double t1, double *upload,
-                       double *busy, double *shared) {
+static void span_stats(const engine_span *sp, size_t n, int ordinal, double t0, double t1,
+                       double *upload, double *busy, double *shared) {
   *upload = *busy = *shared = 0;
   edge *ev = malloc((2 * n + 1) * sizeof *ev);
   if (!ev)
@@ -95,7 +96,7 @@ static void span_stats(const engine_span *sp, size_t n, double t0, double t1, do
   size_t m = 0;
   for (size_t i = 0; i < n; i++) {
     const double a = sp[i].t0 > t0 ? sp[i].t0 : t0, b = sp[i].t1 < t1 ? sp[i].t1 : t1;
-    if (b <= a)
+    if (b <= a || (ordinal >= 0 && sp[i].ordinal != ordinal))
       continue;
     if (sp[i].upload) {
       *upload += b - a;
@@ -170,6 +171,8 @@ cuzk_status bench_bp_engine(const bench_bp_stream *o, const bp_params *pp, const
   const char **pn = NULL;
   engine_ticket *tk = NULL;
   double *done = NULL;
+  int gpu_ord[16]; /* the engine's GPUs */
+  size_t ngpu = 0;
   cuzk_status st = CUZK_OK;
   double t = cuzk_now_s();
   for (unsigned i = 0; i < nw && st == CUZK_OK; i++)
@@ -213,6 +216,8 @@ cuzk_status bench_bp_engine(const bench_bp_stream *o, const bp_params *pp, const
     goto out_w;
   engine_status es;
   if (engine_status_get(e, &es, err) == CUZK_OK) {
+    for (size_t g = 0; g < es.ngpus && ngpu < sizeof gpu_ord / sizeof *gpu_ord; g++)
+      gpu_ord[ngpu++] = es.gpus[g].ordinal;
     for (size_t g = 0; g < es.ngpus; g++)
       printf("stream: GPU %d %s: %u slots%s%s%s, %.1f of %.1f GiB free after planning (%.1f s)\n",
              es.gpus[g].ordinal, es.gpus[g].name, es.gpus[g].slots,
@@ -301,7 +306,24 @@ cuzk_status bench_bp_engine(const bench_bp_stream *o, const bp_params *pp, const
   engine_timeline(e, &sp, &nsp, err);
   const double wall = last - t0;
   double upload_s, busy, shared_s;
-  span_stats(sp, nsp, t0, last, &upload_s, &busy, &shared_s);
+  const bool one_gpu = ngpu <= 1;
+  /* one GPU's busy time; with several, the busiest's (each is printed) */
+  char per[256] = "";
+  if (one_gpu) {
+    span_stats(sp, nsp, -1, t0, last, &upload_s, &busy, &shared_s);
+  } else {
+    double u_all = 0, s_all = 0;
+    busy = 0;
+    for (size_t g = 0; g < ngpu; g++) {
+      double u, b, sh;
+      span_stats(sp, nsp, gpu_ord[g], t0, last, &u, &b, &sh);
+      u_all += u, s_all += sh, busy = b > busy ? b : busy;
+      const size_t at = strlen(per);
+      snprintf(per + at, sizeof per - at, "%sGPU %d %.1f%%", g ? ", " : "", gpu_ord[g],
+               last > t0 ? 100.0 * b / (last - t0) : 0.0);
+    }
+    upload_s = u_all, shared_s = s_all;
+  }
   free(sp);
   printf("stream: %zu jobs of %zu partitions in %.2f s: %.2f s per job (%.1f jobs/hour)\n",
          o->jobs, o->partitions, wall, wall / (double)o->jobs, 3600.0 * (double)o->jobs / wall);
@@ -311,10 +333,13 @@ cuzk_status bench_bp_engine(const bench_bp_stream *o, const bp_params *pp, const
   printf("stream: job ends at");
   for (size_t j = 0; j < o->jobs; j++) printf(" %.2f", done[j] - t0);
   printf(" s\n");
-  printf("stream: GPU busy %.1f%% of the wall time; peak device memory in use %.1f of %.1f GiB; "
+  if (!one_gpu)
+    printf("stream: %zu GPUs, busy %s of the wall time\n", ngpu, per);
+  printf("stream: GPU busy %.1f%% of the wall time%s; peak device memory in use %.1f of %.1f GiB%s; "
          "peak host RSS %.1f GiB\n",
-         wall > 0 ? 100.0 * busy / wall : 0.0, smp.vram_peak / 1073741824.0,
-         smp.vram_total / 1073741824.0, smp.rss_peak / 1073741824.0);
+         wall > 0 ? 100.0 * busy / wall : 0.0, one_gpu ? "" : " (the busiest GPU)",
+         smp.vram_peak / 1073741824.0, smp.vram_total / 1073741824.0,
+         one_gpu ? "" : " (the fullest GPU)", smp.rss_peak / 1073741824.0);
   /* Where a slot's time per partition goes (the engine's stages): what
    * the GPU waits for while the slots prepare is the busy fraction's gap. */
   const double np = (double)(o->jobs * o->partitions);
@@ -333,11 +358,14 @@ cuzk_status bench_bp_engine(const bench_bp_stream *o, const bp_params *pp, const
   for (unsigned k = 0; lat && k < o->critical; k++)
     printf("stream: CRITICAL winning-32g job %u: %.3f s from submit to verified proof\n", k,
            lat[k]);
-  printf("summary: bench bp stream 2^%u, %u slot%s%s: %.2f s per %zu-partition job, GPU busy "
-         "%.1f%%, peak VRAM %.1f GiB",
+  char gpus[32] = "";
+  if (!one_gpu)
+    snprintf(gpus, sizeof gpus, " on %zu GPUs", ngpu);
+  printf("summary: bench bp stream 2^%u, %u slot%s%s%s: %.2f s per %zu-partition job, GPU busy "
+         "%.1f%%%s, peak VRAM %.1f GiB",
          pce_domain_lg(pce), o->slots, o->slots == 1 ? "" : "s", o->express ? " + express" : "",
-         wall / (double)o->jobs, o->partitions, wall > 0 ? 100.0 * busy / wall : 0.0,
-         smp.vram_peak / 1073741824.0);
+         gpus, wall / (double)o->jobs, o->partitions, wall > 0 ? 100.0 * busy / wall : 0.0,
+         one_gpu ? "" : " (the busiest)", smp.vram_peak / 1073741824.0);
   for (unsigned k = 0; lat && k < o->critical; k++) printf("%s%.3f", k ? ", " : "; CRITICAL ", lat[k]);
   printf("%s\n", o->critical ? " s" : "");
   free(lat);
