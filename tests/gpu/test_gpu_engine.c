@@ -8,7 +8,8 @@
  * ordinal checks (all GPUs by default, a missing ordinal refused) and
  * GetStatus's vram_*.  With resident keys, K = 2 slots share one copy of
  * the key: after both proved it, free VRAM has dropped by one copy (the
- * status's resident bytes), not two, and an eviction gives it back.
+ * status's resident bytes), not two, and an eviction gives it back.  And
+ * a GPU lost to an injected fault fails over (gpu_fault.h).
  * Skipped, with the reason, without a usable GPU. */
 #include <pthread.h>
 #include <sys/stat.h>
@@ -16,6 +17,7 @@
 #include "harness.h"
 
 #include "gpu_engine_util.h"
+#include "gpu_fault.h"
 #include "gpu_test.h"
 
 #define LG 16     /* the key: domain 2^16 */
@@ -321,6 +323,68 @@ TEST_TIMEOUT(engine_gpu_k2_one_resident_copy, 900) {
   /* and it proves again (one slot uploads the copy anew) */
   st = gx_run_jobs(e, &k, K, ENGINE_PRI_HIGH, &wall, &err);
   CHECK_MSG(st == CUZK_OK, "after the eviction: %s: %s", cuzk_status_name(st), err.msg);
+  engine_free(e);
+  gx_key_free(&k);
+}
+
+/* The lost-GPU path on real GPUs (issue 16): a fault injected on one GPU
+ * (gpu_fault.h: its proving operations fail with DEVICE_LOST from the
+ * third on) is taken as a lost GPU.  With two GPUs or more the fault is on
+ * GPU 1 and the jobs fail over to the others; with one, the engine runs
+ * device AUTO and fails over to its CPU workers.  Every job DONE (the
+ * engine verified each proof), the fault reached, the faulted GPU FAILED
+ * in the status with its reason and 0 in the metrics, the others up. */
+TEST_TIMEOUT(engine_gpu_lost_fails_over, 900) {
+  need_gpu();
+  gx_key k;
+  cuzk_err err = {0};
+  CHECK_MSG(gx_key_make(&k, 12, &err) == CUZK_OK, "keygen: %s", err.msg);
+  const int count = cuzk_cuda_device_count(NULL, 0);
+  int usable = 0;
+  for (int g = 0; g < count; g++) usable += cuzk_cuda_device_usable(g, NULL, 0);
+  const int bad = usable >= 2 ? 1 : 0;
+  engine_config c;
+  engine_circuit circ;
+  gx_config(&c, &circ, NULL, &k, 1, false); /* every usable GPU, one slot each */
+  if (usable < 2) {
+    c.device = ENGINE_DEVICE_AUTO;
+    c.cpu_workers = 1;
+  }
+  c.devices = gx_fault_arm(bad, 3);
+  engine *e = NULL;
+  CHECK_MSG(engine_new(&e, &c, &err) == CUZK_OK, "engine_new: %s", err.msg);
+  double wall = 0;
+  const size_t n = 4 * (size_t)usable + 4;
+  cuzk_status st = gx_run_jobs(e, &k, n, ENGINE_PRI_NORMAL, &wall, &err);
+  CHECK_MSG(st == CUZK_OK, "jobs: %s: %s", cuzk_status_name(st), err.msg);
+  CHECK_MSG(atomic_load(&gx_fault.injected) >= 1, "the fault on GPU %d was never reached", bad);
+  printf("  %zu jobs in %.2f s on %d GPU(s)%s; GPU %d failed %u operation(s)\n", n, wall,
+         usable, usable < 2 ? " and the CPU" : "", bad, atomic_load(&gx_fault.injected));
+  engine_status es;
+  CHECK(engine_status_get(e, &es, &err) == CUZK_OK);
+  bool seen = false;
+  for (size_t i = 0; i < es.ngpus; i++) {
+    const engine_gpu_status *g = &es.gpus[i];
+    printf("  GPU %d: %s%s%s\n", g->ordinal, engine_gpu_state_name(g->state),
+           g->reason[0] ? ": " : "", g->reason);
+    if (g->ordinal == bad) {
+      seen = true;
+      CHECK_EQ_INT(g->state, ENGINE_GPU_FAILED);
+      CHECK_MSG(strstr(g->reason, "injected") != NULL, "reason: %s", g->reason);
+    } else {
+      CHECK_EQ_INT(g->state, ENGINE_GPU_UP);
+    }
+  }
+  CHECK_MSG(seen, "GPU %d is not in the status", bad);
+  engine_status_free(&es);
+  char *m = engine_metrics_text(e);
+  CHECK(m);
+  for (int g = 0; g < usable; g++) {
+    char want[64];
+    snprintf(want, sizeof want, "cuzk_gpu_up{device=\"gpu%d\"} %d\n", g, g == bad ? 0 : 1);
+    CHECK_MSG(strstr(m, want) != NULL, "metrics lack %s", want);
+  }
+  free(m);
   engine_free(e);
   gx_key_free(&k);
 }
