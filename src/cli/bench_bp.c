@@ -19,8 +19,8 @@
 #include "groth16/bp_prove.h"
 #include "groth16/bp_setup.h"
 #include "groth16/pce_gen.h"
-#include "ff/consts_bls12_381.h"
 #include "groth16/types.h"
+#include "msm/msm_internal.h"
 #include "msm/plan.h"
 
 typedef unsigned long long ull;
@@ -81,25 +81,15 @@ typedef struct {
   query_stats *per; /* NQ per worker */
 } stats_ctx;
 
-static void stats_add(query_stats *q, const uint64_t s[4]) {
-  static const uint64_t r[4] = BLS12_381_FR_P;
-  if (!(s[1] | s[2] | s[3]) && s[0] <= 1) {
-    s[0] ? q->ones++ : q->zeros++;
+/* One canonical 32-byte value, classed as the GPU split does: 0 and 1 as
+ * they are (-1 folds to 1 but is an other), the others by their folded
+ * magnitude's bit length. */
+static void stats_add(query_stats *q, const uint8_t *p) {
+  limb_t v[4];
+  const unsigned folded = msm_scalar_load(v, p);
+  if (!folded && !(v[1] | v[2] | v[3]) && v[0] <= 1) {
+    v[0] ? q->ones++ : q->zeros++;
     return;
-  }
-  uint64_t v[4] = {s[0], s[1], s[2], s[3]};
-  /* folded as the GPU MSM does: v > (r - 1) / 2 becomes r - v */
-  const uint64_t half[4] = {(r[0] >> 1) | (r[1] << 63), (r[1] >> 1) | (r[2] << 63),
-                            (r[2] >> 1) | (r[3] << 63), r[3] >> 1};
-  int i = 3;
-  while (i > 0 && v[i] == half[i]) i--;
-  if (v[i] > half[i]) {
-    uint64_t borrow = 0;
-    for (int k = 0; k < 4; k++) {
-      const uint64_t d = r[k] - v[k], b1 = r[k] < v[k];
-      v[k] = d - borrow;
-      borrow = b1 | (d < borrow);
-    }
   }
   for (int k = 3; k >= 0; k--)
     if (v[k]) {
@@ -115,8 +105,7 @@ static void stats_run(void *arg, unsigned idx, unsigned n) {
   size_t lo, hi;
   par_range(c->nv, idx, n, &lo, &hi);
   for (size_t i = lo; i < hi; i++) {
-    uint64_t s[4];
-    memcpy(s, c->vals + 32 * i, 32);
+    const uint8_t *s = c->vals + 32 * i;
     const bool aux = i >= ninp;
     const uint64_t j = aux ? i - ninp : i;
     if (!aux || pce_density_get(&c->pce->a_aux, j))
@@ -161,8 +150,9 @@ static bool stage_floors(double fl[6], double *upload, const uint8_t *vals, cons
   fl[0] = abc_bytes / HBM_RATE;
   fl[1] = 6.0 * (double)(m / 2) * lg * IMAD_FR_MUL / IMAD_RATE;
   fl[2] = msm_gpu_floor_adds(q[Q_A].hist, q[Q_A].ones) * IMAD_G1_MADD / IMAD_RATE;
-  fl[3] = msm_gpu_floor_adds(q[Q_B].hist, q[Q_B].ones) * IMAD_G1_MADD / IMAD_RATE;
-  fl[4] = msm_gpu_floor_adds(q[Q_B].hist, q[Q_B].ones) * IMAD_G2_MADD / IMAD_RATE;
+  const double b_adds = msm_gpu_floor_adds(q[Q_B].hist, q[Q_B].ones); /* one query, two groups */
+  fl[3] = b_adds * IMAD_G1_MADD / IMAD_RATE;
+  fl[4] = b_adds * IMAD_G2_MADD / IMAD_RATE;
   fl[5] = (msm_gpu_floor_adds(q[Q_L].hist, q[Q_L].ones) + msm_gpu_floor_adds(uni, 0)) *
           IMAD_G1_MADD / IMAD_RATE;
   *upload = 32.0 * (double)nv / BUS_RATE;
