@@ -240,13 +240,13 @@ extern "C" cuzk_status cuda_pce_new(cuda_pce **out, const cuda_pce_src *s, bool 
       free(code);
       free(tab);
       conv = p->tab[k], nconv = ntab;
-      p->bytes += nnz * sizeof(uint32_t) + ntab * sizeof(fr_t);
     } else {
       if ((st = pce_alloc(p, (void **)&p->val[k], nnz * sizeof(fr_t), err)) == CUZK_OK)
         st = pce_put(p, p->val[k], s->val[k], nnz * sizeof(fr_t), err);
       conv = p->val[k], nconv = nnz;
-      p->bytes += nnz * sizeof(fr_t);
     }
+    static_assert(sizeof(fr_t) == 32, "pce_values_bytes counts 32-byte values");
+    p->bytes += pce_values_bytes(nnz, coded ? ntab : SIZE_MAX);
     if (st != CUZK_OK)
       break;
     if (p->host) {

@@ -56,6 +56,7 @@
 #include "base/fileio.h"
 #include "engine/engine_impl.h"
 #include "groth16/bp_prove.h"
+#include "groth16/pce_tables.h"
 
 typedef unsigned long long ull;
 
@@ -197,10 +198,8 @@ void keys_count_tables(engine *e) {
                  err.msg);
       continue;
     }
-    uint64_t save = 0;
-    for (int m = 0; m < 3; m++)
-      if (ntab[m] != SIZE_MAX)
-        save += 28 * nnz[m] - 32 * (uint64_t)ntab[m]; /* 4-byte codes, not 32-byte values */
+    uint64_t save = 0; /* against the PCE's 32 bytes a value */
+    for (int m = 0; m < 3; m++) save += 32 * nnz[m] - pce_values_bytes(nnz[m], ntab[m]);
     k->table_saving = save;
     k->tables_known = true;
     set_device_bytes(k);

@@ -42,6 +42,12 @@ extern "C" {
  * whole.  With code NULL only the count is made (no codes, no table). */
 bool pce_table_build(const void *val, size_t nnz, uint32_t **code, void **tab, size_t *ntab);
 
+/* Bytes a resident copy keeps for a matrix's nnz values: 4-byte codes and
+ * a table of ntab values, or (ntab = SIZE_MAX: no table) the values whole. */
+static inline size_t pce_values_bytes(size_t nnz, size_t ntab) {
+  return ntab == SIZE_MAX ? 32 * nnz : 4 * nnz + 32 * ntab;
+}
+
 #ifdef __cplusplus
 }
 #endif
